@@ -1,0 +1,112 @@
+//! The `Allocator` port: stream-ordered device memory.
+//!
+//! The contract is RAPIDS RMM's `device_memory_resource` (`allocate(bytes, stream)`,
+//! `deallocate(ptr, bytes, stream)`), which CUDA's stream-ordered allocator follows
+//! (`cuMemAllocAsync` / `cuMemFreeAsync`, CUDA Driver API "Stream Ordered Memory Allocator").
+//! See the crate documentation for the four rules.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::{AllocError, Stream};
+
+static NEXT_BLOCK_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A block of device memory handed out by an [`Allocator`].
+///
+/// `ptr` is a device address in the backend's address space (a `CUdeviceptr` on CUDA, a USM
+/// pointer on SYCL, a host address on the CPU backend, an offset in the simulated device's
+/// memory). `size` is the usable size in bytes, at least the requested size. `id` is unique in
+/// the process and names the allocation in traces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Block {
+    /// Device address.
+    pub ptr: u64,
+    /// Usable size in bytes.
+    pub size: usize,
+    /// Process-wide unique allocation id.
+    pub id: u64,
+}
+
+impl Block {
+    /// A block with a fresh id.
+    pub fn new(ptr: u64, size: usize) -> Self {
+        Self {
+            ptr,
+            size,
+            id: NEXT_BLOCK_ID.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+    /// The same memory under a fresh allocation id (a sub-allocator handing out a cached block).
+    pub fn renewed(self, size: usize) -> Self {
+        Self::new(self.ptr, size)
+    }
+    /// One past the last byte.
+    pub fn end(&self) -> u64 {
+        self.ptr + self.size as u64
+    }
+}
+
+/// Bytes in use and reserved, with their high watermarks since the last reset.
+///
+/// `used` counts bytes handed to callers; `reserved` counts bytes taken from the upstream
+/// (for CUDA's pool these are `CU_MEMPOOL_ATTR_USED_MEM_CURRENT` and
+/// `CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT`, and the `_HIGH` attributes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AllocReport {
+    /// Bytes currently handed out.
+    pub used: usize,
+    /// Bytes currently held from the upstream or the device.
+    pub reserved: usize,
+    /// High watermark of `used`.
+    pub peak_used: usize,
+    /// High watermark of `reserved`.
+    pub peak_reserved: usize,
+    /// Live allocations.
+    pub live_blocks: usize,
+}
+
+/// The allocation port. Implementations must be thread-safe.
+///
+/// # Contract (stream-ordered, as RMM and CUDA)
+/// * `allocate(bytes, s)`: memory usable by work enqueued on `s` after the call.
+/// * `deallocate(block, s)`: ordered after all work enqueued on `s` before the call. The caller
+///   guarantees all uses of the block on other streams are ordered before it (`s` waited on
+///   their events). [`crate::Device`] does this for every [`crate::DeviceBuffer`].
+/// * Reuse of a freed block on another stream only after that stream waits on an event recorded
+///   on the freeing stream after the free.
+pub trait Allocator: Send + Sync + fmt::Debug {
+    /// Short name for reports (`"cuda-default-pool"`, `"binning"`, ...).
+    fn name(&self) -> &str;
+    /// Allocates at least `bytes` bytes, usable on `stream` in stream order.
+    ///
+    /// # Errors
+    /// [`AllocError::OutOfMemory`] with requested and available bytes, a budget error, or a
+    /// backend error.
+    fn allocate(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError>;
+    /// Returns `block` in the order of `stream`.
+    ///
+    /// # Errors
+    /// [`AllocError::UnknownBlock`] for a block this allocator does not own; backend errors.
+    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError>;
+    /// Current and peak usage.
+    fn report(&self) -> AllocReport {
+        AllocReport::default()
+    }
+    /// Resets the high watermarks to the current values.
+    fn reset_peaks(&self) {}
+    /// Releases cached memory above `keep_bytes` back to the upstream (`cuMemPoolTrimTo`).
+    ///
+    /// # Errors
+    /// Backend errors.
+    fn trim(&self, keep_bytes: usize) -> Result<(), AllocError> {
+        let _ = keep_bytes;
+        Ok(())
+    }
+}
+
+/// Rounds `bytes` up to a multiple of `align` (a power of two).
+pub fn align_up(bytes: usize, align: usize) -> usize {
+    debug_assert!(align.is_power_of_two());
+    (bytes + align - 1) & !(align - 1)
+}

@@ -1,0 +1,317 @@
+//! [`Driver`]: what an adapter implements; [`Device`]: the tracked [`Compute`] built on it.
+//!
+//! Adapters supply primitives (streams, copies, kernel loading, launches, gemm); `Device`
+//! validates launch arguments against the kernel manifest, orders cross-stream accesses with
+//! event waits (see [`crate::buffer`]), frees buffers on the stream of last use, caches loaded
+//! kernels and keeps asynchronous errors until the next synchronisation. This logic lives once,
+//! here, for every backend.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::{
+    Access, Allocator, Arg, ArgType, Compute, ComputeError, DeviceBuffer, DeviceInfo, GemmDesc, Kernel, KernelDef,
+    Pending, RawArg, Stream,
+};
+
+static NEXT_DEVICE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Sticky slot for asynchronous errors (failed frees in `Drop`, kernel faults).
+#[derive(Debug, Default)]
+pub struct ErrorSlot {
+    errors: Mutex<Vec<ComputeError>>,
+}
+
+impl ErrorSlot {
+    /// Keeps an error for the next synchronisation.
+    pub fn push(&self, e: ComputeError) {
+        self.errors.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+    }
+    /// Takes the first kept error (and clears the slot), as [`ComputeError::Async`].
+    pub fn take(&self) -> Option<ComputeError> {
+        let mut v = self.errors.lock().unwrap_or_else(|p| p.into_inner());
+        if v.is_empty() {
+            None
+        } else {
+            let first = v.remove(0);
+            v.clear();
+            Some(ComputeError::Async(Box::new(first)))
+        }
+    }
+}
+
+/// The primitives an adapter implements. [`Device`] makes a [`Compute`] of them.
+///
+/// Streams and events are the adapter's own types behind [`Stream`] and [`crate::Event`];
+/// `launch` receives buffers as raw device addresses, already ordered by the tracker.
+pub trait Driver: Send + Sync + fmt::Debug + 'static {
+    /// Device description.
+    fn info(&self) -> DeviceInfo;
+    /// Creates an in-order stream.
+    ///
+    /// # Errors
+    /// Backend errors.
+    fn create_stream(&self) -> Result<Stream, ComputeError>;
+    /// The allocator the adapter recommends (the device's stream-ordered pool on CUDA).
+    fn default_allocator(&self) -> Arc<dyn Allocator>;
+    /// Enqueues a host-to-device copy; `src` is staged before returning.
+    ///
+    /// # Errors
+    /// Backend errors.
+    fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError>;
+    /// Enqueues a device-to-host copy.
+    ///
+    /// # Errors
+    /// Backend errors.
+    fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError>;
+    /// Compiles or looks up the kernel's implementation for this device.
+    ///
+    /// # Errors
+    /// [`ComputeError::UnknownKernel`] or [`ComputeError::Compile`].
+    fn load_kernel(&self, def: &KernelDef) -> Result<Arc<dyn Any + Send + Sync>, ComputeError>;
+    /// Enqueues a launch of `kernel` over `items` work items.
+    ///
+    /// # Errors
+    /// Launch errors.
+    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError>;
+    /// Enqueues `C = alpha op(A) op(B) + beta C` on raw addresses.
+    ///
+    /// # Errors
+    /// Backend errors; [`ComputeError::Unsupported`] where no BLAS exists.
+    fn gemm(&self, stream: &Stream, desc: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError>;
+    /// Blocks until every stream of the device is idle.
+    ///
+    /// # Errors
+    /// Asynchronous errors of the device.
+    fn synchronize(&self) -> Result<(), ComputeError>;
+}
+
+/// A [`Compute`] over any [`Driver`], with hazard tracking, argument checking, a kernel cache
+/// and sticky asynchronous errors.
+pub struct Device<D: Driver> {
+    driver: Arc<D>,
+    info: DeviceInfo,
+    id: u64,
+    default_stream: Stream,
+    allocator: Arc<dyn Allocator>,
+    errors: Arc<ErrorSlot>,
+    kernels: Mutex<HashMap<String, Kernel>>,
+}
+
+impl<D: Driver> fmt::Debug for Device<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Device")
+            .field("backend", &self.info.backend)
+            .field("name", &self.info.name)
+            .field("allocator", &self.allocator.name())
+            .finish()
+    }
+}
+
+impl<D: Driver> Device<D> {
+    /// A device on `driver` with the driver's default allocator.
+    ///
+    /// # Errors
+    /// Stream creation errors.
+    pub fn new(driver: D) -> Result<Self, ComputeError> {
+        let alloc = driver.default_allocator();
+        Self::with_allocator(driver, alloc)
+    }
+
+    /// A device on `driver` whose buffers come from `allocator` (a toolkit strategy over the
+    /// driver's allocator, for instance).
+    ///
+    /// # Errors
+    /// Stream creation errors.
+    pub fn with_allocator(driver: D, allocator: Arc<dyn Allocator>) -> Result<Self, ComputeError> {
+        let default_stream = driver.create_stream()?;
+        Ok(Self {
+            info: driver.info(),
+            driver: Arc::new(driver),
+            id: NEXT_DEVICE_ID.fetch_add(1, Ordering::Relaxed),
+            default_stream,
+            allocator,
+            errors: Arc::new(ErrorSlot::default()),
+            kernels: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The adapter.
+    pub fn driver(&self) -> &D {
+        &self.driver
+    }
+
+    /// Process-wide id of this device (buffers carry it).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Launch without hazard tracking: the caller orders streams by hand. For adapter tests
+    /// and for demonstrating what the tracker prevents; arguments are still checked.
+    ///
+    /// # Errors
+    /// As [`Compute::launch`].
+    pub fn launch_untracked(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
+        let raw = self.check_args(kernel.def(), items, args)?;
+        self.driver.launch(stream, kernel, items, &raw)
+    }
+
+    fn check_args(&self, def: &KernelDef, items: u64, args: &[Arg<'_>]) -> Result<Vec<RawArg>, ComputeError> {
+        let err = |position: usize, reason: String| ComputeError::KernelArg {
+            kernel: def.name.clone(),
+            position,
+            name: def.args.get(position).map_or_else(|| "-".to_owned(), |a| a.name.clone()),
+            reason,
+        };
+        if args.len() != def.args.len() {
+            return Err(err(args.len().min(def.args.len()), format!("{} arguments given, manifest has {}", args.len(), def.args.len())));
+        }
+        let mut raw = Vec::with_capacity(args.len());
+        for (i, (arg, ad)) in args.iter().zip(&def.args).enumerate() {
+            let r = match (arg, ad.ty) {
+                (Arg::Buf(b, acc), t) if t.is_pointer() => {
+                    if Some(*acc) != ad.access {
+                        return Err(err(i, format!("access {acc:?} given, manifest says {:?}", ad.access)));
+                    }
+                    if b.device_id() != self.id {
+                        return Err(err(i, "buffer belongs to another device".into()));
+                    }
+                    RawArg::Ptr(b.ptr())
+                }
+                (Arg::U32(v), ArgType::U32) => RawArg::U32(*v),
+                (Arg::I32(v), ArgType::I32) => RawArg::I32(*v),
+                (Arg::U64(v), ArgType::U64) => RawArg::U64(*v),
+                (Arg::F32(v), ArgType::F32) => RawArg::F32(*v),
+                (Arg::F64(v), ArgType::F64) => RawArg::F64(*v),
+                (a, t) => return Err(err(i, format!("expected {}, got {a:?}", t.as_str()))),
+            };
+            raw.push(r);
+        }
+        if let Some(p) = def.items_position() {
+            let n = match raw[p] {
+                RawArg::U64(v) => v,
+                RawArg::U32(v) => u64::from(v),
+                _ => items,
+            };
+            if n != items {
+                return Err(err(p, format!("launch over {items} items but argument says {n}")));
+            }
+        }
+        Ok(raw)
+    }
+
+    fn check_range(buf: &DeviceBuffer, offset: usize, len: usize, what: &str) -> Result<(), ComputeError> {
+        match offset.checked_add(len) {
+            Some(end) if end <= buf.len() => Ok(()),
+            _ => Err(ComputeError::InvalidArgument(format!(
+                "{what}: range {offset}..{offset}+{len} exceeds buffer of {} bytes",
+                buf.len()
+            ))),
+        }
+    }
+
+    fn check_owner(&self, buf: &DeviceBuffer) -> Result<(), ComputeError> {
+        if buf.device_id() == self.id {
+            Ok(())
+        } else {
+            Err(ComputeError::ForeignHandle("buffer of another device".into()))
+        }
+    }
+}
+
+impl<D: Driver> Compute for Device<D> {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn default_stream(&self) -> &Stream {
+        &self.default_stream
+    }
+
+    fn create_stream(&self) -> Result<Stream, ComputeError> {
+        self.driver.create_stream()
+    }
+
+    fn allocator(&self) -> &Arc<dyn Allocator> {
+        &self.allocator
+    }
+
+    fn alloc(&self, stream: &Stream, bytes: usize) -> Result<DeviceBuffer, ComputeError> {
+        let block = self.allocator.allocate(bytes, stream)?;
+        Ok(DeviceBuffer::new(block, bytes, self.allocator.clone(), self.id, stream, self.errors.clone()))
+    }
+
+    fn upload(&self, stream: &Stream, dst: &DeviceBuffer, offset: usize, src: &[u8]) -> Result<(), ComputeError> {
+        self.check_owner(dst)?;
+        Self::check_range(dst, offset, src.len(), "upload")?;
+        dst.order_before(stream, Access::Write)?;
+        self.driver.copy_h2d(stream, dst.ptr() + offset as u64, src)?;
+        dst.note_use(stream, Access::Write);
+        Ok(())
+    }
+
+    fn download(&self, stream: &Stream, src: &DeviceBuffer, offset: usize, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
+        self.check_owner(src)?;
+        Self::check_range(src, offset, len, "download")?;
+        src.order_before(stream, Access::Read)?;
+        let p = self.driver.copy_d2h(stream, src.ptr() + offset as u64, len)?;
+        src.note_use(stream, Access::Read);
+        Ok(p)
+    }
+
+    fn load_kernel(&self, def: &KernelDef) -> Result<Kernel, ComputeError> {
+        let mut cache = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = cache.get(&def.name) {
+            if k.def() == def {
+                return Ok(k.clone());
+            }
+        }
+        let obj = self.driver.load_kernel(def)?;
+        let k = Kernel::new(Arc::new(def.clone()), obj);
+        cache.insert(def.name.clone(), k.clone());
+        Ok(k)
+    }
+
+    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
+        let raw = self.check_args(kernel.def(), items, args)?;
+        for a in args {
+            if let Arg::Buf(b, acc) = a {
+                b.order_before(stream, *acc)?;
+            }
+        }
+        self.driver.launch(stream, kernel, items, &raw)?;
+        for a in args {
+            if let Arg::Buf(b, acc) = a {
+                b.note_use(stream, *acc);
+            }
+        }
+        Ok(())
+    }
+
+    fn gemm(&self, stream: &Stream, desc: &GemmDesc, a: &DeviceBuffer, b: &DeviceBuffer, c: &DeviceBuffer) -> Result<(), ComputeError> {
+        for x in [a, b, c] {
+            self.check_owner(x)?;
+        }
+        desc.validate(a.len(), b.len(), c.len())?;
+        let c_access = if desc.beta == 0.0 { Access::Write } else { Access::ReadWrite };
+        a.order_before(stream, Access::Read)?;
+        b.order_before(stream, Access::Read)?;
+        c.order_before(stream, c_access)?;
+        self.driver.gemm(stream, desc, a.ptr(), b.ptr(), c.ptr())?;
+        a.note_use(stream, Access::Read);
+        b.note_use(stream, Access::Read);
+        c.note_use(stream, c_access);
+        Ok(())
+    }
+
+    fn synchronize(&self) -> Result<(), ComputeError> {
+        let r = self.driver.synchronize();
+        if let Some(e) = self.errors.take() {
+            return Err(e);
+        }
+        r
+    }
+}

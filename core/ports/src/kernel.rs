@@ -1,0 +1,229 @@
+//! Kernel manifests (`kernels/<name>/kernel.toml`) and loaded-kernel handles.
+//!
+//! A manifest names the kernel, lists its positional arguments with their types and, for
+//! buffers, their access, and gives the launch shape. CUDA `extern "C" __global__` functions,
+//! SYCL free-function kernels and OpenCL `__kernel` functions all take positional arguments, so
+//! one launch call serves every backend (docs/kernels.md).
+//!
+//! ```toml
+//! name = "reduce_sum_sumsq"
+//! description = "Per-block sum and sum of squares of an f64 array"
+//! [launch]
+//! items = "n"          # the argument whose value is the number of work items
+//! block = 256          # work items per block (CUDA block, SYCL work-group)
+//! [[args]]
+//! name = "x"
+//! type = "f64*"
+//! access = "read"
+//! [[args]]
+//! name = "n"
+//! type = "u64"
+//! ```
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::{Access, ComputeError};
+
+/// Type of one kernel argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum ArgType {
+    /// Pointer to `f64` device memory.
+    #[serde(rename = "f64*")]
+    PtrF64,
+    /// Pointer to `f32` device memory.
+    #[serde(rename = "f32*")]
+    PtrF32,
+    /// Pointer to `u32` device memory.
+    #[serde(rename = "u32*")]
+    PtrU32,
+    /// Pointer to `u64` device memory.
+    #[serde(rename = "u64*")]
+    PtrU64,
+    /// Scalar `u32`.
+    #[serde(rename = "u32")]
+    U32,
+    /// Scalar `i32`.
+    #[serde(rename = "i32")]
+    I32,
+    /// Scalar `u64`.
+    #[serde(rename = "u64")]
+    U64,
+    /// Scalar `f32`.
+    #[serde(rename = "f32")]
+    F32,
+    /// Scalar `f64`.
+    #[serde(rename = "f64")]
+    F64,
+}
+
+impl ArgType {
+    /// Whether the argument is a buffer.
+    pub fn is_pointer(self) -> bool {
+        matches!(self, Self::PtrF64 | Self::PtrF32 | Self::PtrU32 | Self::PtrU64)
+    }
+    /// Element size in bytes of a pointer argument (0 for scalars).
+    pub fn element_bytes(self) -> usize {
+        match self {
+            Self::PtrF64 | Self::PtrU64 => 8,
+            Self::PtrF32 | Self::PtrU32 => 4,
+            _ => 0,
+        }
+    }
+    /// The spelling used in manifests.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PtrF64 => "f64*",
+            Self::PtrF32 => "f32*",
+            Self::PtrU32 => "u32*",
+            Self::PtrU64 => "u64*",
+            Self::U32 => "u32",
+            Self::I32 => "i32",
+            Self::U64 => "u64",
+            Self::F32 => "f32",
+            Self::F64 => "f64",
+        }
+    }
+}
+
+/// One positional argument in a manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgDef {
+    /// Argument name (documentation and error messages).
+    pub name: String,
+    /// Argument type.
+    #[serde(rename = "type")]
+    pub ty: ArgType,
+    /// Access for pointer arguments (`read`, `write`, `read_write`); absent for scalars.
+    #[serde(default)]
+    pub access: Option<Access>,
+}
+
+/// How a kernel is launched.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchShape {
+    /// Name of the scalar argument whose value is the number of work items.
+    pub items: String,
+    /// Work items per block (CUDA block size, SYCL work-group size). Kernels that write one
+    /// partial result per block write `ceil(items / block)` of them.
+    pub block: u32,
+}
+
+/// Per-item work counts, used by the pilot to turn times into GB/s and FLOP/s.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Metrics {
+    /// Floating-point operations per work item (may depend on arguments: then per step).
+    #[serde(default)]
+    pub flops_per_item: f64,
+    /// Bytes read and written in device memory per work item.
+    #[serde(default)]
+    pub bytes_per_item: f64,
+}
+
+/// A parsed kernel manifest plus the sources available for it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelDef {
+    /// Kernel (and entry-point) name.
+    pub name: String,
+    /// One-line description.
+    #[serde(default)]
+    pub description: String,
+    /// Launch shape.
+    pub launch: LaunchShape,
+    /// Positional arguments.
+    pub args: Vec<ArgDef>,
+    /// Work counts for reports.
+    #[serde(default)]
+    pub metrics: Metrics,
+    /// Backend name (`cuda`, `sycl`, `opencl`) to source text. Filled by the registry, not the
+    /// manifest.
+    #[serde(skip)]
+    pub sources: BTreeMap<String, String>,
+}
+
+impl KernelDef {
+    /// Parses and validates a manifest. `origin` names the file in error messages.
+    ///
+    /// # Errors
+    /// [`ComputeError::InvalidArgument`] naming `origin` and what is wrong: TOML syntax, an
+    /// unknown field, a pointer without access, a scalar with access, a launch `items` that is
+    /// not a `u64`/`u32` argument, or a zero block size.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Self, ComputeError> {
+        let def: KernelDef = toml::from_str(text)
+            .map_err(|e| ComputeError::InvalidArgument(format!("{origin}: {e}")))?;
+        def.validate(origin)?;
+        Ok(def)
+    }
+
+    fn validate(&self, origin: &str) -> Result<(), ComputeError> {
+        let bad = |m: String| Err(ComputeError::InvalidArgument(format!("{origin}: kernel {}: {m}", self.name)));
+        if self.launch.block == 0 {
+            return bad("launch.block must be positive".into());
+        }
+        for (i, a) in self.args.iter().enumerate() {
+            if a.ty.is_pointer() && a.access.is_none() {
+                return bad(format!("argument {i} ({}) is a pointer without access", a.name));
+            }
+            if !a.ty.is_pointer() && a.access.is_some() {
+                return bad(format!("argument {i} ({}) is a scalar with an access", a.name));
+            }
+        }
+        match self.args.iter().find(|a| a.name == self.launch.items) {
+            Some(a) if matches!(a.ty, ArgType::U64 | ArgType::U32) => Ok(()),
+            Some(a) => bad(format!("launch.items names {} of type {}, not u32/u64", a.name, a.ty.as_str())),
+            None => bad(format!("launch.items names {}, which is not an argument", self.launch.items)),
+        }
+    }
+
+    /// Position of the argument that gives the item count.
+    pub fn items_position(&self) -> Option<usize> {
+        self.args.iter().position(|a| a.name == self.launch.items)
+    }
+
+    /// Number of blocks for `items` work items.
+    pub fn blocks(&self, items: u64) -> u64 {
+        items.div_ceil(u64::from(self.launch.block))
+    }
+
+    /// Adds a backend source.
+    pub fn with_source(mut self, backend: &str, source: impl Into<String>) -> Self {
+        self.sources.insert(backend.to_owned(), source.into());
+        self
+    }
+}
+
+/// A kernel loaded (compiled, cached) on one device.
+#[derive(Clone)]
+pub struct Kernel {
+    def: Arc<KernelDef>,
+    backend: Arc<dyn Any + Send + Sync>,
+}
+
+impl Kernel {
+    /// Wraps the adapter's loaded kernel.
+    pub fn new(def: Arc<KernelDef>, backend: Arc<dyn Any + Send + Sync>) -> Self {
+        Self { def, backend }
+    }
+    /// The manifest.
+    pub fn def(&self) -> &KernelDef {
+        &self.def
+    }
+    /// The adapter's object.
+    pub fn backend(&self) -> &(dyn Any + Send + Sync) {
+        &*self.backend
+    }
+}
+
+impl fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Kernel({})", self.def.name)
+    }
+}
