@@ -31,11 +31,7 @@ pub struct Block {
 impl Block {
     /// A block with a fresh id.
     pub fn new(ptr: u64, size: usize) -> Self {
-        Self {
-            ptr,
-            size,
-            id: NEXT_BLOCK_ID.fetch_add(1, Ordering::Relaxed),
-        }
+        Self { ptr, size, id: NEXT_BLOCK_ID.fetch_add(1, Ordering::Relaxed) }
     }
     /// The same memory under a fresh allocation id (a sub-allocator handing out a cached block).
     pub fn renewed(self, size: usize) -> Self {

@@ -67,8 +67,8 @@ pub enum Arg<'a> {
 /// A launch argument as adapters receive it: buffers reduced to device addresses.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RawArg {
-    /// Device address of a buffer.
-    Ptr(u64),
+    /// A buffer: device address and length in bytes.
+    Ptr(u64, u64),
     /// A `u32` scalar.
     U32(u32),
     /// An `i32` scalar.
@@ -90,11 +90,7 @@ pub(crate) struct Use {
 
 impl Use {
     fn new(stream: &Stream) -> Self {
-        Self {
-            stream: stream.clone(),
-            event: None,
-            seq: NEXT_USE.fetch_add(1, Ordering::Relaxed),
-        }
+        Self { stream: stream.clone(), event: None, seq: NEXT_USE.fetch_add(1, Ordering::Relaxed) }
     }
     /// The event to wait on for this use, recorded now if none was.
     fn event(&mut self) -> Result<Event, ComputeError> {
@@ -232,11 +228,7 @@ impl Drop for Inner {
                 result = Err(e);
             }
         }
-        let result = result.and_then(|()| {
-            self.allocator
-                .deallocate(self.block, &free_on)
-                .map_err(ComputeError::from)
-        });
+        let result = result.and_then(|()| self.allocator.deallocate(self.block, &free_on).map_err(ComputeError::from));
         if let Err(e) = result {
             self.errors.push(e);
         }

@@ -85,6 +85,19 @@ impl GemmDesc {
             Precision::F64 => 8,
         }
     }
+    /// Bytes spanned by A, B and C (from the shapes and leading dimensions).
+    pub fn operand_bytes(&self) -> (usize, usize, usize) {
+        let (ar, ac) = if self.transa == Transpose::No { (self.m, self.k) } else { (self.k, self.m) };
+        let (br, bc) = if self.transb == Transpose::No { (self.k, self.n) } else { (self.n, self.k) };
+        let span = |ld: usize, rows: usize, cols: usize| {
+            if cols == 0 {
+                0
+            } else {
+                (ld * (cols - 1) + rows) * self.element_bytes()
+            }
+        };
+        (span(self.lda, ar, ac), span(self.ldb, br, bc), span(self.ldc, self.m, self.n))
+    }
     /// Checks that the leading dimensions are consistent and the buffers (in bytes) are large
     /// enough.
     ///
@@ -96,11 +109,15 @@ impl GemmDesc {
         let es = self.element_bytes();
         let check = |name: &str, ld: usize, rows: usize, cols: usize, bytes: usize| {
             if ld < rows.max(1) {
-                return Err(ComputeError::InvalidArgument(format!("gemm: {name} leading dimension {ld} < rows {rows}")));
+                return Err(ComputeError::InvalidArgument(format!(
+                    "gemm: {name} leading dimension {ld} < rows {rows}"
+                )));
             }
             let need = if cols == 0 { 0 } else { (ld * (cols - 1) + rows) * es };
             if bytes < need {
-                return Err(ComputeError::InvalidArgument(format!("gemm: {name} needs {need} bytes, buffer has {bytes}")));
+                return Err(ComputeError::InvalidArgument(format!(
+                    "gemm: {name} needs {need} bytes, buffer has {bytes}"
+                )));
             }
             Ok(())
         };
@@ -142,7 +159,13 @@ pub trait Compute: Send + Sync + fmt::Debug {
     ///
     /// # Errors
     /// [`ComputeError::InvalidArgument`] when the range exceeds the buffer; backend errors.
-    fn download(&self, stream: &Stream, src: &DeviceBuffer, offset: usize, len: usize) -> Result<Pending<Vec<u8>>, ComputeError>;
+    fn download(
+        &self,
+        stream: &Stream,
+        src: &DeviceBuffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<Pending<Vec<u8>>, ComputeError>;
     /// Compiles (or fetches from cache) a kernel for this device.
     ///
     /// # Errors
@@ -159,7 +182,14 @@ pub trait Compute: Send + Sync + fmt::Debug {
     ///
     /// # Errors
     /// [`ComputeError::InvalidArgument`] for inconsistent shapes; backend errors.
-    fn gemm(&self, stream: &Stream, desc: &GemmDesc, a: &DeviceBuffer, b: &DeviceBuffer, c: &DeviceBuffer) -> Result<(), ComputeError>;
+    fn gemm(
+        &self,
+        stream: &Stream,
+        desc: &GemmDesc,
+        a: &DeviceBuffer,
+        b: &DeviceBuffer,
+        c: &DeviceBuffer,
+    ) -> Result<(), ComputeError>;
     /// Blocks until all streams of the device are idle and returns the first sticky
     /// asynchronous error.
     ///
@@ -193,7 +223,7 @@ pub trait ComputeExt: Compute {
     /// Copy or asynchronous errors; a length not a multiple of `size_of::<T>()`.
     fn download_vec<T: bytemuck::Pod>(&self, stream: &Stream, buf: &DeviceBuffer) -> Result<Vec<T>, ComputeError> {
         let size = std::mem::size_of::<T>();
-        if size == 0 || buf.len() % size != 0 {
+        if size == 0 || !buf.len().is_multiple_of(size) {
             return Err(ComputeError::InvalidArgument(format!(
                 "buffer of {} bytes is not a whole number of {size}-byte elements",
                 buf.len()

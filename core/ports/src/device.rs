@@ -154,7 +154,13 @@ impl<D: Driver> Device<D> {
     ///
     /// # Errors
     /// As [`Compute::launch`].
-    pub fn launch_untracked(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
+    pub fn launch_untracked(
+        &self,
+        stream: &Stream,
+        kernel: &Kernel,
+        items: u64,
+        args: &[Arg<'_>],
+    ) -> Result<(), ComputeError> {
         let raw = self.check_args(kernel.def(), items, args)?;
         self.driver.launch(stream, kernel, items, &raw)
     }
@@ -167,7 +173,10 @@ impl<D: Driver> Device<D> {
             reason,
         };
         if args.len() != def.args.len() {
-            return Err(err(args.len().min(def.args.len()), format!("{} arguments given, manifest has {}", args.len(), def.args.len())));
+            return Err(err(
+                args.len().min(def.args.len()),
+                format!("{} arguments given, manifest has {}", args.len(), def.args.len()),
+            ));
         }
         let mut raw = Vec::with_capacity(args.len());
         for (i, (arg, ad)) in args.iter().zip(&def.args).enumerate() {
@@ -179,7 +188,7 @@ impl<D: Driver> Device<D> {
                     if b.device_id() != self.id {
                         return Err(err(i, "buffer belongs to another device".into()));
                     }
-                    RawArg::Ptr(b.ptr())
+                    RawArg::Ptr(b.ptr(), b.len() as u64)
                 }
                 (Arg::U32(v), ArgType::U32) => RawArg::U32(*v),
                 (Arg::I32(v), ArgType::I32) => RawArg::I32(*v),
@@ -253,7 +262,13 @@ impl<D: Driver> Compute for Device<D> {
         Ok(())
     }
 
-    fn download(&self, stream: &Stream, src: &DeviceBuffer, offset: usize, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
+    fn download(
+        &self,
+        stream: &Stream,
+        src: &DeviceBuffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<Pending<Vec<u8>>, ComputeError> {
         self.check_owner(src)?;
         Self::check_range(src, offset, len, "download")?;
         src.order_before(stream, Access::Read)?;
@@ -291,7 +306,14 @@ impl<D: Driver> Compute for Device<D> {
         Ok(())
     }
 
-    fn gemm(&self, stream: &Stream, desc: &GemmDesc, a: &DeviceBuffer, b: &DeviceBuffer, c: &DeviceBuffer) -> Result<(), ComputeError> {
+    fn gemm(
+        &self,
+        stream: &Stream,
+        desc: &GemmDesc,
+        a: &DeviceBuffer,
+        b: &DeviceBuffer,
+        c: &DeviceBuffer,
+    ) -> Result<(), ComputeError> {
         for x in [a, b, c] {
             self.check_owner(x)?;
         }

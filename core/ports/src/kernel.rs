@@ -157,8 +157,8 @@ impl KernelDef {
     /// unknown field, a pointer without access, a scalar with access, a launch `items` that is
     /// not a `u64`/`u32` argument, or a zero block size.
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, ComputeError> {
-        let def: KernelDef = toml::from_str(text)
-            .map_err(|e| ComputeError::InvalidArgument(format!("{origin}: {e}")))?;
+        let def: KernelDef =
+            toml::from_str(text).map_err(|e| ComputeError::InvalidArgument(format!("{origin}: {e}")))?;
         def.validate(origin)?;
         Ok(def)
     }

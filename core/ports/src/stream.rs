@@ -49,10 +49,7 @@ pub struct Stream {
 impl Stream {
     /// Wraps an adapter's stream with a fresh process-wide unique id.
     pub fn new(inner: Arc<dyn StreamImpl>) -> Self {
-        Self {
-            id: NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed),
-            inner,
-        }
+        Self { id: NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed), inner }
     }
     /// Process-wide unique id of this stream.
     pub fn id(&self) -> u64 {
@@ -149,10 +146,7 @@ impl Event {
     }
     /// An event that is already complete (for backends that execute synchronously).
     pub fn completed() -> Self {
-        Self {
-            stream: None,
-            inner: Arc::new(Completed),
-        }
+        Self { stream: None, inner: Arc::new(Completed) }
     }
     /// Id of the stream the event was recorded on, if any.
     pub fn stream_id(&self) -> Option<u64> {
@@ -197,10 +191,7 @@ pub struct Pending<T> {
 impl<T: Send + 'static> Pending<T> {
     /// A pending value: `fetch` runs after `event` completed.
     pub fn new(event: Option<Event>, fetch: impl FnOnce() -> Result<T, ComputeError> + Send + 'static) -> Self {
-        Self {
-            event,
-            fetch: Box::new(fetch),
-        }
+        Self { event, fetch: Box::new(fetch) }
     }
     /// A value that is already there.
     pub fn ready(value: T) -> Self {

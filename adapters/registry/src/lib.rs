@@ -1,0 +1,60 @@
+//! # tenor-backends: the one place that knows which backends exist
+//!
+//! Features add adapters (`cuda`, `sycl`, `opencl`); the CPU backend is always there. At run
+//! time [`open`] selects one by name (`--backend`, or the `TENOR_BACKEND` environment variable
+//! through the command line), and [`probe_all`] says for each compiled-in or known backend
+//! whether it can run here and why not. An absent backend is a value
+//! ([`ComputeError::Unavailable`] with the reason), never a panic.
+
+use std::sync::Arc;
+
+use tenor_core::{Compute, ComputeError, DeviceInfo};
+
+/// Backend names Tenor knows, in order of preference for `auto`.
+pub const KNOWN: &[&str] = &["cuda", "sycl", "opencl", "cpu", "sim"];
+
+/// Opens the backend called `name` (`cpu`, `sim`, `cuda`, `sycl`, `opencl`, or `auto` for the
+/// first available in [`KNOWN`] order, skipping `sim`).
+///
+/// # Errors
+/// [`ComputeError::Unavailable`] naming the backend and why it cannot run: not compiled in
+/// (with the Cargo feature to enable), no driver, no device; [`ComputeError::InvalidArgument`]
+/// for an unknown name.
+pub fn open(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
+    match name {
+        "cpu" => Ok(Arc::new(tenor_cpu::cpu()?)),
+        "sim" => Ok(Arc::new(tenor_sim::sim(tenor_sim::SimConfig::default())?)),
+        "auto" => {
+            let mut reasons = Vec::new();
+            for n in KNOWN.iter().filter(|n| **n != "sim") {
+                match open(n) {
+                    Ok(c) => return Ok(c),
+                    Err(e) => reasons.push(e.to_string()),
+                }
+            }
+            Err(ComputeError::Unavailable { backend: "auto".into(), reason: reasons.join("; ") })
+        }
+        other => open_feature(other),
+    }
+}
+
+fn not_built(name: &str) -> ComputeError {
+    ComputeError::Unavailable {
+        backend: name.into(),
+        reason: format!("this build has no {name} adapter (rebuild with `--features {name}`)"),
+    }
+}
+
+fn open_feature(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
+    match name {
+        "cuda" | "sycl" | "opencl" => Err(not_built(name)),
+        other => {
+            Err(ComputeError::InvalidArgument(format!("unknown backend {other:?}; known: {}, auto", KNOWN.join(", "))))
+        }
+    }
+}
+
+/// For every known backend, its device description or why it is unavailable.
+pub fn probe_all() -> Vec<(String, Result<DeviceInfo, ComputeError>)> {
+    KNOWN.iter().map(|n| ((*n).to_owned(), open(n).map(|c| c.info().clone()))).collect()
+}

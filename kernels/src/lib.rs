@@ -1,0 +1,80 @@
+//! # tenor-kernels: the built-in kernel registry
+//!
+//! One folder per kernel under `kernels/`: `kernel.toml` (the manifest, see
+//! [`tenor_core::KernelDef`]), `cpu.rs` (the Rust reference implementation, the numerical
+//! oracle for every backend), and one source per GPU backend (`cuda.cu`, `sycl.cpp`,
+//! `opencl.cl`). `build.rs` embeds them; [`registry`] parses and validates the manifests once.
+//!
+//! Random numbers come from Philox4x32-10 ([`philox`]) indexed by (seed, path, step), so every
+//! backend generates the same paths and no result depends on launch geometry or thread count.
+
+pub mod cpu;
+pub mod philox;
+
+use std::sync::OnceLock;
+
+use tenor_core::{ComputeError, KernelDef};
+
+struct Entry {
+    folder: &'static str,
+    manifest: &'static str,
+    sources: &'static [(&'static str, &'static str)],
+}
+
+include!(concat!(env!("OUT_DIR"), "/registry.rs"));
+
+/// The shared device-code prelude for a backend (`cuda`, `sycl`, `opencl`): Philox and the
+/// normal transform written once per language, prepended to every kernel source of that backend.
+pub fn prelude(backend: &str) -> &'static str {
+    match backend {
+        "cuda" => include_str!("../common/prelude.cuh"),
+        "sycl" => include_str!("../common/prelude.hpp"),
+        "opencl" => include_str!("../common/prelude.cl"),
+        _ => "",
+    }
+}
+
+static REGISTRY: OnceLock<Result<Vec<KernelDef>, ComputeError>> = OnceLock::new();
+
+/// All built-in kernels, parsed and validated once.
+///
+/// # Errors
+/// [`ComputeError::InvalidArgument`] naming the manifest file when one is malformed (a test
+/// parses all of them, so a shipped build never sees this).
+pub fn registry() -> Result<&'static [KernelDef], ComputeError> {
+    REGISTRY
+        .get_or_init(|| {
+            ENTRIES
+                .iter()
+                .map(|e| {
+                    let origin = format!("kernels/{}/kernel.toml", e.folder);
+                    let mut def = KernelDef::from_toml(e.manifest, &origin)?;
+                    if def.name != e.folder {
+                        return Err(ComputeError::InvalidArgument(format!(
+                            "{origin}: name {} differs from its folder",
+                            def.name
+                        )));
+                    }
+                    for (backend, src) in e.sources {
+                        def.sources.insert((*backend).to_owned(), (*src).to_owned());
+                    }
+                    Ok(def)
+                })
+                .collect()
+        })
+        .as_ref()
+        .map(Vec::as_slice)
+        .map_err(Clone::clone)
+}
+
+/// The built-in kernel called `name`.
+///
+/// # Errors
+/// [`ComputeError::UnknownKernel`] when no built-in kernel has that name.
+pub fn get(name: &str) -> Result<&'static KernelDef, ComputeError> {
+    registry()?.iter().find(|k| k.name == name).ok_or_else(|| ComputeError::UnknownKernel {
+        kernel: name.to_owned(),
+        backend: "registry".into(),
+        reason: "no built-in kernel of that name".into(),
+    })
+}
