@@ -1,0 +1,211 @@
+//! Bars and the loaders for the CSV layouts of shared/data (see its README for each quirk).
+//!
+//! Layouts, detected from the header:
+//! * pandas-ta SPY daily: `,date,open,high,low,close,volume` (an unnamed index column first,
+//!   raw prices, no trailing newline);
+//! * Yahoo (backtrader's ORCL, NVDA): `Date,Open,High,Low,Close,Adj Close,Volume` (split-adjusted,
+//!   not dividend-adjusted; `Adj Close` is not used);
+//! * zipline csvdir: `date,open,high,low,close,volume,dividend,split` (already split-adjusted:
+//!   the split column is informational and never re-applied; dividends are cash per share on
+//!   the ex-date and are paid to holders);
+//! * NinjaTrader minute bars: no header, `;`-separated, `yyyyMMdd HHmmss;o;h;l;c;v`, timestamps in
+//!   UTC at the end of the bar.
+
+use std::path::Path;
+
+use chrono::{NaiveDate, NaiveDateTime};
+use thiserror::Error;
+
+/// One bar. `time` is seconds since the Unix epoch, UTC, at the bar's end (a daily bar is
+/// stamped at 00:00 of its date).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bar {
+    /// Bar time, seconds since the epoch (UTC).
+    pub time: i64,
+    /// Opening price.
+    pub open: f64,
+    /// Highest price.
+    pub high: f64,
+    /// Lowest price.
+    pub low: f64,
+    /// Closing price.
+    pub close: f64,
+    /// Volume in shares.
+    pub volume: f64,
+    /// Cash dividend per share going ex on this bar (0 when none).
+    pub dividend: f64,
+}
+
+/// A symbol's bars in time order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Symbol (from the file name unless given).
+    pub symbol: String,
+    /// Bars, strictly increasing in time.
+    pub bars: Vec<Bar>,
+}
+
+/// A loading error naming the file and line (1-based) and, where known, the column.
+#[derive(Debug, Error)]
+pub enum DataError {
+    /// The file cannot be read.
+    #[error("{file}: {source}")]
+    Io {
+        /// File.
+        file: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A malformed cell or row.
+    #[error("{file}:{line}: column {column}: {reason}")]
+    Bad {
+        /// File.
+        file: String,
+        /// Line, 1-based.
+        line: usize,
+        /// Column name or position.
+        column: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The header matches no known layout.
+    #[error("{file}: unrecognised layout (header {header:?}); see docs/backtest.md for the supported CSV layouts")]
+    Layout {
+        /// File.
+        file: String,
+        /// The header line.
+        header: String,
+    },
+}
+
+fn epoch(dt: NaiveDateTime) -> i64 {
+    dt.and_utc().timestamp()
+}
+
+fn bad(file: &str, line: usize, column: &str, reason: impl Into<String>) -> DataError {
+    DataError::Bad { file: file.into(), line, column: column.into(), reason: reason.into() }
+}
+
+fn num(file: &str, line: usize, column: &str, cell: &str) -> Result<f64, DataError> {
+    let v: f64 = cell.trim().parse().map_err(|_| bad(file, line, column, format!("{cell:?} is not a number")))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(bad(file, line, column, format!("{cell:?} is not finite")))
+    }
+}
+
+fn date(file: &str, line: usize, column: &str, cell: &str) -> Result<i64, DataError> {
+    let d = NaiveDate::parse_from_str(cell.trim(), "%Y-%m-%d")
+        .map_err(|e| bad(file, line, column, format!("{cell:?} is not a YYYY-MM-DD date: {e}")))?;
+    Ok(epoch(d.and_hms_opt(0, 0, 0).unwrap_or_default()))
+}
+
+/// Checks prices (low <= open, close <= high, low > 0) and time order.
+fn check(file: &str, line: usize, b: &Bar, prev: Option<i64>) -> Result<(), DataError> {
+    if !(b.low > 0.0 && b.low <= b.open.min(b.close) && b.high >= b.open.max(b.close)) {
+        return Err(bad(file, line, "open/high/low/close", format!("inconsistent bar o={} h={} l={} c={}", b.open, b.high, b.low, b.close)));
+    }
+    if prev.is_some_and(|p| b.time <= p) {
+        return Err(bad(file, line, "date", "timestamps must be strictly increasing"));
+    }
+    Ok(())
+}
+
+/// Loads a CSV file in any supported layout; the symbol is the file stem (upper-cased, up to
+/// the first `_`), unless `symbol` is given.
+///
+/// # Errors
+/// [`DataError`] naming the file, line and column of the first problem.
+pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| DataError::Io { file: file.clone(), source })?;
+    let sym = symbol.map(str::to_owned).unwrap_or_else(|| {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+        stem.split('_').next().unwrap_or(stem).to_uppercase()
+    });
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
+    let Some((_, header)) = lines.next() else {
+        return Err(DataError::Layout { file, header: String::new() });
+    };
+    let h = header.to_lowercase();
+    let mut bars: Vec<Bar> = Vec::new();
+    let push = |bars: &mut Vec<Bar>, line: usize, b: Bar| -> Result<(), DataError> {
+        check(&file, line, &b, bars.last().map(|x| x.time))?;
+        bars.push(b);
+        Ok(())
+    };
+    let cells = |line: usize, l: &str, sep: char, n: usize| -> Result<Vec<String>, DataError> {
+        let c: Vec<String> = l.split(sep).map(str::to_owned).collect();
+        if c.len() == n {
+            Ok(c)
+        } else {
+            Err(bad(&file, line, "-", format!("{} cells, expected {n}", c.len())))
+        }
+    };
+    if h == ",date,open,high,low,close,volume" {
+        for (n, l) in lines.filter(|(_, l)| !l.trim().is_empty()) {
+            let c = cells(n, l, ',', 7)?;
+            let b = Bar {
+                time: date(&file, n, "date", &c[1])?,
+                open: num(&file, n, "open", &c[2])?,
+                high: num(&file, n, "high", &c[3])?,
+                low: num(&file, n, "low", &c[4])?,
+                close: num(&file, n, "close", &c[5])?,
+                volume: num(&file, n, "volume", &c[6])?,
+                dividend: 0.0,
+            };
+            push(&mut bars, n, b)?;
+        }
+    } else if h == "date,open,high,low,close,adj close,volume" {
+        for (n, l) in lines.filter(|(_, l)| !l.trim().is_empty()) {
+            let c = cells(n, l, ',', 7)?;
+            let b = Bar {
+                time: date(&file, n, "Date", &c[0])?,
+                open: num(&file, n, "Open", &c[1])?,
+                high: num(&file, n, "High", &c[2])?,
+                low: num(&file, n, "Low", &c[3])?,
+                close: num(&file, n, "Close", &c[4])?,
+                volume: num(&file, n, "Volume", &c[6])?,
+                dividend: 0.0,
+            };
+            push(&mut bars, n, b)?;
+        }
+    } else if h == "date,open,high,low,close,volume,dividend,split" {
+        for (n, l) in lines.filter(|(_, l)| !l.trim().is_empty()) {
+            let c = cells(n, l, ',', 8)?;
+            let b = Bar {
+                time: date(&file, n, "date", &c[0])?,
+                open: num(&file, n, "open", &c[1])?,
+                high: num(&file, n, "high", &c[2])?,
+                low: num(&file, n, "low", &c[3])?,
+                close: num(&file, n, "close", &c[4])?,
+                volume: num(&file, n, "volume", &c[5])?,
+                dividend: num(&file, n, "dividend", &c[6])?,
+            };
+            num(&file, n, "split", &c[7])?;
+            push(&mut bars, n, b)?;
+        }
+    } else if header.len() >= 15 && header.as_bytes()[8] == b' ' && header.contains(';') {
+        // NinjaTrader: no header; the first line is data.
+        for (n, l) in std::iter::once((1, header)).chain(lines).filter(|(_, l)| !l.trim().is_empty()) {
+            let c = cells(n, l, ';', 6)?;
+            let dt = NaiveDateTime::parse_from_str(c[0].trim(), "%Y%m%d %H%M%S")
+                .map_err(|e| bad(&file, n, "1 (timestamp)", format!("{:?} is not yyyyMMdd HHmmss: {e}", c[0])))?;
+            let b = Bar {
+                time: epoch(dt),
+                open: num(&file, n, "2 (open)", &c[1])?,
+                high: num(&file, n, "3 (high)", &c[2])?,
+                low: num(&file, n, "4 (low)", &c[3])?,
+                close: num(&file, n, "5 (close)", &c[4])?,
+                volume: num(&file, n, "6 (volume)", &c[5])?,
+                dividend: 0.0,
+            };
+            push(&mut bars, n, b)?;
+        }
+    } else {
+        return Err(DataError::Layout { file, header: header.into() });
+    }
+    Ok(Series { symbol: sym, bars })
+}

@@ -1,0 +1,67 @@
+//! Example strategies, and the registry the command line uses to build them by name.
+
+pub mod buy_and_hold;
+pub mod sma_crossover;
+pub mod straddle;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use tenor_core::Compute;
+
+use crate::engine::Strategy;
+
+/// Strategy parameters (`--param k=v`).
+pub type Params = BTreeMap<String, f64>;
+
+/// A parameter error naming the parameter.
+#[derive(Debug, thiserror::Error)]
+pub enum ParamError {
+    /// Unknown strategy name.
+    #[error("unknown strategy {0:?}; known: buy_and_hold, sma_crossover, short_straddle")]
+    UnknownStrategy(String),
+    /// A parameter the strategy does not take.
+    #[error("strategy {strategy} takes no parameter {name:?} (it takes: {takes})")]
+    Unknown {
+        /// Strategy.
+        strategy: String,
+        /// Parameter.
+        name: String,
+        /// The accepted parameters.
+        takes: String,
+    },
+    /// A value out of range.
+    #[error("parameter {name} = {value}: {reason}")]
+    Invalid {
+        /// Parameter.
+        name: String,
+        /// Value.
+        value: f64,
+        /// Why.
+        reason: String,
+    },
+}
+
+pub(crate) fn take(params: &Params, strategy: &str, allowed: &[(&str, f64)]) -> Result<Vec<f64>, ParamError> {
+    if let Some(k) = params.keys().find(|k| !allowed.iter().any(|(a, _)| a == k)) {
+        return Err(ParamError::Unknown {
+            strategy: strategy.into(),
+            name: k.clone(),
+            takes: allowed.iter().map(|(a, d)| format!("{a} (default {d})")).collect::<Vec<_>>().join(", "),
+        });
+    }
+    Ok(allowed.iter().map(|(a, d)| params.get(*a).copied().unwrap_or(*d)).collect())
+}
+
+/// Builds strategy `name` with `params`; option strategies price on `compute`.
+///
+/// # Errors
+/// [`ParamError`] naming the strategy or parameter.
+pub fn build(name: &str, params: &Params, compute: Arc<dyn Compute>) -> Result<Box<dyn Strategy>, ParamError> {
+    match name {
+        "buy_and_hold" => Ok(Box::new(buy_and_hold::BuyAndHold::from_params(params)?)),
+        "sma_crossover" => Ok(Box::new(sma_crossover::SmaCrossover::from_params(params)?)),
+        "short_straddle" => Ok(Box::new(straddle::ShortStraddle::from_params(params, compute)?)),
+        other => Err(ParamError::UnknownStrategy(other.into())),
+    }
+}
