@@ -54,7 +54,7 @@ impl BarrierParams {
         Self {
             h: barrier.ln(),
             down: kind < 2,
-            out: kind % 2 == 0,
+            out: kind & 1 == 0,
             continuous: continuous != 0,
             two_over_var: 2.0 / (vol_sqrt_dt * vol_sqrt_dt),
             rate_dt,
