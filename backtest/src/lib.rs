@@ -22,3 +22,6 @@ pub use data::{Bar, DataError, Series};
 pub use engine::{Context, Engine, EngineConfig, Fill, RunResult, Strategy};
 pub use feed::Feed;
 pub use order::{CostModel, Order, OrderKind};
+
+#[doc = include_str!("../../docs/backtest.md")]
+pub mod guide {}

@@ -16,12 +16,15 @@ struct Cli {
 enum Command {
     /// List the backends and whether each can run here.
     Backends,
+    /// Backtest a strategy (or sweep its parameters) on market data.
+    Backtest(cmd::backtest::BacktestArgs),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
+        Command::Backtest(a) => cmd::backtest::run(&a),
     };
     match result {
         Ok(code) => code,
