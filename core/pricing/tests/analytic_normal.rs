@@ -37,7 +37,12 @@ fn cdf_pdf_erfc_match_mpmath_to_1e_15_relative() {
         check("erfc", x, erfc(x), erfc_ref, &mut w_erfc);
         if cdf >= NORMAL_RANGE {
             let ln_err = (ln_norm_cdf(x) - cdf.ln()).abs();
-            assert!(ln_err <= 1e-15 * cdf.ln().abs().max(1.0), "ln_norm_cdf({x}) = {}, want {}", ln_norm_cdf(x), cdf.ln());
+            assert!(
+                ln_err <= 1e-15 * cdf.ln().abs().max(1.0),
+                "ln_norm_cdf({x}) = {}, want {}",
+                ln_norm_cdf(x),
+                cdf.ln()
+            );
         }
     }
     eprintln!("worst relative error: cdf {w_cdf:e}, pdf {w_pdf:e}, erfc {w_erfc:e}");
@@ -49,7 +54,10 @@ fn ln_norm_cdf_stays_finite_where_cdf_underflows() {
     for x in [-50.0f64, -100.0, -1e3, -1e5] {
         let asym = -0.5 * x * x - (-x * (2.0 * std::f64::consts::PI).sqrt()).ln() - 1.0 / (x * x);
         let got = ln_norm_cdf(x);
-        assert!((got - asym).abs() <= 3.0 / x.powi(4) + 1e-15 * asym.abs(), "ln_norm_cdf({x}) = {got}, asymptotic {asym}");
+        assert!(
+            (got - asym).abs() <= 3.0 / x.powi(4) + 1e-15 * asym.abs(),
+            "ln_norm_cdf({x}) = {got}, asymptotic {asym}"
+        );
     }
     assert_eq!(norm_cdf(-50.0), 0.0);
 }
