@@ -195,3 +195,35 @@ fn bad_inputs_name_the_parameter() {
     expect_invalid(Vanilla { rate: f64::NAN, ..ok }, "rate");
     expect_invalid(Vanilla { dividend: f64::NEG_INFINITY, ..ok }, "dividend");
 }
+
+/// Haug's published Greek examples (Haug 1998, pp. 11-16, as tabulated in QuantLib's
+/// `test-suite/europeanoption.cpp`, `testGreekValues`), each to the 1e-4 the source uses.
+/// Tuple: (greek, type, spot, strike, q, r, t, vol, published value).
+#[test]
+fn haug_published_greeks() {
+    use OptionType::{Call, Put};
+    let rows: [(&str, OptionType, f64, f64, f64, f64, f64, f64, f64); 9] = [
+        ("delta", Call, 105.0, 100.0, 0.10, 0.10, 0.5, 0.36, 0.5946),
+        ("delta", Put, 105.0, 100.0, 0.10, 0.10, 0.5, 0.36, -0.3566),
+        ("elasticity", Put, 105.0, 100.0, 0.10, 0.10, 0.5, 0.36, -4.8775),
+        ("gamma", Call, 55.0, 60.0, 0.0, 0.10, 0.75, 0.30, 0.0278),
+        ("gamma", Put, 55.0, 60.0, 0.0, 0.10, 0.75, 0.30, 0.0278),
+        ("vega", Call, 55.0, 60.0, 0.0, 0.10, 0.75, 0.30, 18.9358),
+        ("vega", Put, 55.0, 60.0, 0.0, 0.10, 0.75, 0.30, 18.9358),
+        ("theta", Put, 430.0, 405.0, 0.05, 0.07, 1.0 / 12.0, 0.20, -31.1924),
+        ("rho", Call, 72.0, 75.0, 0.0, 0.09, 1.0, 0.19, 38.7325),
+    ];
+    for (greek, option, s, k, q, r, t, vol, want) in rows {
+        let g = black_scholes(&vanilla(option, s, k, t, r, q, vol)).expect("valid");
+        let got = match greek {
+            "delta" => g.delta,
+            "elasticity" => g.delta * s / g.price,
+            "gamma" => g.gamma,
+            "vega" => g.vega,
+            "theta" => g.theta,
+            "rho" => g.rho,
+            other => panic!("unknown greek {other}"),
+        };
+        assert!((got - want).abs() <= 1e-4, "{greek} {option:?} S {s} K {k}: {got} vs Haug {want}");
+    }
+}
