@@ -202,7 +202,8 @@ fn bad_inputs_name_the_parameter() {
 #[test]
 fn haug_published_greeks() {
     use OptionType::{Call, Put};
-    let rows: [(&str, OptionType, f64, f64, f64, f64, f64, f64, f64); 9] = [
+    type Row = (&'static str, OptionType, f64, f64, f64, f64, f64, f64, f64);
+    let rows: [Row; 9] = [
         ("delta", Call, 105.0, 100.0, 0.10, 0.10, 0.5, 0.36, 0.5946),
         ("delta", Put, 105.0, 100.0, 0.10, 0.10, 0.5, 0.36, -0.3566),
         ("elasticity", Put, 105.0, 100.0, 0.10, 0.10, 0.5, 0.36, -4.8775),
