@@ -139,6 +139,36 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// On wide parameter ranges (vols from 1e-12 to 5, maturities to 50 years, rates of either
+    /// sign) every price is finite, non-negative and within the no-arbitrage bound
+    /// `vanilla + rebate * max(1, e^{-rT})` (the payoff never exceeds the vanilla's plus the
+    /// rebate, discounted at worst over [0, T]).
+    #[test]
+    fn prices_are_finite_and_bounded(
+        call in any::<bool>(),
+        type_index in 0usize..4,
+        log_k in -2.0f64..2.0,
+        log_h in -1.0f64..1.0,
+        t in 0.0f64..50.0,
+        r in -0.10f64..0.30,
+        q in -0.10f64..0.30,
+        log_vol in -27.6f64..1.6,
+        rebate in 0.0f64..20.0,
+    ) {
+        let option = if call { OptionType::Call } else { OptionType::Put };
+        let (s, vol) = (100.0, log_vol.exp());
+        let b = spec(option, ALL_TYPES[type_index], s, s * log_k.exp(), s * log_h.exp(), rebate, t, r, q, vol);
+        let p = barrier_price(&b).expect("valid");
+        let van = black_scholes_price(&b.vanilla).expect("valid");
+        let bound = van + rebate * (-r * t).exp().max(1.0);
+        prop_assert!(p.is_finite() && p >= 0.0, "{:?}: {}", b, p);
+        prop_assert!(p <= bound * (1.0 + 1e-9) + 1e-9, "{:?}: {} above bound {}", b, p, bound);
+    }
+}
+
 /// Spot on or beyond the barrier: knock-out worth its rebate now, knock-in worth the vanilla.
 #[test]
 fn breached_barrier() {

@@ -119,6 +119,33 @@ proptest! {
     }
 }
 
+proptest! {
+    /// No NaN anywhere on wide ranges: vol log-uniform from 1e-300 to 5, maturity to 50 years,
+    /// strikes 1e-3..1e3 times spot; the price stays within its no-arbitrage bounds
+    /// `max(w (S e^{-qT} - K e^{-rT}), 0) <= V <= S e^{-qT}` (call) / `K e^{-rT}` (put).
+    #[test]
+    fn greeks_never_nan_and_price_bounded(
+        call in any::<bool>(),
+        log_k in -7.0f64..7.0,
+        t in 0.0f64..50.0,
+        r in -0.10f64..0.30,
+        q in -0.10f64..0.30,
+        log_vol in -690.0f64..1.6,
+    ) {
+        let option = if call { OptionType::Call } else { OptionType::Put };
+        let v = vanilla(option, 100.0, 100.0 * log_k.exp(), t, r, q, log_vol.exp());
+        let g = black_scholes(&v).expect("valid");
+        for x in [g.price, g.delta, g.gamma, g.vega, g.theta, g.rho] {
+            prop_assert!(!x.is_nan(), "NaN in {:?} for {:?}", g, v);
+        }
+        let (sq, kr) = (v.spot * (-q * t).exp(), v.strike * (-r * t).exp());
+        let lower = (option.sign() * (sq - kr)).max(0.0);
+        let upper = if call { sq } else { kr };
+        let slack = 1e-12 * (sq + kr);
+        prop_assert!(g.price >= lower - slack && g.price <= upper + slack, "{} outside [{}, {}] for {:?}", g.price, lower, upper, v);
+    }
+}
+
 /// Parity also holds at extreme but valid points (tiny vol, zero maturity, deep moneyness).
 #[test]
 fn put_call_parity_edges() {

@@ -26,7 +26,8 @@
 //! - Spot on or beyond the barrier (`BarrierType::breached`): knock-out = rebate paid now,
 //!   knock-in = the vanilla (`shared/spec/portfolio-csv.md`; QuantLib prices `S = H` as "not
 //!   yet triggered", which gives the same numbers because both sides are continuous there).
-//! - `sigma sqrt(T) = 0`: the deterministic path `S e^{bt}` (its hitting time decides).
+//! - `sigma sqrt(T) < 1e-10` (including 0): the deterministic path `S e^{bt}` (its hitting time
+//!   decides).
 //! - `mu^2 + 2r/sigma^2 < 0` (possible with negative rates) makes `lambda` imaginary; `F` is then
 //!   `R E[e^{-r tau}; tau <= T]` integrated numerically over the first-passage density of
 //!   Brownian motion with drift (Gauss-Legendre), which equals the closed form wherever both
@@ -37,6 +38,12 @@ use crate::analytic::bump::{greeks_by_bump, BumpSteps};
 use crate::analytic::normal::ln_norm_cdf;
 use crate::error::PricingError;
 use crate::types::{BarrierSpec, Greeks, OptionType};
+
+/// Below this `sigma sqrt(T)` the deterministic-path limit replaces the formulas: there
+/// `mu = (b - sigma^2/2)/sigma^2` can overflow (at `sigma ~ 1e-154`) and turn `(H/S)^{2mu} N(.)`
+/// into `inf * 0`; the two differ by `O(sigma sqrt T)` (the width over which the hit becomes
+/// uncertain), i.e. ~1e-10 relative.
+const DETERMINISTIC_BELOW: f64 = 1e-10;
 
 /// Present value of a continuously monitored single barrier option with cash rebate
 /// (Reiner & Rubinstein 1991; Haug 2007 section 4.17.1, Haug 1998 pp. 69-72).
@@ -55,7 +62,7 @@ pub fn barrier_price(b: &BarrierSpec) -> Result<f64, PricingError> {
         return if is_out { Ok(b.rebate) } else { black_scholes_price(v) };
     }
     let sd = v.vol * v.maturity.sqrt();
-    if sd == 0.0 {
+    if sd < DETERMINISTIC_BELOW {
         return Ok(deterministic(b));
     }
     let t = Terms::new(b, sd);
@@ -105,7 +112,7 @@ pub fn barrier_greeks(b: &BarrierSpec) -> Result<Greeks, PricingError> {
     greeks_by_bump(barrier_price, b, &BumpSteps::default())
 }
 
-/// Haug's terms A..F for one contract (only those with `sd > 0`).
+/// Haug's terms A..F for one contract (only for `sd >= DETERMINISTIC_BELOW`).
 struct Terms {
     a: f64,
     b: f64,
@@ -165,7 +172,7 @@ impl Terms {
     }
 }
 
-/// Value when `sigma sqrt(T) = 0`: the path is `S e^{bt}`, hit at `tau = ln(H/S)/b` if that lies
+/// Value in the limit `sigma sqrt(T) -> 0`: the path is `S e^{bt}`, hit at `tau = ln(H/S)/b` if that lies
 /// in `(0, T]`. Out: rebate `e^{-r tau}` if hit, else `e^{-rT}` intrinsic on the forward.
 /// In: `e^{-rT}` intrinsic on the forward if hit, else the rebate `e^{-rT}`.
 fn deterministic(b: &BarrierSpec) -> f64 {
