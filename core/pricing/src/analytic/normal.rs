@@ -16,8 +16,10 @@
 //! its argument (its logarithmic derivative is about -1), and `exp(-x^2/2)` is computed with
 //! Cody's argument splitting (`x = x_s + d`, `x_s` a multiple of 1/16 so that `x_s^2` is exact).
 //!
-//! Measured accuracy against 50-digit `mpmath` values (test `analytic_normal.rs`): relative
-//! error below 1e-15 for `x` in [-37, 8]; `Phi` underflows to 0 below about -38.5.
+//! Measured accuracy against 60-digit `mpmath` values at 2023 points of [-38, 8] (test
+//! `tests/analytic_normal.rs`): worst relative error 6.6e-16 for `norm_cdf`, 4.3e-16 for
+//! `norm_pdf`, 6.3e-16 for `erfc`, wherever the value is a normal double; `Phi` becomes
+//! subnormal below about -37.5 and underflows to 0 below about -38.5.
 
 use std::f64::consts::{FRAC_1_SQRT_2, SQRT_2};
 
