@@ -4,5 +4,6 @@
 //! `C: tenor_core::Compute + ?Sized`, so the same code runs monomorphised on the CPU backend in
 //! tests and through `Arc<dyn Compute>` on any backend in production.
 pub mod analytic;
+pub mod error;
 pub mod mc;
 pub mod types;
