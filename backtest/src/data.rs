@@ -105,7 +105,12 @@ fn date(file: &str, line: usize, column: &str, cell: &str) -> Result<i64, DataEr
 /// Checks prices (low <= open, close <= high, low > 0) and time order.
 fn check(file: &str, line: usize, b: &Bar, prev: Option<i64>) -> Result<(), DataError> {
     if !(b.low > 0.0 && b.low <= b.open.min(b.close) && b.high >= b.open.max(b.close)) {
-        return Err(bad(file, line, "open/high/low/close", format!("inconsistent bar o={} h={} l={} c={}", b.open, b.high, b.low, b.close)));
+        return Err(bad(
+            file,
+            line,
+            "open/high/low/close",
+            format!("inconsistent bar o={} h={} l={} c={}", b.open, b.high, b.low, b.close),
+        ));
     }
     if prev.is_some_and(|p| b.time <= p) {
         return Err(bad(file, line, "date", "timestamps must be strictly increasing"));

@@ -224,7 +224,14 @@ impl Engine {
                         let commission = self.config.costs.commission(o.quantity, price);
                         ctx.cash -= o.quantity * price + commission;
                         ctx.positions[o.symbol] += o.quantity;
-                        let f = Fill { order: o.id, time: bar.time, symbol: feed.symbols[o.symbol].clone(), quantity: o.quantity, price, commission };
+                        let f = Fill {
+                            order: o.id,
+                            time: bar.time,
+                            symbol: feed.symbols[o.symbol].clone(),
+                            quantity: o.quantity,
+                            price,
+                            commission,
+                        };
                         strategy.on_fill(&mut ctx, &f)?;
                         fills.push(f);
                     }

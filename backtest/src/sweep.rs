@@ -26,7 +26,13 @@ pub fn grid(axes: &[(String, Vec<f64>)]) -> Vec<Params> {
 }
 
 /// Runs `make(params)` for every parameter set in parallel; results in grid order.
-pub fn run<F>(engine: &Engine, feed: &Feed, sets: &[Params], make: F, on_done: &(dyn Fn() + Sync)) -> Vec<Result<RunResult, StrategyError>>
+pub fn run<F>(
+    engine: &Engine,
+    feed: &Feed,
+    sets: &[Params],
+    make: F,
+    on_done: &(dyn Fn() + Sync),
+) -> Vec<Result<RunResult, StrategyError>>
 where
     F: Fn(&Params) -> Result<Box<dyn Strategy>, StrategyError> + Sync,
 {

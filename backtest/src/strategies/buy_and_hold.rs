@@ -21,7 +21,11 @@ impl BuyAndHold {
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
         let v = take(p, "buy_and_hold", &[("fraction", 1.0)])?;
         if !(v[0] > 0.0 && v[0] <= 1.0) {
-            return Err(ParamError::Invalid { name: "fraction".into(), value: v[0], reason: "must be in (0, 1]".into() });
+            return Err(ParamError::Invalid {
+                name: "fraction".into(),
+                value: v[0],
+                reason: "must be in (0, 1]".into(),
+            });
         }
         Ok(Self { fraction: v[0], done: false })
     }

@@ -22,7 +22,11 @@ impl SmaCrossover {
     /// A window of zero or fast >= slow.
     pub fn new(fast: usize, slow: usize) -> Result<Self, ParamError> {
         if fast == 0 || fast >= slow {
-            return Err(ParamError::Invalid { name: "fast".into(), value: fast as f64, reason: format!("needs 0 < fast < slow = {slow}") });
+            return Err(ParamError::Invalid {
+                name: "fast".into(),
+                value: fast as f64,
+                reason: format!("needs 0 < fast < slow = {slow}"),
+            });
         }
         Ok(Self { fast, slow, closes: Vec::new() })
     }

@@ -69,7 +69,15 @@ impl ShortStraddle {
         let v = take(
             p,
             "short_straddle",
-            &[("contracts", 100.0), ("roll", 21.0), ("window", 20.0), ("rate", 0.02), ("dividend", 0.015), ("paths", 8192.0), ("seed", 1.0)],
+            &[
+                ("contracts", 100.0),
+                ("roll", 21.0),
+                ("window", 20.0),
+                ("rate", 0.02),
+                ("dividend", 0.015),
+                ("paths", 8192.0),
+                ("seed", 1.0),
+            ],
         )?;
         for (i, name) in [(0, "contracts"), (1, "roll"), (2, "window"), (5, "paths")] {
             if v[i] <= 0.0 {
@@ -77,7 +85,11 @@ impl ShortStraddle {
             }
         }
         if v[2] < 2.0 {
-            return Err(ParamError::Invalid { name: "window".into(), value: v[2], reason: "needs at least 2 closes".into() });
+            return Err(ParamError::Invalid {
+                name: "window".into(),
+                value: v[2],
+                reason: "needs at least 2 closes".into(),
+            });
         }
         Ok(Self {
             compute,
@@ -86,7 +98,7 @@ impl ShortStraddle {
             window: v[2] as usize,
             rate: v[3],
             dividend: v[4],
-            paths: ((v[5] as u64).max(4) + 1) / 2 * 2,
+            paths: (v[5] as u64).max(4).div_ceil(2) * 2,
             seed: v[6] as u64,
             open: None,
             premiums: 0.0,
@@ -106,17 +118,40 @@ impl ShortStraddle {
     }
 
     /// Straddle value and delta per contract at `spot`, `bars_left` bars to expiry.
-    fn value(&self, ctx: &Context<'_>, spot: f64, strike: f64, bars_left: usize, vol: f64) -> Result<(f64, f64), StrategyError> {
+    fn value(
+        &self,
+        ctx: &Context<'_>,
+        spot: f64,
+        strike: f64,
+        bars_left: usize,
+        vol: f64,
+    ) -> Result<(f64, f64), StrategyError> {
         let maturity = bars_left as f64 / YEAR;
         let h = 0.01 * spot;
         let mut products = Vec::with_capacity(6);
         for option in [OptionType::Call, OptionType::Put] {
             for s in [spot, spot + h, spot - h] {
-                products.push(McProduct::European(Vanilla { option, spot: s, strike, maturity, rate: self.rate, dividend: self.dividend, vol }));
+                products.push(McProduct::European(Vanilla {
+                    option,
+                    spot: s,
+                    strike,
+                    maturity,
+                    rate: self.rate,
+                    dividend: self.dividend,
+                    vol,
+                }));
             }
         }
-        let cfg = McConfig { paths: self.paths, seed: self.seed + ctx.index() as u64, steps: 1, streams: 1, precision: Precision::F64 };
-        let out = price_batch(&*self.compute, &products, &cfg, false).map_err(|e| ctx.error(format!("pricing failed: {e}")))?;
+        let cfg = McConfig {
+            paths: self.paths,
+            seed: self.seed + ctx.index() as u64,
+            steps: 1,
+            streams: 1,
+            precision: Precision::F64,
+            ..McConfig::default()
+        };
+        let out = price_batch(&*self.compute, &products, &cfg, false)
+            .map_err(|e| ctx.error(format!("pricing failed: {e}")))?;
         let mut p = [0.0; 6];
         for (slot, r) in p.iter_mut().zip(out) {
             *slot = r.map_err(|e| ctx.error(format!("pricing failed: {e}")))?.price.price;

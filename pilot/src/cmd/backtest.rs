@@ -5,7 +5,6 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-
 use anyhow::{anyhow, bail, Context as _};
 use indicatif::{ProgressBar, ProgressStyle};
 use plotters::prelude::*;
@@ -61,7 +60,11 @@ fn parse_kv(s: &str) -> anyhow::Result<(String, f64)> {
 
 fn parse_sweep(s: &str) -> anyhow::Result<(String, Vec<f64>)> {
     let (k, r) = s.split_once('=').ok_or_else(|| anyhow!("--sweep {s:?}: expected name=start:stop:step"))?;
-    let p: Vec<f64> = r.split(':').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|_| anyhow!("--sweep {s:?}: bounds must be numbers"))?;
+    let p: Vec<f64> = r
+        .split(':')
+        .map(|x| x.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow!("--sweep {s:?}: bounds must be numbers"))?;
     let [a, b, step] = p[..] else { bail!("--sweep {s:?}: expected start:stop:step") };
     if step <= 0.0 || b < a {
         bail!("--sweep {s:?}: needs step > 0 and stop >= start");
@@ -75,13 +78,21 @@ fn write_outputs(r: &RunResult, dir: &Path) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_path(dir.join("trades.csv"))?;
     w.write_record(["time", "symbol", "quantity", "price", "commission", "order"])?;
     for f in &r.fills {
-        w.write_record([f.time.to_string(), f.symbol.clone(), f.quantity.to_string(), format!("{:.6}", f.price), format!("{:.2}", f.commission), f.order.to_string()])?;
+        w.write_record([
+            f.time.to_string(),
+            f.symbol.clone(),
+            f.quantity.to_string(),
+            format!("{:.6}", f.price),
+            format!("{:.2}", f.commission),
+            f.order.to_string(),
+        ])?;
     }
     w.flush()?;
     let mut w = csv::Writer::from_path(dir.join("equity.csv"))?;
     w.write_record(["date", "equity"])?;
     for (t, e) in &r.equity {
-        let d = chrono::DateTime::from_timestamp(*t, 0).map_or_else(|| t.to_string(), |d| d.format("%Y-%m-%d %H:%M").to_string());
+        let d = chrono::DateTime::from_timestamp(*t, 0)
+            .map_or_else(|| t.to_string(), |d| d.format("%Y-%m-%d %H:%M").to_string());
         w.write_record([d, format!("{e:.2}")])?;
     }
     w.flush()?;
@@ -96,22 +107,35 @@ fn chart(r: &RunResult, path: &Path) -> anyhow::Result<()> {
         return Ok(());
     }
     let mut peak = f64::MIN;
-    let dd: Vec<(f64, f64)> = pts.iter().map(|(x, v)| {
-        peak = peak.max(*v);
-        (*x, -100.0 * (1.0 - v / peak))
-    }).collect();
+    let dd: Vec<(f64, f64)> = pts
+        .iter()
+        .map(|(x, v)| {
+            peak = peak.max(*v);
+            (*x, -100.0 * (1.0 - v / peak))
+        })
+        .collect();
     let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(e)?;
     let (top, bottom) = root.split_vertically(400);
     let (x0, x1) = (pts[0].0, pts[pts.len() - 1].0);
     let (lo, hi) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, v)| (a.min(*v), b.max(*v)));
-    let mut c = ChartBuilder::on(&top).caption(format!("{}: equity", r.strategy), ("sans-serif", 20)).margin(10).x_label_area_size(30).y_label_area_size(80)
-        .build_cartesian_2d(x0..x1, lo * 0.98..hi * 1.02).map_err(e)?;
+    let mut c = ChartBuilder::on(&top)
+        .caption(format!("{}: equity", r.strategy), ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x0..x1, lo * 0.98..hi * 1.02)
+        .map_err(e)?;
     c.configure_mesh().y_desc("equity").draw().map_err(e)?;
     c.draw_series(LineSeries::new(pts.iter().copied(), BLUE.stroke_width(2))).map_err(e)?;
     let dmin = dd.iter().fold(0.0f64, |m, (_, d)| m.min(*d));
-    let mut c = ChartBuilder::on(&bottom).caption("drawdown (%)", ("sans-serif", 16)).margin(10).x_label_area_size(30).y_label_area_size(80)
-        .build_cartesian_2d(x0..x1, (dmin * 1.05 - 0.1)..0.0).map_err(e)?;
+    let mut c = ChartBuilder::on(&bottom)
+        .caption("drawdown (%)", ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x0..x1, (dmin * 1.05 - 0.1)..0.0)
+        .map_err(e)?;
     c.configure_mesh().x_desc("year").draw().map_err(e)?;
     c.draw_series(AreaSeries::new(dd.iter().copied(), 0.0, RED.mix(0.3)).border_style(RED)).map_err(e)?;
     root.present().map_err(e)?;
@@ -123,7 +147,12 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
     let series = a.data.iter().map(|p| tenor_backtest::data::load(p, None)).collect::<Result<Vec<_>, _>>()?;
     let feed = Feed::new(series);
     let compute = tenor_backends::open(&a.backend)?;
-    let costs = CostModel { per_share: a.per_share, bps: a.commission_bps, minimum: a.min_commission, slippage_bps: a.slippage_bps };
+    let costs = CostModel {
+        per_share: a.per_share,
+        bps: a.commission_bps,
+        minimum: a.min_commission,
+        slippage_bps: a.slippage_bps,
+    };
     let engine = Engine::new(EngineConfig { cash: a.cash, costs, periods_per_year: a.periods_per_year });
     let base: Params = a.params.iter().map(|s| parse_kv(s)).collect::<anyhow::Result<_>>()?;
     if a.sweeps.is_empty() {
@@ -132,34 +161,75 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         let r = engine.run(&feed, s.as_mut())?;
         write_outputs(&r, &a.out)?;
         let m = &r.metrics;
-        println!("{} on {} ({} bars, {:.2} s, backend {})", r.strategy, a.data[0].display(), feed.len(), t0.elapsed().as_secs_f64(), compute.info().backend);
-        println!("  total return {:+.2} %, annual {:+.2} %, vol {:.2} %, Sharpe {:.3}, Sortino {:.3}", 100.0 * m.total_return, 100.0 * m.annual_return, 100.0 * m.volatility, m.sharpe, m.sortino);
-        println!("  max drawdown {:.2} % over {} bars, turnover {:.2}/yr, hit rate {:.1} %, {} fills, dividends {:.2}", 100.0 * m.max_drawdown, m.max_drawdown_bars, m.turnover, 100.0 * m.hit_rate, m.trades, r.dividends);
+        println!(
+            "{} on {} ({} bars, {:.2} s, backend {})",
+            r.strategy,
+            a.data[0].display(),
+            feed.len(),
+            t0.elapsed().as_secs_f64(),
+            compute.info().backend
+        );
+        println!(
+            "  total return {:+.2} %, annual {:+.2} %, vol {:.2} %, Sharpe {:.3}, Sortino {:.3}",
+            100.0 * m.total_return,
+            100.0 * m.annual_return,
+            100.0 * m.volatility,
+            m.sharpe,
+            m.sortino
+        );
+        println!(
+            "  max drawdown {:.2} % over {} bars, turnover {:.2}/yr, hit rate {:.1} %, {} fills, dividends {:.2}",
+            100.0 * m.max_drawdown,
+            m.max_drawdown_bars,
+            m.turnover,
+            100.0 * m.hit_rate,
+            m.trades,
+            r.dividends
+        );
         println!("  wrote {}/{{trades.csv,equity.csv,metrics.json,equity.svg}}", a.out.display());
         return Ok(ExitCode::SUCCESS);
     }
     let axes: Vec<(String, Vec<f64>)> = a.sweeps.iter().map(|s| parse_sweep(s)).collect::<anyhow::Result<_>>()?;
-    let sets: Vec<Params> = tenor_backtest::sweep::grid(&axes).into_iter().map(|mut p| {
-        for (k, v) in &base {
-            p.entry(k.clone()).or_insert(*v);
-        }
-        p
-    }).collect();
+    let sets: Vec<Params> = tenor_backtest::sweep::grid(&axes)
+        .into_iter()
+        .map(|mut p| {
+            for (k, v) in &base {
+                p.entry(k.clone()).or_insert(*v);
+            }
+            p
+        })
+        .collect();
     // Invalid combinations (e.g. fast >= slow) are reported per row, not fatal.
     let bar = ProgressBar::new(sets.len() as u64);
-    bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     let t0 = std::time::Instant::now();
     let name = a.strategy.clone();
-    let results = tenor_backtest::sweep::run(&engine, &feed, &sets, |p| {
-        strategies::build(&name, p, compute.clone()).map_err(|e| tenor_backtest::engine::StrategyError { strategy: name.clone(), bar: 0, message: e.to_string() })
-    }, &|| bar.inc(1));
+    let results = tenor_backtest::sweep::run(
+        &engine,
+        &feed,
+        &sets,
+        |p| {
+            strategies::build(&name, p, compute.clone()).map_err(|e| tenor_backtest::engine::StrategyError {
+                strategy: name.clone(),
+                bar: 0,
+                message: e.to_string(),
+            })
+        },
+        &|| bar.inc(1),
+    );
     bar.finish();
     let wall = t0.elapsed().as_secs_f64();
     std::fs::create_dir_all(&a.out)?;
     let mut w = csv::Writer::from_path(a.out.join("sweep.csv"))?;
     let keys: Vec<String> = axes.iter().map(|(k, _)| k.clone()).collect();
     let mut header = keys.clone();
-    header.extend(["total_return", "annual_return", "volatility", "sharpe", "sortino", "max_drawdown", "trades", "error"].map(String::from));
+    header.extend(
+        ["total_return", "annual_return", "volatility", "sharpe", "sortino", "max_drawdown", "trades", "error"]
+            .map(String::from),
+    );
     w.write_record(&header)?;
     let mut ok = Vec::new();
     for (p, r) in sets.iter().zip(&results) {
@@ -167,7 +237,10 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         match r {
             Ok(r) => {
                 let m = r.metrics;
-                row.extend([m.total_return, m.annual_return, m.volatility, m.sharpe, m.sortino, m.max_drawdown].map(|x| format!("{x:.6}")));
+                row.extend(
+                    [m.total_return, m.annual_return, m.volatility, m.sharpe, m.sortino, m.max_drawdown]
+                        .map(|x| format!("{x:.6}")),
+                );
                 row.push(m.trades.to_string());
                 row.push(String::new());
                 ok.push((p, m));
@@ -182,11 +255,30 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
     w.flush()?;
     ok.sort_by(|a, b| b.1.sharpe.total_cmp(&a.1.sharpe));
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{} runs ({} valid) on {} bars in {wall:.2} s on {} threads; wrote {}", sets.len(), ok.len(), feed.len(), rayon::current_num_threads(), a.out.join("sweep.csv").display())?;
-    writeln!(out, "top 10 by Sharpe:\n{:>30} {:>10} {:>10} {:>8} {:>8}", "params", "annual %", "vol %", "Sharpe", "maxDD %")?;
+    writeln!(
+        out,
+        "{} runs ({} valid) on {} bars in {wall:.2} s on {} threads; wrote {}",
+        sets.len(),
+        ok.len(),
+        feed.len(),
+        rayon::current_num_threads(),
+        a.out.join("sweep.csv").display()
+    )?;
+    writeln!(
+        out,
+        "top 10 by Sharpe:\n{:>30} {:>10} {:>10} {:>8} {:>8}",
+        "params", "annual %", "vol %", "Sharpe", "maxDD %"
+    )?;
     for (p, m) in ok.iter().take(10) {
         let ps = p.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",");
-        writeln!(out, "{ps:>30} {:>10.2} {:>10.2} {:>8.3} {:>8.2}", 100.0 * m.annual_return, 100.0 * m.volatility, m.sharpe, 100.0 * m.max_drawdown)?;
+        writeln!(
+            out,
+            "{ps:>30} {:>10.2} {:>10.2} {:>8.3} {:>8.2}",
+            100.0 * m.annual_return,
+            100.0 * m.volatility,
+            m.sharpe,
+            100.0 * m.max_drawdown
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
