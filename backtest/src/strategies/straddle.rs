@@ -60,7 +60,7 @@ impl std::fmt::Debug for ShortStraddle {
 const YEAR: f64 = 252.0;
 
 impl ShortStraddle {
-    /// From parameters: contracts (100), roll (21), window (20), rate (0.02), dividend (0.015),
+    /// From parameters: contracts (1000), roll (21), window (20), rate (0.02), dividend (0.015),
     /// paths (8192), seed (1).
     ///
     /// # Errors
@@ -70,7 +70,7 @@ impl ShortStraddle {
             p,
             "short_straddle",
             &[
-                ("contracts", 100.0),
+                ("contracts", 1000.0),
                 ("roll", 21.0),
                 ("window", 20.0),
                 ("rate", 0.02),
