@@ -44,6 +44,8 @@ fn paths(dev: &dyn Compute) -> Result<Vec<f64>, ComputeError> {
         Arg::U64(n),
         Arg::U32(steps),
         Arg::F64(100.0),
+        Arg::F64(0.002),
+        Arg::F64(0.07),
         Arg::F64(0.001),
         Arg::F64(0.05),
     ];

@@ -36,9 +36,11 @@ impl Suite {
         let exps: Vec<u32> = match (self, w) {
             (Suite::Quick, Workload::PathGeneration | Workload::PayoffEvaluation) => vec![10, 13, 16],
             (Suite::Quick, Workload::McEuropean | Workload::McEuropeanF32) => vec![12, 16, 20],
+            (Suite::Quick, Workload::McAsian | Workload::McAsianF32) => vec![10, 13, 15],
             (Suite::Quick, Workload::LsmGemm) => vec![12, 15, 18],
             (Suite::Default, Workload::PathGeneration | Workload::PayoffEvaluation) => vec![12, 14, 16, 18, 20, 22],
             (Suite::Default, Workload::McEuropean | Workload::McEuropeanF32) => vec![14, 18, 22, 26, 30],
+            (Suite::Default, Workload::McAsian | Workload::McAsianF32) => vec![12, 16, 20, 24],
             (Suite::Default, Workload::LsmGemm) => vec![14, 16, 18, 20, 22, 24],
         };
         exps.into_iter().map(|e| 1u64 << e).collect()

@@ -10,7 +10,7 @@ use tenor_core::{
 
 /// Steps of the path-generation and payoff workloads.
 pub const PATH_STEPS: u32 = 64;
-/// Fixings of the Asian workload (daily over a year).
+/// Fixings of the Asian workloads (daily over a year).
 pub const ASIAN_STEPS: u32 = 252;
 /// Basis functions in the LSM regression workload.
 pub const LSM_BASIS: usize = 8;
@@ -27,14 +27,25 @@ pub enum Workload {
     McEuropean,
     /// Fused Monte Carlo European call, fp32 (mc_european_f32).
     McEuropeanF32,
+    /// Fused Monte Carlo 252-step arithmetic Asian with geometric control variate, fp64.
+    McAsian,
+    /// The same in fp32 (mc_asian_f32).
+    McAsianF32,
     /// The LSM regression's normal equations through gemm: X^T X, X of size rows x 8, fp64.
     LsmGemm,
 }
 
 impl Workload {
     /// All workloads.
-    pub const ALL: [Workload; 5] =
-        [Self::PathGeneration, Self::PayoffEvaluation, Self::McEuropean, Self::McEuropeanF32, Self::LsmGemm];
+    pub const ALL: [Workload; 7] = [
+        Self::PathGeneration,
+        Self::PayoffEvaluation,
+        Self::McEuropean,
+        Self::McEuropeanF32,
+        Self::McAsian,
+        Self::McAsianF32,
+        Self::LsmGemm,
+    ];
 
     /// Name in reports.
     pub fn name(self) -> &'static str {
@@ -43,6 +54,8 @@ impl Workload {
             Self::PayoffEvaluation => "payoff_evaluation",
             Self::McEuropean => "mc_european_f64",
             Self::McEuropeanF32 => "mc_european_f32",
+            Self::McAsian => "mc_asian_f64",
+            Self::McAsianF32 => "mc_asian_f32",
             Self::LsmGemm => "lsm_gemm_f64",
         }
     }
@@ -50,7 +63,7 @@ impl Workload {
     /// Unit of the throughput.
     pub fn unit(self) -> &'static str {
         match self {
-            Self::PathGeneration | Self::PayoffEvaluation => "path-steps/s",
+            Self::PathGeneration | Self::PayoffEvaluation | Self::McAsian | Self::McAsianF32 => "path-steps/s",
             Self::McEuropean | Self::McEuropeanF32 => "paths/s",
             Self::LsmGemm => "FLOP/s",
         }
@@ -61,6 +74,7 @@ impl Workload {
         match self {
             Self::PathGeneration | Self::PayoffEvaluation => size as f64 * f64::from(PATH_STEPS),
             Self::McEuropean | Self::McEuropeanF32 => (size / 2 * 2) as f64,
+            Self::McAsian | Self::McAsianF32 => (size / 2 * 2) as f64 * f64::from(ASIAN_STEPS),
             Self::LsmGemm => 2.0 * size as f64 * (LSM_BASIS * LSM_BASIS) as f64,
         }
     }
@@ -72,6 +86,8 @@ impl Workload {
             Self::PayoffEvaluation => Some("payoff_european"),
             Self::McEuropean => Some("mc_european"),
             Self::McEuropeanF32 => Some("mc_european_f32"),
+            Self::McAsian => Some("mc_asian"),
+            Self::McAsianF32 => Some("mc_asian_f32"),
             Self::LsmGemm => None,
         }
     }
@@ -81,6 +97,7 @@ impl Workload {
         match self {
             Self::PathGeneration | Self::PayoffEvaluation => size * u64::from(PATH_STEPS) * 8 + size * 8,
             Self::McEuropean | Self::McEuropeanF32 => size.div_ceil(2 * 4096) * 16 + 64,
+            Self::McAsian | Self::McAsianF32 => size.div_ceil(2 * 4096) * 40 + 64,
             Self::LsmGemm => size * LSM_BASIS as u64 * 8 + 1024,
         }
     }
@@ -129,13 +146,16 @@ pub fn prepare(dev: &dyn Compute, stream: &Stream, w: Workload, size: u64) -> Re
                     Arg::F64(SPOT),
                     Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
                     Arg::F64(VOL * dt.sqrt()),
+                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
+                    Arg::F64(VOL * dt.sqrt()),
                 ],
             )?;
             vec![paths, dev.alloc_elems::<f64>(stream, size as usize)?]
         }
-        Workload::McEuropean | Workload::McEuropeanF32 => {
+        Workload::McEuropean | Workload::McEuropeanF32 | Workload::McAsian | Workload::McAsianF32 => {
+            let per_block = if matches!(w, Workload::McAsian | Workload::McAsianF32) { 5 } else { 2 };
             let blocks = (size / 2).div_ceil(4096).max(1);
-            vec![dev.alloc_elems::<f64>(stream, 2 * blocks as usize)?]
+            vec![dev.alloc_elems::<f64>(stream, per_block * blocks as usize)?]
         }
         Workload::LsmGemm => {
             // Basis values in (0.5, 1.5): a smooth deterministic fill, never zeros.
@@ -167,6 +187,8 @@ impl Prepared {
                     Arg::U64(size),
                     Arg::U32(PATH_STEPS),
                     Arg::F64(SPOT),
+                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
+                    Arg::F64(VOL * dt.sqrt()),
                     Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
                     Arg::F64(VOL * dt.sqrt()),
                 ],
@@ -217,6 +239,54 @@ impl Prepared {
                     Arg::F32((-RATE * t).exp() as f32),
                 ],
             ),
+            (Workload::McAsian, Some(k)) => {
+                let dt = t / f64::from(ASIAN_STEPS);
+                let (d, v) = ((RATE - DIV - 0.5 * VOL * VOL) * dt, VOL * dt.sqrt());
+                dev.launch(
+                    stream,
+                    k,
+                    size / 2,
+                    &[
+                        Arg::Buf(&b[0], Access::Write),
+                        Arg::U64(17),
+                        Arg::U64(size / 2),
+                        Arg::U32(ASIAN_STEPS),
+                        Arg::F64(SPOT),
+                        Arg::F64(STRIKE),
+                        Arg::U32(1),
+                        Arg::U32(0),
+                        Arg::F64(d),
+                        Arg::F64(v),
+                        Arg::F64(d),
+                        Arg::F64(v),
+                        Arg::F64((-RATE * t).exp()),
+                    ],
+                )
+            }
+            (Workload::McAsianF32, Some(k)) => {
+                let dt = t / f64::from(ASIAN_STEPS);
+                let (d, v) = (((RATE - DIV - 0.5 * VOL * VOL) * dt) as f32, (VOL * dt.sqrt()) as f32);
+                dev.launch(
+                    stream,
+                    k,
+                    size / 2,
+                    &[
+                        Arg::Buf(&b[0], Access::Write),
+                        Arg::U64(17),
+                        Arg::U64(size / 2),
+                        Arg::U32(ASIAN_STEPS),
+                        Arg::F32(SPOT as f32),
+                        Arg::F32(STRIKE as f32),
+                        Arg::U32(1),
+                        Arg::U32(0),
+                        Arg::F32(d),
+                        Arg::F32(v),
+                        Arg::F32(d),
+                        Arg::F32(v),
+                        Arg::F32((-RATE * t).exp() as f32),
+                    ],
+                )
+            }
             (Workload::LsmGemm, _) => {
                 // X is stored rows x 8 column-major (ld = rows): C = X^T X (8 x 8).
                 let rows = size as usize;
