@@ -26,6 +26,8 @@ enum Command {
 enum PilotCommand {
     /// Run the pilot's workloads on every requested backend.
     Run(cmd::pilot::RunArgs),
+    /// Benchmark and check an in-house kernel folder on every backend that has a source for it.
+    Kernel(cmd::pilot::KernelArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -33,6 +35,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
         Command::Pilot(PilotCommand::Run(a)) => cmd::pilot::run(&a),
+        Command::Pilot(PilotCommand::Kernel(a)) => cmd::pilot::kernel(&a),
     };
     match result {
         Ok(code) => code,

@@ -66,9 +66,29 @@ fn mc_call(dev: &dyn Compute, pairs: u64, f32_kernel: bool) -> Result<(f64, f64)
     let disc = (-r * t).exp();
     let out_arg = Arg::Buf(&out, Access::Write);
     let args: Vec<Arg<'_>> = if f32_kernel {
-        vec![out_arg, Arg::U64(21), Arg::U64(pairs), Arg::F32(100.0), Arg::F32(100.0), Arg::U32(1), Arg::F32(drift as f32), Arg::F32((v * t.sqrt()) as f32), Arg::F32(disc as f32)]
+        vec![
+            out_arg,
+            Arg::U64(21),
+            Arg::U64(pairs),
+            Arg::F32(100.0),
+            Arg::F32(100.0),
+            Arg::U32(1),
+            Arg::F32(drift as f32),
+            Arg::F32((v * t.sqrt()) as f32),
+            Arg::F32(disc as f32),
+        ]
     } else {
-        vec![out_arg, Arg::U64(21), Arg::U64(pairs), Arg::F64(100.0), Arg::F64(100.0), Arg::U32(1), Arg::F64(drift), Arg::F64(v * t.sqrt()), Arg::F64(disc)]
+        vec![
+            out_arg,
+            Arg::U64(21),
+            Arg::U64(pairs),
+            Arg::F64(100.0),
+            Arg::F64(100.0),
+            Arg::U32(1),
+            Arg::F64(drift),
+            Arg::F64(v * t.sqrt()),
+            Arg::F64(disc),
+        ]
     };
     dev.launch(&s, &k, pairs, &args)?;
     let p: Vec<f64> = dev.download_vec(&s, &out)?;

@@ -10,7 +10,14 @@ use super::Report;
 
 const COLORS: [RGBColor; 6] = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
 
-fn line_chart(path: &Path, title: &str, xlabel: &str, ylabel: &str, series: &BTreeMap<String, Vec<(f64, f64)>>, log_x: bool) -> anyhow::Result<()> {
+fn line_chart(
+    path: &Path,
+    title: &str,
+    xlabel: &str,
+    ylabel: &str,
+    series: &BTreeMap<String, Vec<(f64, f64)>>,
+    log_x: bool,
+) -> anyhow::Result<()> {
     let pts: Vec<(f64, f64)> = series.values().flatten().copied().filter(|(x, y)| *x > 0.0 && *y > 0.0).collect();
     if pts.is_empty() {
         return Ok(());
@@ -33,13 +40,22 @@ fn line_chart(path: &Path, title: &str, xlabel: &str, ylabel: &str, series: &BTr
                     .map_err(|e| anyhow::anyhow!("{e}"))?
                     .label(name.clone())
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-                chart.draw_series(s.iter().map(|p| Circle::new(*p, 3, c.filled()))).map_err(|e| anyhow::anyhow!("{e}"))?;
+                chart
+                    .draw_series(s.iter().map(|p| Circle::new(*p, 3, c.filled())))
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
             }
-            chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| anyhow::anyhow!("{e}"))?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
         }};
     }
     if log_x {
-        draw!(builder.build_cartesian_2d((xmin * 0.8..xmax * 1.25).log_scale(), ylog).map_err(|e| anyhow::anyhow!("{e}"))?);
+        draw!(builder
+            .build_cartesian_2d((xmin * 0.8..xmax * 1.25).log_scale(), ylog)
+            .map_err(|e| anyhow::anyhow!("{e}"))?);
     } else {
         draw!(builder.build_cartesian_2d(xmin - 0.5..xmax + 0.5, ylog).map_err(|e| anyhow::anyhow!("{e}"))?);
     }
@@ -55,7 +71,12 @@ pub fn write_all(r: &Report, dir: &Path) -> anyhow::Result<Vec<String>> {
     let mut files = Vec::new();
     let mut by_workload: BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>> = BTreeMap::new();
     for t in &r.throughput {
-        by_workload.entry(format!("{} ({})", t.workload, t.unit)).or_default().entry(t.backend.clone()).or_default().push((t.size as f64, t.rate));
+        by_workload
+            .entry(format!("{} ({})", t.workload, t.unit))
+            .or_default()
+            .entry(t.backend.clone())
+            .or_default()
+            .push((t.size as f64, t.rate));
     }
     for (i, (w, series)) in by_workload.iter().enumerate() {
         let name = format!("throughput_{i}.svg");
@@ -76,7 +97,14 @@ pub fn write_all(r: &Report, dir: &Path) -> anyhow::Result<Vec<String>> {
         overhead.entry(format!("{} direct", o.backend)).or_default().push((o.paths as f64, o.direct.median_s));
     }
     if !overhead.is_empty() {
-        line_chart(&dir.join("swap_overhead.svg"), "Port overhead: launch time through dyn Compute vs direct", "paths", "seconds", &overhead, true)?;
+        line_chart(
+            &dir.join("swap_overhead.svg"),
+            "Port overhead: launch time through dyn Compute vs direct",
+            "paths",
+            "seconds",
+            &overhead,
+            true,
+        )?;
         files.push("swap_overhead.svg".into());
     }
     Ok(files)

@@ -6,6 +6,7 @@
 pub mod agreement;
 pub mod charts;
 pub mod env;
+pub mod inhouse;
 pub mod measure;
 pub mod overhead;
 pub mod report;
@@ -209,7 +210,10 @@ pub struct Options {
 pub fn run(opts: &Options) -> Result<Report, ComputeError> {
     let probes: Vec<_> = opts.backends.iter().map(|b| (b.clone(), tenor_backends::open(b))).collect();
     let env = env::fingerprint(
-        probes.iter().map(|(b, p)| env::BackendEnv::from_probe(b, &p.as_ref().map(|c| c.info().clone()).map_err(Clone::clone))).collect(),
+        probes
+            .iter()
+            .map(|(b, p)| env::BackendEnv::from_probe(b, &p.as_ref().map(|c| c.info().clone()).map_err(Clone::clone)))
+            .collect(),
     );
     let available: Vec<String> = probes.iter().filter(|(_, p)| p.is_ok()).map(|(b, _)| b.clone()).collect();
     drop(probes);
@@ -257,7 +261,13 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
                 p.enqueue(&*dev, &s)?;
                 dev.synchronize()
             })?;
-            rep.cold.push(ColdRow { backend: b.clone(), workload: w.name().into(), open_s, first_call_s, warm_s: warm.median_s });
+            rep.cold.push(ColdRow {
+                backend: b.clone(),
+                workload: w.name().into(),
+                open_s,
+                first_call_s,
+                warm_s: warm.median_s,
+            });
         }
         bar.inc(1);
 
