@@ -1,7 +1,6 @@
 //! `tenor`: the command line of the Tenor pricing and backtesting engine.
 
 mod cmd;
-mod pilot;
 
 use clap::{Parser, Subcommand};
 

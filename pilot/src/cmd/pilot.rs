@@ -2,7 +2,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::pilot::{self, Suite};
+use tenor::pilot::{self, Suite};
 
 /// Arguments of `tenor pilot run`.
 #[derive(Debug, clap::Args)]
@@ -72,9 +72,9 @@ pub struct KernelArgs {
 
 /// Benchmarks and checks an in-house kernel.
 pub fn kernel(args: &KernelArgs) -> anyhow::Result<ExitCode> {
-    use crate::pilot::inhouse;
     use anyhow::Context as _;
     use std::fmt::Write as _;
+    use tenor::pilot::inhouse;
     let k = inhouse::load(&args.dir)?;
     let reference_file = inhouse::reference_outputs(&k)?;
     let mut order = args.backends.clone();

@@ -4,6 +4,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt};
+use tenor_pricing::analytic::black_scholes_price;
+use tenor_pricing::types::{OptionType, Vanilla};
 
 use super::SwitchRow;
 
@@ -131,14 +133,6 @@ pub fn against_cpu(backend: &str) -> Result<Vec<AgreementRow>, ComputeError> {
     Ok(rows)
 }
 
-/// Black-Scholes call with dividend yield, for checking the switch (Merton 1973).
-fn black_scholes_call(s: f64, k: f64, r: f64, q: f64, v: f64, t: f64) -> f64 {
-    let d1 = ((s / k).ln() + (r - q + 0.5 * v * v) * t) / (v * t.sqrt());
-    let d2 = d1 - v * t.sqrt();
-    let n = |x: f64| 0.5 * statrs::function::erf::erfc(-x / std::f64::consts::SQRT_2);
-    s * (-q * t).exp() * n(d1) - k * (-r * t).exp() * n(d2)
-}
-
 /// Swap cost (2): seconds from selecting `backend` to its first verified price.
 ///
 /// # Errors
@@ -148,7 +142,16 @@ pub fn switch_to(backend: &str) -> Result<SwitchRow, ComputeError> {
     let dev = tenor_backends::open(backend)?;
     let (price, stderr) = mc_call(&*dev, 1 << 17, false)?;
     let seconds = t0.elapsed().as_secs_f64();
-    let reference = black_scholes_call(100.0, 100.0, 0.03, 0.01, 0.2, 1.0);
+    let contract = Vanilla {
+        option: OptionType::Call,
+        spot: 100.0,
+        strike: 100.0,
+        maturity: 1.0,
+        rate: 0.03,
+        dividend: 0.01,
+        vol: 0.2,
+    };
+    let reference = black_scholes_price(&contract).map_err(|e| ComputeError::InvalidArgument(e.to_string()))?;
     Ok(SwitchRow {
         backend: backend.into(),
         seconds,
