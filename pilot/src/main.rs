@@ -18,6 +18,17 @@ enum Command {
     Backends,
     /// Backtest a strategy (or sweep its parameters) on market data.
     Backtest(cmd::backtest::BacktestArgs),
+    /// Benchmark backends: throughput, scaling, swap cost, agreement; writes a report.
+    #[command(subcommand)]
+    Pilot(PilotCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum PilotCommand {
+    /// Run the pilot's workloads on every requested backend.
+    Run(cmd::pilot::RunArgs),
+    /// Benchmark and check an in-house kernel folder on every backend that has a source for it.
+    Kernel(cmd::pilot::KernelArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -25,6 +36,8 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
         Command::Backtest(a) => cmd::backtest::run(&a),
+        Command::Pilot(PilotCommand::Run(a)) => cmd::pilot::run(&a),
+        Command::Pilot(PilotCommand::Kernel(a)) => cmd::pilot::kernel(&a),
     };
     match result {
         Ok(code) => code,

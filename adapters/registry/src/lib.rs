@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use tenor_core::{Compute, ComputeError, DeviceInfo};
+use tenor_core::{Compute, ComputeError, Device, DeviceInfo, Driver};
 
 /// Backend names Tenor knows, in order of preference for `auto`.
 pub const KNOWN: &[&str] = &["cuda", "sycl", "opencl", "cpu", "sim"];
@@ -57,4 +57,33 @@ fn open_feature(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
 /// For every known backend, its device description or why it is unavailable.
 pub fn probe_all() -> Vec<(String, Result<DeviceInfo, ComputeError>)> {
     KNOWN.iter().map(|n| ((*n).to_owned(), open(n).map(|c| c.info().clone()))).collect()
+}
+
+/// Receives a backend's concrete device type, for work that needs static dispatch (the pilot
+/// measures the port's overhead by calling the adapter's [`Driver`] directly beside the same
+/// work through `dyn Compute`).
+pub trait DeviceVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Called with the opened device.
+    fn visit<D: Driver>(self, device: &Device<D>) -> Self::Output;
+}
+
+/// Opens backend `name` and hands its concrete device to `visitor`.
+///
+/// # Errors
+/// As [`open`].
+pub fn visit<V: DeviceVisitor>(name: &str, visitor: V) -> Result<V::Output, ComputeError> {
+    match name {
+        "cpu" => Ok(visitor.visit(&tenor_cpu::cpu()?)),
+        "sim" => Ok(visitor.visit(&tenor_sim::sim(tenor_sim::SimConfig::default())?)),
+        other => visit_feature(other, visitor),
+    }
+}
+
+fn visit_feature<V: DeviceVisitor>(name: &str, _visitor: V) -> Result<V::Output, ComputeError> {
+    match name {
+        "cuda" | "sycl" | "opencl" => Err(not_built(name)),
+        other => Err(ComputeError::InvalidArgument(format!("unknown backend {other:?}; known: {}", KNOWN.join(", ")))),
+    }
 }

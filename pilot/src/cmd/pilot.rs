@@ -1,0 +1,175 @@
+//! `tenor pilot run`: the pilot (see `crate::pilot`).
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use tenor::pilot::{self, Suite};
+
+/// Arguments of `tenor pilot run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Backends to measure (comma-separated); unavailable ones are reported with the reason.
+    #[arg(long, value_delimiter = ',', default_value = "cpu,sycl,cuda,opencl")]
+    pub backends: Vec<String>,
+    /// Sweep to run.
+    #[arg(long, value_enum, default_value_t = Suite::Quick)]
+    pub suite: Suite,
+    /// Output folder for pilot.json, pilot.md and the SVG charts.
+    #[arg(long, default_value = "pilot-report")]
+    pub out: PathBuf,
+    /// Largest device memory one workload may take, in MiB.
+    #[arg(long, default_value_t = 2048)]
+    pub max_mib: u64,
+    /// Peer results (JSON lines of {peer, workload, size, unit, rate}) to merge into the report.
+    #[arg(long)]
+    pub peers: Vec<PathBuf>,
+}
+
+/// Runs the pilot and writes the report.
+pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    use anyhow::Context as _;
+    let opts = pilot::Options { backends: args.backends.clone(), suite: args.suite, max_bytes: args.max_mib << 20 };
+    let mut report = pilot::run(&opts)?;
+    for p in &args.peers {
+        let text = std::fs::read_to_string(p).with_context(|| format!("reading peer results {}", p.display()))?;
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let row: pilot::PeerRow = serde_json::from_str(line)
+                .with_context(|| format!("{}:{}: not a peer result row", p.display(), i + 1))?;
+            report.peers.push(row);
+        }
+    }
+    let files = pilot::report::write(&report, &args.out)?;
+    for f in files {
+        println!("wrote {}", f.display());
+    }
+    let bad: Vec<String> =
+        report.agreement.iter().filter(|a| !a.agrees).map(|a| format!("{} {}", a.backend, a.workload)).collect();
+    if bad.is_empty() && report.switch.iter().all(|s| s.correct) {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("disagreement with the CPU reference or a wrong first price: {}", bad.join(", "));
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// Arguments of `tenor pilot kernel`.
+#[derive(Debug, clap::Args)]
+pub struct KernelArgs {
+    /// The kernel folder: kernel.toml, pilot.toml and the sources it has.
+    pub dir: PathBuf,
+    /// Backends to try (those without a source for the kernel are reported and skipped).
+    #[arg(long, value_delimiter = ',', default_value = "cuda,sycl,opencl,cpu")]
+    pub backends: Vec<String>,
+    /// Backend whose outputs the others are checked against (besides the reference file).
+    #[arg(long)]
+    pub reference: Option<String>,
+    /// Output folder for kernel.json, kernel.md and the chart.
+    #[arg(long, default_value = "pilot-kernel-report")]
+    pub out: PathBuf,
+    /// Time budget per measurement, seconds.
+    #[arg(long, default_value_t = 0.5)]
+    pub budget: f64,
+}
+
+/// Benchmarks and checks an in-house kernel.
+pub fn kernel(args: &KernelArgs) -> anyhow::Result<ExitCode> {
+    use anyhow::Context as _;
+    use std::fmt::Write as _;
+    use tenor::pilot::inhouse;
+    let k = inhouse::load(&args.dir)?;
+    let reference_file = inhouse::reference_outputs(&k)?;
+    let mut order = args.backends.clone();
+    if let Some(r) = &args.reference {
+        order.retain(|b| b != r);
+        order.insert(0, r.clone());
+    }
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    let mut reference_runs: std::collections::BTreeMap<u64, inhouse::Outputs> = Default::default();
+    let mut failed = false;
+    for b in &order {
+        let dev = match tenor_backends::open(b) {
+            Ok(d) => d,
+            Err(e) => {
+                skipped.push(format!("{b}: {e}"));
+                continue;
+            }
+        };
+        if !k.def.sources.contains_key(b.as_str()) {
+            skipped.push(format!("{b}: no {b} source in {}", args.dir.display()));
+            continue;
+        }
+        for (i, &items) in k.spec.sizes.iter().enumerate() {
+            let (out, warm) = inhouse::run_on(&k, &*dev, items, args.budget)
+                .with_context(|| format!("{} on {b} at {items} items", k.def.name))?;
+            let mut checks = Vec::new();
+            if i == 0 {
+                if let Some(reff) = &reference_file {
+                    checks.push(match inhouse::compare(&out, reff, k.spec.check.rtol) {
+                        Ok(()) => "ok against reference file".to_owned(),
+                        Err(e) => {
+                            failed = true;
+                            format!("FAILED against reference file: {e}")
+                        }
+                    });
+                }
+            }
+            if args.reference.as_deref() == Some(b.as_str()) {
+                reference_runs.insert(items, out.clone());
+            } else if let Some(r) = reference_runs.get(&items) {
+                checks.push(match inhouse::compare(&out, r, k.spec.check.rtol) {
+                    Ok(()) => format!("ok against {}", args.reference.as_deref().unwrap_or("-")),
+                    Err(e) => {
+                        failed = true;
+                        format!("FAILED against {}: {e}", args.reference.as_deref().unwrap_or("-"))
+                    }
+                });
+            }
+            if let Err(e) = inhouse::compare(&out, &Default::default(), k.spec.check.rtol) {
+                failed = true;
+                checks.push(format!("FAILED: {e}"));
+            }
+            if checks.is_empty() {
+                checks.push("unchecked: no reference file and no reference backend".into());
+            }
+            let per = |x: f64| x * items as f64 / warm.median_s;
+            rows.push(inhouse::KernelRow {
+                backend: b.clone(),
+                items,
+                items_per_s: per(1.0),
+                gb_per_s: per(k.def.metrics.bytes_per_item) / 1e9,
+                gflop_per_s: per(k.def.metrics.flops_per_item) / 1e9,
+                warm,
+                check: checks.join("; "),
+            });
+        }
+    }
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let mut md = String::new();
+    let _ = writeln!(md, "# In-house kernel `{}`\n\n{}\n", k.def.name, k.def.description);
+    let _ =
+        writeln!(md, "| backend | items | median | items/s | GB/s | GFLOP/s | check |\n|---|---|---|---|---|---|---|");
+    for r in &rows {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.3e} s | {:.3e} | {:.2} | {:.2} | {} |",
+            r.backend, r.items, r.warm.median_s, r.items_per_s, r.gb_per_s, r.gflop_per_s, r.check
+        );
+    }
+    if !skipped.is_empty() {
+        let _ = writeln!(md, "\nNot run:\n");
+        for s in &skipped {
+            let _ = writeln!(md, "- {s}");
+        }
+    }
+    let md_path = args.out.join("kernel.md");
+    std::fs::write(&md_path, &md).with_context(|| format!("writing {}", md_path.display()))?;
+    let json_path = args.out.join("kernel.json");
+    std::fs::write(&json_path, serde_json::to_string_pretty(&rows)?)
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    print!("{md}");
+    if rows.is_empty() {
+        eprintln!("no backend could run {}", k.def.name);
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}

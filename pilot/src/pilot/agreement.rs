@@ -1,0 +1,163 @@
+//! Cross-backend agreement with the CPU reference, and the run-time switch cost.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt};
+use tenor_pricing::analytic::black_scholes_price;
+use tenor_pricing::types::{OptionType, Vanilla};
+
+use super::SwitchRow;
+
+/// One backend's agreement with the CPU reference on one seeded workload.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgreementRow {
+    /// Backend compared.
+    pub backend: String,
+    /// Workload.
+    pub workload: String,
+    /// `bitwise` (integers) or `tolerance` (floating point).
+    pub kind: String,
+    /// Largest difference relative to the reference's largest magnitude (0 when bitwise equal).
+    pub max_rel_diff: f64,
+    /// Tolerance applied (0 for bitwise).
+    pub tolerance: f64,
+    /// Whether it agrees.
+    pub agrees: bool,
+}
+
+fn philox(dev: &dyn Compute) -> Result<Vec<u32>, ComputeError> {
+    let s = dev.default_stream().clone();
+    let k = dev.load_kernel(tenor_kernels::get("philox_bits")?)?;
+    let n = 1u64 << 16;
+    let out = dev.alloc_elems::<u32>(&s, 4 * n as usize)?;
+    dev.launch(&s, &k, n, &[Arg::Buf(&out, Access::Write), Arg::U64(99), Arg::U64(n)])?;
+    dev.download_vec(&s, &out)
+}
+
+fn paths(dev: &dyn Compute) -> Result<Vec<f64>, ComputeError> {
+    let s = dev.default_stream().clone();
+    let k = dev.load_kernel(tenor_kernels::get("gbm_paths")?)?;
+    let (n, steps) = (4096u64, 16u32);
+    let out = dev.alloc_elems::<f64>(&s, (n * u64::from(steps)) as usize)?;
+    let args = [
+        Arg::Buf(&out, Access::Write),
+        Arg::U64(3),
+        Arg::U64(n),
+        Arg::U32(steps),
+        Arg::F64(100.0),
+        Arg::F64(0.002),
+        Arg::F64(0.07),
+        Arg::F64(0.001),
+        Arg::F64(0.05),
+    ];
+    dev.launch(&s, &k, n, &args)?;
+    dev.download_vec(&s, &out)
+}
+
+/// Discounted Monte Carlo price and standard error of a European call (spot = strike = 100,
+/// r = 3 %, q = 1 %, vol = 20 %, one year) from `pairs` antithetic pairs, fp64 or fp32.
+fn mc_call(dev: &dyn Compute, pairs: u64, f32_kernel: bool) -> Result<(f64, f64), ComputeError> {
+    let s = dev.default_stream().clone();
+    let name = if f32_kernel { "mc_european_f32" } else { "mc_european" };
+    let def = tenor_kernels::get(name)?;
+    let k = dev.load_kernel(def)?;
+    let out = dev.alloc_elems::<f64>(&s, 2 * def.blocks(pairs) as usize)?;
+    let (r, q, v, t) = (0.03f64, 0.01f64, 0.2f64, 1.0f64);
+    let drift = (r - q - 0.5 * v * v) * t;
+    let disc = (-r * t).exp();
+    let out_arg = Arg::Buf(&out, Access::Write);
+    let args: Vec<Arg<'_>> = if f32_kernel {
+        vec![
+            out_arg,
+            Arg::U64(21),
+            Arg::U64(pairs),
+            Arg::F32(100.0),
+            Arg::F32(100.0),
+            Arg::U32(1),
+            Arg::F32(drift as f32),
+            Arg::F32((v * t.sqrt()) as f32),
+            Arg::F32(disc as f32),
+        ]
+    } else {
+        vec![
+            out_arg,
+            Arg::U64(21),
+            Arg::U64(pairs),
+            Arg::F64(100.0),
+            Arg::F64(100.0),
+            Arg::U32(1),
+            Arg::F64(drift),
+            Arg::F64(v * t.sqrt()),
+            Arg::F64(disc),
+        ]
+    };
+    dev.launch(&s, &k, pairs, &args)?;
+    let p: Vec<f64> = dev.download_vec(&s, &out)?;
+    let (sum, sumsq) = p.chunks_exact(2).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
+    let n = pairs as f64;
+    let mean = sum / n;
+    let var = (sumsq / n - mean * mean).max(0.0) * n / (n - 1.0);
+    Ok((mean, (var / n).sqrt()))
+}
+
+fn rel(a: &[f64], b: &[f64]) -> f64 {
+    let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(f64::MIN_POSITIVE);
+    a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs() / scale))
+}
+
+/// Compares `backend` with the CPU backend on seeded workloads.
+///
+/// # Errors
+/// Backend errors.
+pub fn against_cpu(backend: &str) -> Result<Vec<AgreementRow>, ComputeError> {
+    let dev = tenor_backends::open(backend)?;
+    let cpu = tenor_backends::open("cpu")?;
+    let row = |w: &str, kind: &str, d: f64, tol: f64| AgreementRow {
+        backend: backend.into(),
+        workload: w.into(),
+        kind: kind.into(),
+        max_rel_diff: d,
+        tolerance: tol,
+        agrees: d <= tol,
+    };
+    let bits_equal = philox(&*dev)? == philox(&*cpu)?;
+    let mut rows = vec![row("philox_bits", "bitwise", if bits_equal { 0.0 } else { 1.0 }, 0.0)];
+    rows.push(row("gbm_paths", "tolerance", rel(&paths(&*dev)?, &paths(&*cpu)?), 1e-12));
+    let (a, _) = mc_call(&*dev, 1 << 16, false)?;
+    let (b, _) = mc_call(&*cpu, 1 << 16, false)?;
+    rows.push(row("mc_european_f64", "tolerance", rel(&[a], &[b]), 1e-12));
+    let (a, _) = mc_call(&*dev, 1 << 16, true)?;
+    let (b, _) = mc_call(&*cpu, 1 << 16, true)?;
+    rows.push(row("mc_european_f32", "tolerance", rel(&[a], &[b]), 1e-5));
+    Ok(rows)
+}
+
+/// Swap cost (2): seconds from selecting `backend` to its first verified price.
+///
+/// # Errors
+/// Backend errors.
+pub fn switch_to(backend: &str) -> Result<SwitchRow, ComputeError> {
+    let t0 = Instant::now();
+    let dev = tenor_backends::open(backend)?;
+    let (price, stderr) = mc_call(&*dev, 1 << 17, false)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let contract = Vanilla {
+        option: OptionType::Call,
+        spot: 100.0,
+        strike: 100.0,
+        maturity: 1.0,
+        rate: 0.03,
+        dividend: 0.01,
+        vol: 0.2,
+    };
+    let reference = black_scholes_price(&contract).map_err(|e| ComputeError::InvalidArgument(e.to_string()))?;
+    Ok(SwitchRow {
+        backend: backend.into(),
+        seconds,
+        price,
+        reference,
+        stderr,
+        correct: (price - reference).abs() <= 4.0 * stderr,
+    })
+}

@@ -1,0 +1,333 @@
+//! `tenor pilot`: what a GPU team runs to choose between stacks (shared/seed-notes.md, "CUDA or
+//! SYCL"): throughput over a size sweep, scaling over streams, cold (first call: runtime start
+//! and kernel compilation, as STAC-A2 reports cold and warm) and warm timings, the cost of
+//! swapping adapters, and cross-backend agreement, written as JSON, Markdown and SVG.
+
+pub mod agreement;
+pub mod charts;
+pub mod env;
+pub mod inhouse;
+pub mod measure;
+pub mod overhead;
+pub mod report;
+pub mod workloads;
+
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use tenor_core::{Compute, ComputeError, Stream};
+
+use measure::{time, Stats};
+use workloads::{prepare, Workload};
+
+/// Which sweep to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Suite {
+    /// Small sizes and short budgets: minutes on a laptop.
+    Quick,
+    /// The full sweep, sized for a GPU.
+    Default,
+}
+
+impl Suite {
+    /// Sizes (paths, or rows for gemm) for a workload.
+    pub fn sizes(self, w: Workload) -> Vec<u64> {
+        let exps: Vec<u32> = match (self, w) {
+            (Suite::Quick, Workload::PathGeneration | Workload::PayoffEvaluation) => vec![10, 13, 16],
+            (Suite::Quick, Workload::McEuropean | Workload::McEuropeanF32) => vec![12, 16, 20],
+            (Suite::Quick, Workload::McAsian | Workload::McAsianF32) => vec![10, 13, 15],
+            (Suite::Quick, Workload::LsmGemm) => vec![12, 15, 18],
+            (Suite::Default, Workload::PathGeneration | Workload::PayoffEvaluation) => vec![12, 14, 16, 18, 20, 22],
+            (Suite::Default, Workload::McEuropean | Workload::McEuropeanF32) => vec![14, 18, 22, 26, 30],
+            (Suite::Default, Workload::McAsian | Workload::McAsianF32) => vec![12, 16, 20, 24],
+            (Suite::Default, Workload::LsmGemm) => vec![14, 16, 18, 20, 22, 24],
+        };
+        exps.into_iter().map(|e| 1u64 << e).collect()
+    }
+    /// Time budget per measurement, seconds.
+    pub fn budget_s(self) -> f64 {
+        match self {
+            Suite::Quick => 0.25,
+            Suite::Default => 1.0,
+        }
+    }
+    /// Stream counts for the scaling sweep.
+    pub fn streams(self) -> Vec<usize> {
+        vec![1, 2, 4, 8]
+    }
+}
+
+/// One throughput measurement.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThroughputRow {
+    /// Backend.
+    pub backend: String,
+    /// Workload name.
+    pub workload: String,
+    /// Size (paths, or rows for gemm).
+    pub size: u64,
+    /// Unit of `rate`.
+    pub unit: String,
+    /// Warm timings.
+    pub warm: Stats,
+    /// Work units per second at the median.
+    pub rate: f64,
+}
+
+/// Cold timing of a workload: from nothing to its first result.
+#[derive(Debug, Clone, Serialize)]
+pub struct ColdRow {
+    /// Backend.
+    pub backend: String,
+    /// Workload name.
+    pub workload: String,
+    /// Opening the device (runtime start), seconds.
+    pub open_s: f64,
+    /// First call: kernel load or compilation, allocation, first launch and synchronisation.
+    pub first_call_s: f64,
+    /// The same call warm (median), seconds.
+    pub warm_s: f64,
+}
+
+/// Scaling over streams: a fixed total split over `streams` streams.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScalingRow {
+    /// Backend.
+    pub backend: String,
+    /// Workload name.
+    pub workload: String,
+    /// Total size.
+    pub size: u64,
+    /// Streams.
+    pub streams: usize,
+    /// Timings of the whole split run.
+    pub warm: Stats,
+    /// Work units per second.
+    pub rate: f64,
+}
+
+/// Swap cost (2): from selecting a backend to its first correct price.
+#[derive(Debug, Clone, Serialize)]
+pub struct SwitchRow {
+    /// Backend switched to.
+    pub backend: String,
+    /// Seconds from `open` to a verified price.
+    pub seconds: f64,
+    /// Price obtained.
+    pub price: f64,
+    /// Reference (Black-Scholes) price.
+    pub reference: f64,
+    /// Standard error of the Monte Carlo price.
+    pub stderr: f64,
+    /// Within 4 standard errors of the reference.
+    pub correct: bool,
+}
+
+/// Swap cost (3): lines of code per backend.
+#[derive(Debug, Clone, Serialize)]
+pub struct CodeRow {
+    /// Backend.
+    pub backend: String,
+    /// Non-blank lines of adapter code.
+    pub adapter_lines: usize,
+    /// Non-blank lines of kernel sources for it.
+    pub kernel_lines: usize,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Suite run.
+    pub suite: Suite,
+    /// Environment fingerprint.
+    pub env: env::Fingerprint,
+    /// Warm throughput sweep.
+    pub throughput: Vec<ThroughputRow>,
+    /// Cold first calls.
+    pub cold: Vec<ColdRow>,
+    /// Stream scaling.
+    pub scaling: Vec<ScalingRow>,
+    /// Port overhead.
+    pub overhead: Vec<overhead::OverheadRow>,
+    /// Run-time switch cost.
+    pub switch: Vec<SwitchRow>,
+    /// Code cost.
+    pub code: Vec<CodeRow>,
+    /// Cross-backend agreement.
+    pub agreement: Vec<agreement::AgreementRow>,
+    /// Peer measurements merged from peer scripts (name, unit, rate, note).
+    pub peers: Vec<PeerRow>,
+}
+
+/// A peer library's figure on the same problem.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct PeerRow {
+    /// Library (numpy, torch, cupy).
+    pub peer: String,
+    /// Workload name (as the pilot's).
+    pub workload: String,
+    /// Size.
+    pub size: u64,
+    /// Unit.
+    pub unit: String,
+    /// Rate.
+    pub rate: f64,
+}
+
+mod code {
+    include!(concat!(env!("OUT_DIR"), "/code_lines.rs"));
+}
+
+fn run_split(dev: &dyn Compute, streams: &[Stream], w: Workload, total: u64) -> Result<Stats, ComputeError> {
+    let part = (total / streams.len() as u64).max(2);
+    let prepared = streams.iter().map(|s| prepare(dev, s, w, part)).collect::<Result<Vec<_>, _>>()?;
+    dev.synchronize()?;
+    time(1, 50, 0.25, || {
+        for (p, s) in prepared.iter().zip(streams) {
+            p.enqueue(dev, s)?;
+        }
+        dev.synchronize()
+    })
+}
+
+/// Options of a pilot run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Backends to measure (unavailable ones are reported, not measured).
+    pub backends: Vec<String>,
+    /// Suite.
+    pub suite: Suite,
+    /// Largest device memory a single workload may take, bytes.
+    pub max_bytes: u64,
+}
+
+/// Runs the pilot.
+///
+/// # Errors
+/// A backend error during a measurement (an unavailable backend is not an error).
+pub fn run(opts: &Options) -> Result<Report, ComputeError> {
+    let probes: Vec<_> = opts.backends.iter().map(|b| (b.clone(), tenor_backends::open(b))).collect();
+    let env = env::fingerprint(
+        probes
+            .iter()
+            .map(|(b, p)| env::BackendEnv::from_probe(b, &p.as_ref().map(|c| c.info().clone()).map_err(Clone::clone)))
+            .collect(),
+    );
+    let available: Vec<String> = probes.iter().filter(|(_, p)| p.is_ok()).map(|(b, _)| b.clone()).collect();
+    drop(probes);
+
+    let steps_per_backend: u64 = Workload::ALL.iter().map(|w| opts.suite.sizes(*w).len() as u64 + 1).sum::<u64>()
+        + opts.suite.streams().len() as u64 * 2
+        + 4;
+    let bar = ProgressBar::new(steps_per_backend * available.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+
+    let mut rep = Report {
+        suite: opts.suite,
+        env,
+        throughput: vec![],
+        cold: vec![],
+        scaling: vec![],
+        overhead: vec![],
+        switch: vec![],
+        code: code::CODE_LINES
+            .iter()
+            .map(|(b, a, k)| CodeRow { backend: (*b).into(), adapter_lines: *a, kernel_lines: *k })
+            .collect(),
+        agreement: vec![],
+        peers: vec![],
+    };
+
+    for b in &available {
+        bar.set_message(format!("{b}: cold start"));
+        // Cold: a fresh device per workload so the first call pays loading and compilation.
+        for w in Workload::ALL {
+            let t0 = Instant::now();
+            let dev = tenor_backends::open(b)?;
+            let open_s = t0.elapsed().as_secs_f64();
+            let s = dev.default_stream().clone();
+            let size = opts.suite.sizes(w)[0];
+            let t1 = Instant::now();
+            let p = prepare(&*dev, &s, w, size)?;
+            p.enqueue(&*dev, &s)?;
+            dev.synchronize()?;
+            let first_call_s = t1.elapsed().as_secs_f64();
+            let warm = time(1, 20, 0.1, || {
+                p.enqueue(&*dev, &s)?;
+                dev.synchronize()
+            })?;
+            rep.cold.push(ColdRow {
+                backend: b.clone(),
+                workload: w.name().into(),
+                open_s,
+                first_call_s,
+                warm_s: warm.median_s,
+            });
+        }
+        bar.inc(1);
+
+        let dev = tenor_backends::open(b)?;
+        let s = dev.default_stream().clone();
+        for w in Workload::ALL {
+            for size in opts.suite.sizes(w) {
+                bar.set_message(format!("{b}: {} at {size}", w.name()));
+                if w.bytes(size) > opts.max_bytes {
+                    bar.inc(1);
+                    continue;
+                }
+                let p = prepare(&*dev, &s, w, size)?;
+                let warm = time(2, 200, opts.suite.budget_s(), || {
+                    p.enqueue(&*dev, &s)?;
+                    dev.synchronize()
+                })?;
+                rep.throughput.push(ThroughputRow {
+                    backend: b.clone(),
+                    workload: w.name().into(),
+                    size,
+                    unit: w.unit().into(),
+                    rate: w.work(size) / warm.median_s,
+                    warm,
+                });
+                bar.inc(1);
+            }
+        }
+
+        let streams: Vec<Stream> = (0..8).map(|_| dev.create_stream()).collect::<Result<_, _>>()?;
+        for w in [Workload::McEuropean, Workload::PathGeneration] {
+            let total = *opts.suite.sizes(w).last().unwrap_or(&1024);
+            for k in opts.suite.streams() {
+                bar.set_message(format!("{b}: {} over {k} streams", w.name()));
+                let warm = run_split(&*dev, &streams[..k], w, total)?;
+                rep.scaling.push(ScalingRow {
+                    backend: b.clone(),
+                    workload: w.name().into(),
+                    size: total,
+                    streams: k,
+                    rate: w.work(total / k as u64 * k as u64) / warm.median_s,
+                    warm,
+                });
+                bar.inc(1);
+            }
+        }
+        drop(streams);
+        drop(dev);
+
+        bar.set_message(format!("{b}: port overhead"));
+        let sizes = vec![2, 1 << 20];
+        rep.overhead.extend(tenor_backends::visit(b, overhead::Measure { sizes, budget_s: opts.suite.budget_s() })??);
+        bar.inc(1);
+
+        bar.set_message(format!("{b}: switch and agreement"));
+        rep.switch.push(agreement::switch_to(b)?);
+        bar.inc(1);
+        rep.agreement.extend(agreement::against_cpu(b)?);
+        bar.inc(2);
+    }
+    bar.finish_with_message("done");
+    Ok(rep)
+}

@@ -1,0 +1,147 @@
+//! The pilot's report: `pilot.json` (everything, machine-readable) and `pilot.md` (tables and
+//! the SVG charts from [`super::charts`]).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::Report;
+
+fn si(x: f64) -> String {
+    let (v, p) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .iter()
+        .find(|(s, _)| x.abs() >= *s)
+        .map_or((x, ""), |(s, p)| (x / s, *p));
+    format!("{v:.3}{p}")
+}
+
+/// Renders the Markdown report.
+pub fn markdown(r: &Report, charts: &[String]) -> String {
+    let mut m = String::new();
+    let e = &r.env;
+    let _ = writeln!(m, "# Tenor pilot report ({:?} suite)\n", r.suite);
+    let _ = writeln!(
+        m,
+        "Tenor {} at commit `{}`; host {} ({} CPUs), {}; unix time {}.\n",
+        e.tenor_version, e.commit, e.cpu, e.cpus, e.os, e.unix_time
+    );
+    let _ = writeln!(m, "## Backends\n\n| backend | device | driver | versions | status |\n|---|---|---|---|---|");
+    for b in &e.backends {
+        let vers = b.versions.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} |",
+            b.backend,
+            b.device.as_deref().unwrap_or("-"),
+            b.driver.as_deref().unwrap_or("-"),
+            vers,
+            b.unavailable.as_deref().map_or_else(|| "measured".to_owned(), |u| format!("unavailable: {u}"))
+        );
+    }
+    let _ = writeln!(m, "\n## Warm throughput (median over repeats; spread = IQR / median)\n\n| backend | workload | size | rate | unit | median | spread |\n|---|---|---|---|---|---|---|");
+    for t in &r.throughput {
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} | {:.3e} s | {:.1} % |",
+            t.backend,
+            t.workload,
+            t.size,
+            si(t.rate),
+            t.unit,
+            t.warm.median_s,
+            100.0 * t.warm.rel_iqr
+        );
+    }
+    let _ = writeln!(m, "\n## Cold start (fresh device: runtime start, then first call with kernel load/compilation)\n\n| backend | workload | open | first call | warm call |\n|---|---|---|---|---|");
+    for c in &r.cold {
+        let _ = writeln!(
+            m,
+            "| {} | {} | {:.3e} s | {:.3e} s | {:.3e} s |",
+            c.backend, c.workload, c.open_s, c.first_call_s, c.warm_s
+        );
+    }
+    let _ = writeln!(m, "\n## Scaling over streams (fixed total size split over k streams)\n\n| backend | workload | size | streams | rate | median |\n|---|---|---|---|---|---|");
+    for s in &r.scaling {
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} | {:.3e} s |",
+            s.backend,
+            s.workload,
+            s.size,
+            s.streams,
+            si(s.rate),
+            s.warm.median_s
+        );
+    }
+    let _ = writeln!(m, "\n## Adapter-swap cost\n\n### 1. Port overhead (`dyn Compute` with argument checks and hazard tracking, against the adapter's driver called directly)\n\n| backend | paths | port median | direct median | overhead / launch | relative | same results |\n|---|---|---|---|---|---|---|");
+    for o in &r.overhead {
+        let _ = writeln!(
+            m,
+            "| {} | {} | {:.3e} s | {:.3e} s | {:.3} µs | {:.2} % | {} |",
+            o.backend,
+            o.paths,
+            o.port.median_s,
+            o.direct.median_s,
+            o.overhead_us,
+            100.0 * o.overhead_rel,
+            o.same_results
+        );
+    }
+    let _ = writeln!(m, "\n### 2. Switching at run time (select the backend, then the first verified price)\n\n| backend | seconds | price | Black-Scholes | stderr | correct |\n|---|---|---|---|---|---|");
+    for s in &r.switch {
+        let _ = writeln!(
+            m,
+            "| {} | {:.3} | {:.6} | {:.6} | {:.2e} | {} |",
+            s.backend, s.seconds, s.price, s.reference, s.stderr, s.correct
+        );
+    }
+    let _ = writeln!(m, "\n### 3. Code cost (non-blank lines; strategy and pricing code is shared and unchanged across backends)\n\n| backend | adapter | kernel sources |\n|---|---|---|");
+    for c in &r.code {
+        let _ = writeln!(m, "| {} | {} | {} |", c.backend, c.adapter_lines, c.kernel_lines);
+    }
+    let _ = writeln!(m, "\n## Agreement with the CPU reference\n\n| backend | workload | kind | max rel diff | tolerance | agrees |\n|---|---|---|---|---|---|");
+    for a in &r.agreement {
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {:.2e} | {:.0e} | {} |",
+            a.backend, a.workload, a.kind, a.max_rel_diff, a.tolerance, a.agrees
+        );
+    }
+    if !r.peers.is_empty() {
+        let _ = writeln!(m, "\n## Peers (same problems, same run)\n\n| peer | workload | size | rate | unit | Tenor best / peer |\n|---|---|---|---|---|---|");
+        for p in &r.peers {
+            let best = r
+                .throughput
+                .iter()
+                .filter(|t| t.workload == p.workload && t.size == p.size)
+                .map(|t| t.rate)
+                .fold(0.0f64, f64::max);
+            let ratio = if best > 0.0 { format!("{:.1}x", best / p.rate) } else { "-".into() };
+            let _ =
+                writeln!(m, "| {} | {} | {} | {} | {} | {} |", p.peer, p.workload, p.size, si(p.rate), p.unit, ratio);
+        }
+    }
+    if !charts.is_empty() {
+        let _ = writeln!(m, "\n## Charts\n");
+        for c in charts {
+            let _ = writeln!(m, "![{c}]({c})\n");
+        }
+    }
+    m
+}
+
+/// Writes `pilot.json`, `pilot.md` and the charts into `dir`.
+///
+/// # Errors
+/// I/O and serialisation errors, with the path.
+pub fn write(r: &Report, dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    use anyhow::Context as _;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let charts = super::charts::write_all(r, dir)?;
+    let json = dir.join("pilot.json");
+    std::fs::write(&json, serde_json::to_string_pretty(r)?).with_context(|| format!("writing {}", json.display()))?;
+    let md = dir.join("pilot.md");
+    std::fs::write(&md, markdown(r, &charts)).with_context(|| format!("writing {}", md.display()))?;
+    let mut files = vec![json, md];
+    files.extend(charts.iter().map(|c| dir.join(c)));
+    Ok(files)
+}

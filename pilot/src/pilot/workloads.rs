@@ -1,0 +1,301 @@
+//! The representative pricing workloads the pilot measures on every backend.
+//!
+//! Each workload is a built-in kernel (or gemm) with arguments sized by one number (`size`:
+//! paths or rows) and a count of work units for throughput (path-steps, paths, FLOP). Inputs
+//! are never zeros (METHOD: zeros hide unwritten outputs and can run faster than real data).
+
+use tenor_core::{
+    Access, Arg, Compute, ComputeError, ComputeExt, DeviceBuffer, GemmDesc, Kernel, Precision, Stream, Transpose,
+};
+
+/// Steps of the path-generation and payoff workloads.
+pub const PATH_STEPS: u32 = 64;
+/// Fixings of the Asian workloads (daily over a year).
+pub const ASIAN_STEPS: u32 = 252;
+/// Basis functions in the LSM regression workload.
+pub const LSM_BASIS: usize = 8;
+
+/// A workload kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Workload {
+    /// GBM path generation (gbm_paths), 64 steps, stored step-major.
+    PathGeneration,
+    /// European payoff evaluation over stored paths (payoff_european).
+    PayoffEvaluation,
+    /// Fused Monte Carlo European call, fp64 (mc_european).
+    McEuropean,
+    /// Fused Monte Carlo European call, fp32 (mc_european_f32).
+    McEuropeanF32,
+    /// Fused Monte Carlo 252-step arithmetic Asian with geometric control variate, fp64.
+    McAsian,
+    /// The same in fp32 (mc_asian_f32).
+    McAsianF32,
+    /// The LSM regression's normal equations through gemm: X^T X, X of size rows x 8, fp64.
+    LsmGemm,
+}
+
+impl Workload {
+    /// All workloads.
+    pub const ALL: [Workload; 7] = [
+        Self::PathGeneration,
+        Self::PayoffEvaluation,
+        Self::McEuropean,
+        Self::McEuropeanF32,
+        Self::McAsian,
+        Self::McAsianF32,
+        Self::LsmGemm,
+    ];
+
+    /// Name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PathGeneration => "path_generation",
+            Self::PayoffEvaluation => "payoff_evaluation",
+            Self::McEuropean => "mc_european_f64",
+            Self::McEuropeanF32 => "mc_european_f32",
+            Self::McAsian => "mc_asian_f64",
+            Self::McAsianF32 => "mc_asian_f32",
+            Self::LsmGemm => "lsm_gemm_f64",
+        }
+    }
+
+    /// Unit of the throughput.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Self::PathGeneration | Self::PayoffEvaluation | Self::McAsian | Self::McAsianF32 => "path-steps/s",
+            Self::McEuropean | Self::McEuropeanF32 => "paths/s",
+            Self::LsmGemm => "FLOP/s",
+        }
+    }
+
+    /// Work units done at `size`.
+    pub fn work(self, size: u64) -> f64 {
+        match self {
+            Self::PathGeneration | Self::PayoffEvaluation => size as f64 * f64::from(PATH_STEPS),
+            Self::McEuropean | Self::McEuropeanF32 => (size / 2 * 2) as f64,
+            Self::McAsian | Self::McAsianF32 => (size / 2 * 2) as f64 * f64::from(ASIAN_STEPS),
+            Self::LsmGemm => 2.0 * size as f64 * (LSM_BASIS * LSM_BASIS) as f64,
+        }
+    }
+
+    /// The kernel it launches (none for gemm).
+    pub fn kernel(self) -> Option<&'static str> {
+        match self {
+            Self::PathGeneration => Some("gbm_paths"),
+            Self::PayoffEvaluation => Some("payoff_european"),
+            Self::McEuropean => Some("mc_european"),
+            Self::McEuropeanF32 => Some("mc_european_f32"),
+            Self::McAsian => Some("mc_asian"),
+            Self::McAsianF32 => Some("mc_asian_f32"),
+            Self::LsmGemm => None,
+        }
+    }
+
+    /// Device bytes the workload allocates at `size` (to keep sweeps inside memory).
+    pub fn bytes(self, size: u64) -> u64 {
+        match self {
+            Self::PathGeneration | Self::PayoffEvaluation => size * u64::from(PATH_STEPS) * 8 + size * 8,
+            Self::McEuropean | Self::McEuropeanF32 => size.div_ceil(2 * 4096) * 16 + 64,
+            Self::McAsian | Self::McAsianF32 => size.div_ceil(2 * 4096) * 40 + 64,
+            Self::LsmGemm => size * LSM_BASIS as u64 * 8 + 1024,
+        }
+    }
+}
+
+/// A workload prepared on one device and stream: buffers allocated and inputs written.
+pub struct Prepared {
+    workload: Workload,
+    size: u64,
+    kernel: Option<Kernel>,
+    bufs: Vec<DeviceBuffer>,
+}
+
+fn kernel(dev: &dyn Compute, name: &str) -> Result<Kernel, ComputeError> {
+    dev.load_kernel(tenor_kernels::get(name)?)
+}
+
+/// GBM parameters shared by the workloads: spot 100, r 3 %, q 1 %, vol 20 %, one year.
+const SPOT: f64 = 100.0;
+const STRIKE: f64 = 100.0;
+const RATE: f64 = 0.03;
+const DIV: f64 = 0.01;
+const VOL: f64 = 0.2;
+
+/// Prepares `w` at `size` on `stream`.
+///
+/// # Errors
+/// Allocation, kernel loading or upload errors.
+pub fn prepare(dev: &dyn Compute, stream: &Stream, w: Workload, size: u64) -> Result<Prepared, ComputeError> {
+    let k = w.kernel().map(|n| kernel(dev, n)).transpose()?;
+    let bufs = match w {
+        Workload::PathGeneration => vec![dev.alloc_elems::<f64>(stream, (size * u64::from(PATH_STEPS)) as usize)?],
+        Workload::PayoffEvaluation => {
+            let paths = dev.alloc_elems::<f64>(stream, (size * u64::from(PATH_STEPS)) as usize)?;
+            let gen = kernel(dev, "gbm_paths")?;
+            let dt = 1.0 / f64::from(PATH_STEPS);
+            dev.launch(
+                stream,
+                &gen,
+                size,
+                &[
+                    Arg::Buf(&paths, Access::Write),
+                    Arg::U64(7),
+                    Arg::U64(size),
+                    Arg::U32(PATH_STEPS),
+                    Arg::F64(SPOT),
+                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
+                    Arg::F64(VOL * dt.sqrt()),
+                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
+                    Arg::F64(VOL * dt.sqrt()),
+                ],
+            )?;
+            vec![paths, dev.alloc_elems::<f64>(stream, size as usize)?]
+        }
+        Workload::McEuropean | Workload::McEuropeanF32 | Workload::McAsian | Workload::McAsianF32 => {
+            let per_block = if matches!(w, Workload::McAsian | Workload::McAsianF32) { 5 } else { 2 };
+            let blocks = (size / 2).div_ceil(4096).max(1);
+            vec![dev.alloc_elems::<f64>(stream, per_block * blocks as usize)?]
+        }
+        Workload::LsmGemm => {
+            // Basis values in (0.5, 1.5): a smooth deterministic fill, never zeros.
+            let x: Vec<f64> = (0..size as usize * LSM_BASIS).map(|i| 1.0 + 0.5 * ((i as f64) * 0.618).sin()).collect();
+            vec![dev.upload_slice(stream, &x)?, dev.alloc_elems::<f64>(stream, LSM_BASIS * LSM_BASIS)?]
+        }
+    };
+    Ok(Prepared { workload: w, size, kernel: k, bufs })
+}
+
+impl Prepared {
+    /// Enqueues one run on `stream` (no synchronisation).
+    ///
+    /// # Errors
+    /// Launch errors.
+    pub fn enqueue(&self, dev: &dyn Compute, stream: &Stream) -> Result<(), ComputeError> {
+        let size = self.size;
+        let b = &self.bufs;
+        let t = 1.0f64;
+        let dt = t / f64::from(PATH_STEPS);
+        match (self.workload, &self.kernel) {
+            (Workload::PathGeneration, Some(k)) => dev.launch(
+                stream,
+                k,
+                size,
+                &[
+                    Arg::Buf(&b[0], Access::Write),
+                    Arg::U64(11),
+                    Arg::U64(size),
+                    Arg::U32(PATH_STEPS),
+                    Arg::F64(SPOT),
+                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
+                    Arg::F64(VOL * dt.sqrt()),
+                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
+                    Arg::F64(VOL * dt.sqrt()),
+                ],
+            ),
+            (Workload::PayoffEvaluation, Some(k)) => dev.launch(
+                stream,
+                k,
+                size,
+                &[
+                    Arg::Buf(&b[0], Access::Read),
+                    Arg::Buf(&b[1], Access::Write),
+                    Arg::U64(size),
+                    Arg::U32(PATH_STEPS),
+                    Arg::F64(STRIKE),
+                    Arg::U32(1),
+                    Arg::F64((-RATE * t).exp()),
+                ],
+            ),
+            (Workload::McEuropean, Some(k)) => dev.launch(
+                stream,
+                k,
+                size / 2,
+                &[
+                    Arg::Buf(&b[0], Access::Write),
+                    Arg::U64(13),
+                    Arg::U64(size / 2),
+                    Arg::F64(SPOT),
+                    Arg::F64(STRIKE),
+                    Arg::U32(1),
+                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * t),
+                    Arg::F64(VOL * t.sqrt()),
+                    Arg::F64((-RATE * t).exp()),
+                ],
+            ),
+            (Workload::McEuropeanF32, Some(k)) => dev.launch(
+                stream,
+                k,
+                size / 2,
+                &[
+                    Arg::Buf(&b[0], Access::Write),
+                    Arg::U64(13),
+                    Arg::U64(size / 2),
+                    Arg::F32(SPOT as f32),
+                    Arg::F32(STRIKE as f32),
+                    Arg::U32(1),
+                    Arg::F32(((RATE - DIV - 0.5 * VOL * VOL) * t) as f32),
+                    Arg::F32((VOL * t.sqrt()) as f32),
+                    Arg::F32((-RATE * t).exp() as f32),
+                ],
+            ),
+            (Workload::McAsian, Some(k)) => {
+                let dt = t / f64::from(ASIAN_STEPS);
+                let (d, v) = ((RATE - DIV - 0.5 * VOL * VOL) * dt, VOL * dt.sqrt());
+                dev.launch(
+                    stream,
+                    k,
+                    size / 2,
+                    &[
+                        Arg::Buf(&b[0], Access::Write),
+                        Arg::U64(17),
+                        Arg::U64(size / 2),
+                        Arg::U32(ASIAN_STEPS),
+                        Arg::F64(SPOT),
+                        Arg::F64(STRIKE),
+                        Arg::U32(1),
+                        Arg::U32(0),
+                        Arg::F64(d),
+                        Arg::F64(v),
+                        Arg::F64(d),
+                        Arg::F64(v),
+                        Arg::F64((-RATE * t).exp()),
+                    ],
+                )
+            }
+            (Workload::McAsianF32, Some(k)) => {
+                let dt = t / f64::from(ASIAN_STEPS);
+                let (d, v) = (((RATE - DIV - 0.5 * VOL * VOL) * dt) as f32, (VOL * dt.sqrt()) as f32);
+                dev.launch(
+                    stream,
+                    k,
+                    size / 2,
+                    &[
+                        Arg::Buf(&b[0], Access::Write),
+                        Arg::U64(17),
+                        Arg::U64(size / 2),
+                        Arg::U32(ASIAN_STEPS),
+                        Arg::F32(SPOT as f32),
+                        Arg::F32(STRIKE as f32),
+                        Arg::U32(1),
+                        Arg::U32(0),
+                        Arg::F32(d),
+                        Arg::F32(v),
+                        Arg::F32(d),
+                        Arg::F32(v),
+                        Arg::F32((-RATE * t).exp() as f32),
+                    ],
+                )
+            }
+            (Workload::LsmGemm, _) => {
+                // X is stored rows x 8 column-major (ld = rows): C = X^T X (8 x 8).
+                let rows = size as usize;
+                let mut d = GemmDesc::new(Precision::F64, Transpose::Yes, Transpose::No, LSM_BASIS, LSM_BASIS, rows);
+                d.lda = rows;
+                d.ldb = rows;
+                dev.gemm(stream, &d, &b[0], &b[0], &b[1])
+            }
+            (w, None) => Err(ComputeError::InvalidArgument(format!("workload {} has no kernel loaded", w.name()))),
+        }
+    }
+}
