@@ -5,4 +5,5 @@
 //! tests and through `Arc<dyn Compute>` on any backend in production.
 pub mod analytic;
 pub mod error;
+pub mod mc;
 pub mod types;

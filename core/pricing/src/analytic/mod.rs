@@ -1,7 +1,8 @@
 //! Closed-form pricing: the standard normal distribution, Black-Scholes-Merton with dividend
-//! yield and its Greeks, Reiner-Rubinstein barriers, and Greeks by bump-and-revalue for any
-//! pricing function.
+//! yield and its Greeks, Reiner-Rubinstein barriers, discrete geometric Asians, and Greeks by
+//! bump-and-revalue for any pricing function.
 
+pub mod asian;
 pub mod barrier;
 pub mod bsm;
 pub mod bump;
