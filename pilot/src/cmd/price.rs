@@ -73,6 +73,9 @@ struct KindTotal {
 /// errors of the call (they are reported and give exit status 1).
 pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
+    if args.paths < 4 || !args.paths.is_multiple_of(2) {
+        anyhow::bail!("--paths must be even and at least 4 (antithetic pairs), got {}", args.paths);
+    }
     let parsed = portfolio::read_portfolio(&args.portfolio)?;
     let compute = tenor_backends::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
     let config = BookConfig {
@@ -138,8 +141,11 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         &format!("portfolio   {file}: {} rows, {} priced, {} rejected\n", parsed.rows, rows.len(), bad_lines.len());
     summary += &format!("backend     {} ({})\n", info.backend, info.name);
     summary += &format!(
-        "engine      {:?}, paths {}, seed {}, greeks {}\n",
-        args.engine,
+        "engine      {}, paths {}, seed {}, greeks {}\n",
+        match args.engine {
+            EngineArg::Auto => "auto (closed forms where they exist)",
+            EngineArg::Mc => "mc (Monte Carlo for every row)",
+        },
         args.paths,
         args.seed,
         if config.greeks { "on" } else { "off" }
