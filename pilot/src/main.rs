@@ -16,6 +16,11 @@ struct Cli {
 enum Command {
     /// List the backends and whether each can run here.
     Backends,
+    /// Price a portfolio CSV (shared/spec/portfolio-csv.md) and print a summary.
+    Price(cmd::price::PriceArgs),
+    /// Build example books from market data.
+    #[command(subcommand)]
+    Book(cmd::book::BookCommand),
     /// Backtest a strategy (or sweep its parameters) on market data.
     Backtest(cmd::backtest::BacktestArgs),
     /// Benchmark backends: throughput, scaling, swap cost, agreement; writes a report.
@@ -35,6 +40,8 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
+        Command::Price(args) => cmd::price::run(&args),
+        Command::Book(c) => cmd::book::run(&c),
         Command::Backtest(a) => cmd::backtest::run(&a),
         Command::Pilot(PilotCommand::Run(a)) => cmd::pilot::run(&a),
         Command::Pilot(PilotCommand::Kernel(a)) => cmd::pilot::kernel(&a),

@@ -5,5 +5,7 @@
 //! tests and through `Arc<dyn Compute>` on any backend in production.
 pub mod analytic;
 pub mod error;
+pub mod market;
 pub mod mc;
+pub mod portfolio;
 pub mod types;

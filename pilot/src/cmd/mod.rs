@@ -1,4 +1,6 @@
 //! One module per subcommand.
 pub mod backends;
 pub mod backtest;
+pub mod book;
 pub mod pilot;
+pub mod price;
