@@ -4,3 +4,5 @@
 //! `C: tenor_core::Compute + ?Sized`, so the same code runs monomorphised on the CPU backend in
 //! tests and through `Arc<dyn Compute>` on any backend in production.
 pub mod types;
+pub mod american;
+pub mod heston;
