@@ -9,10 +9,10 @@
 
 pub mod european;
 pub mod fd;
-// pub mod lsm;
+pub mod lsm;
 
 pub use fd::{american_fd, american_fd_greeks, american_fd_richardson, american_fd_with, FdGrid, FdResult};
-// pub use lsm::{lsm_price, LsmConfig, LsmResult};
+pub use lsm::{lsm_price, LsmConfig, LsmResult};
 
 use thiserror::Error;
 
