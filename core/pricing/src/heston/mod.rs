@@ -12,13 +12,13 @@
 //! * [`calibrate`]: Levenberg-Marquardt calibration to a list of quotes.
 
 pub mod analytic;
-//pub mod calibrate;
+pub mod calibrate;
 pub mod cf;
 pub mod qe;
 pub mod quad;
 
 pub use analytic::{heston_price, heston_price_with_alpha};
-//pub use calibrate::{calibrate_heston, CalibrationConfig, CalibrationResult, Quote, QuoteFit};
+pub use calibrate::{calibrate_heston, CalibrationConfig, CalibrationResult, ChainMarket, Quote, QuoteFit};
 pub use qe::{heston_qe_price, QeConfig, QeResult};
 
 use crate::types::OptionType;
