@@ -26,7 +26,15 @@ fn read(file: &str) -> Vec<Row> {
             let f = |i: usize| rec[i].parse::<f64>().unwrap_or_else(|e| panic!("{file}: {e}"));
             let option = if &rec[ty] == "call" { OptionType::Call } else { OptionType::Put };
             Row {
-                v: Vanilla { option, spot: f(s), strike: f(k), maturity: f(t), rate: f(r), dividend: f(q), vol: f(vol) },
+                v: Vanilla {
+                    option,
+                    spot: f(s),
+                    strike: f(k),
+                    maturity: f(t),
+                    rate: f(r),
+                    dividend: f(q),
+                    vol: f(vol),
+                },
                 expected: f(exp),
                 truth: f(tru),
                 line: rec[line].to_owned(),
@@ -46,7 +54,12 @@ fn check_table(file: &str, documented_gap: impl Fn(&Row) -> f64) {
         assert!(err <= 1e-3, "{file} line {}: FD {fd} vs true {} (err {err:.2e})", row.line, row.truth);
         let gap = (fd - row.expected).abs();
         let allowed = documented_gap(&row) + 1e-3;
-        assert!(gap <= allowed, "{file} line {}: FD {fd} vs approximation {} gap {gap} > {allowed}", row.line, row.expected);
+        assert!(
+            gap <= allowed,
+            "{file} line {}: FD {fd} vs approximation {} gap {gap} > {allowed}",
+            row.line,
+            row.expected
+        );
         assert!(fd >= black_scholes(&row.v) - 1e-12, "{file} line {}: below European", row.line);
     }
     eprintln!("{file}: worst |FD - true| = {worst:.2e}");
@@ -90,8 +103,7 @@ fn andersen_lake_premiums_within_1e5() {
             maturity: f(5),
             vol: f(6),
         };
-        let res =
-            american_fd_richardson(&v, &FdGrid { space: 801, time: 200, ..FdGrid::default() }).expect("fd");
+        let res = american_fd_richardson(&v, &FdGrid { space: 801, time: 200, ..FdGrid::default() }).expect("fd");
         let err = (res.premium - f(7)).abs();
         eprintln!("line {}: premium {:.9} vs {:.9} (err {err:.2e})", &rec[12], res.premium, f(7));
         assert!(err <= 1e-5, "line {}: premium {} vs {}", &rec[12], res.premium, f(7));
@@ -154,7 +166,9 @@ fn deep_itm_put_with_huge_rate_is_intrinsic() {
 
 #[test]
 fn maturity_close_to_zero_gives_intrinsic() {
-    for (opt, s, k) in [(OptionType::Put, 90.0, 100.0), (OptionType::Call, 110.0, 100.0), (OptionType::Put, 120.0, 100.0)] {
+    for (opt, s, k) in
+        [(OptionType::Put, 90.0, 100.0), (OptionType::Call, 110.0, 100.0), (OptionType::Put, 120.0, 100.0)]
+    {
         let v = vanilla(opt, s, k, 1e-8, 0.05, 0.02, 0.3);
         let am = american_fd(&v).expect("fd");
         assert!((am - opt.payoff(s, k)).abs() < 1e-6, "{v:?}: {am}");
@@ -164,7 +178,9 @@ fn maturity_close_to_zero_gives_intrinsic() {
     // At the money the value is the European one, about S vol sqrt(T / 2 pi).
     let v = vanilla(OptionType::Put, 100.0, 100.0, 1e-6, 0.05, 0.0, 0.2);
     let (am, eu) = (american_fd(&v).expect("fd"), black_scholes(&v));
-    assert!((am - eu).abs() < 1e-6 && (eu - 100.0 * 0.2 * (1e-6f64 / (2.0 * std::f64::consts::PI)).sqrt()).abs() < 1e-5);
+    assert!(
+        (am - eu).abs() < 1e-6 && (eu - 100.0 * 0.2 * (1e-6f64 / (2.0 * std::f64::consts::PI)).sqrt()).abs() < 1e-5
+    );
 }
 
 /// The deterministic limit: with vol -> 0 the spot is `S e^{(r-q)t}` and the American value

@@ -56,7 +56,15 @@ fn lsm_within_three_standard_errors_of_fd_on_oracle_rows() {
 fn same_result_on_the_simulated_device() {
     // The engine is generic over the port: the simulated device (reordered multi-stream
     // execution, its own gemm) must reproduce the CPU adapter's estimate.
-    let v = Vanilla { option: OptionType::Put, spot: 36.0, strike: 40.0, maturity: 1.0, rate: 0.06, dividend: 0.0, vol: 0.2 };
+    let v = Vanilla {
+        option: OptionType::Put,
+        spot: 36.0,
+        strike: 40.0,
+        maturity: 1.0,
+        rate: 0.06,
+        dividend: 0.0,
+        vol: 0.2,
+    };
     let cfg = LsmConfig { paths: 2_000, exercise_dates: 10, nbasis: 3, seed: 3, out_of_sample: false };
     let cpu = lsm_price(&tenor_cpu::cpu().expect("cpu"), &v, &cfg).expect("cpu lsm");
     let sim = lsm_price(&tenor_sim::sim(tenor_sim::SimConfig::default()).expect("sim"), &v, &cfg).expect("sim lsm");
@@ -67,7 +75,15 @@ fn same_result_on_the_simulated_device() {
 #[test]
 fn bad_configuration_is_a_typed_error() {
     let dev = tenor_cpu::cpu().expect("cpu");
-    let v = Vanilla { option: OptionType::Put, spot: 36.0, strike: 40.0, maturity: 1.0, rate: 0.06, dividend: 0.0, vol: 0.2 };
+    let v = Vanilla {
+        option: OptionType::Put,
+        spot: 36.0,
+        strike: 40.0,
+        maturity: 1.0,
+        rate: 0.06,
+        dividend: 0.0,
+        vol: 0.2,
+    };
     let e = lsm_price(&dev, &v, &LsmConfig { paths: 101, ..LsmConfig::default() });
     assert!(matches!(e, Err(AmericanError::InvalidParameter { name: "paths", .. })), "{e:?}");
     let e = lsm_price(&dev, &v, &LsmConfig { nbasis: 9, ..LsmConfig::default() });

@@ -53,7 +53,15 @@ fn vanishing_vol_of_variance_gives_black_scholes() {
             for k in [80.0, 100.0, 125.0] {
                 for option in [OptionType::Call, OptionType::Put] {
                     let h = heston_price(&p, &opt(option, k, t)).expect("heston");
-                    let v = Vanilla { option, spot: 100.0, strike: k, maturity: t, rate: 0.03, dividend: 0.01, vol: var.sqrt() };
+                    let v = Vanilla {
+                        option,
+                        spot: 100.0,
+                        strike: k,
+                        maturity: t,
+                        rate: 0.03,
+                        dividend: 0.01,
+                        vol: var.sqrt(),
+                    };
                     let bs = black_scholes(&v);
                     assert!((h - bs).abs() < 1e-7, "v0 {v0} T {t} K {k} {option:?}: {h} vs {bs}");
                 }
@@ -73,7 +81,8 @@ fn prices_are_arbitrage_free_in_strike_at_extreme_parameters() {
         (hp(0.02, 0.2, 0.3, 1.0, -0.8), 10.0),
     ] {
         let strikes: Vec<f64> = (0..41).map(|i| 60.0 + 2.0 * f64::from(i)).collect();
-        let c: Vec<f64> = strikes.iter().map(|&k| heston_price(&p, &opt(OptionType::Call, k, t)).expect("price")).collect();
+        let c: Vec<f64> =
+            strikes.iter().map(|&k| heston_price(&p, &opt(OptionType::Call, k, t)).expect("price")).collect();
         let o = opt(OptionType::Call, 100.0, t);
         for i in 0..c.len() {
             let lower = (o.discount() * (o.forward() - strikes[i])).max(0.0);
@@ -125,7 +134,12 @@ fn qe_monte_carlo_within_three_standard_errors_on_twenty_parameter_sets() {
             let mc = heston_qe_price(&dev, &p, &o, &QeConfig { seed: cfg.seed + i as u64, ..cfg }).expect("qe");
             let z = (mc.price - exact) / mc.std_error;
             worst = worst.max(z.abs());
-            assert!(z.abs() <= 3.0, "set {i} {p:?} T {t} {option:?} K {k}: MC {} +- {} vs {exact}", mc.price, mc.std_error);
+            assert!(
+                z.abs() <= 3.0,
+                "set {i} {p:?} T {t} {option:?} K {k}: MC {} +- {} vs {exact}",
+                mc.price,
+                mc.std_error
+            );
         }
     }
     eprintln!("worst |z| = {worst:.2}");

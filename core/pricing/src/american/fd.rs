@@ -125,7 +125,13 @@ pub fn american_fd_with(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, American
     let am = solve_put(&put, v.vol, v.maturity, grid, true)?;
     let eu = solve_put(&put, v.vol, v.maturity, grid, false)?;
     let premium = (am - eu).max(0.0);
-    Ok(FdResult { american: (european + premium).max(intrinsic), premium, european, american_grid: am, european_grid: eu })
+    Ok(FdResult {
+        american: (european + premium).max(intrinsic),
+        premium,
+        european,
+        american_grid: am,
+        european_grid: eu,
+    })
 }
 
 /// Richardson extrapolation of [`american_fd_with`]: `P(h/2, dt/2) + (P(h/2, dt/2) - P(h, dt)) / 3`
@@ -181,14 +187,7 @@ pub fn american_fd_greeks(v: &Vanilla) -> Result<Greeks, AmericanError> {
     } else {
         -(with(&|b| b.maturity += dt)? - price) / dt
     };
-    Ok(Greeks {
-        price,
-        delta: (up - dn) / (2.0 * ds),
-        gamma: (up - 2.0 * price + dn) / (ds * ds),
-        vega,
-        theta,
-        rho,
-    })
+    Ok(Greeks { price, delta: (up - dn) / (2.0 * ds), gamma: (up - 2.0 * price + dn) / (ds * ds), vega, theta, rho })
 }
 
 /// A put in the engine's own variables (after the call symmetry).

@@ -80,9 +80,8 @@ pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> 
         return bad("nbasis", f64::from(cfg.nbasis), "must be 1 to 8");
     }
     let stream = dev.default_stream().clone();
-    let load = |name: &str| -> Result<tenor_core::Kernel, AmericanError> {
-        Ok(dev.load_kernel(tenor_kernels::get(name)?)?)
-    };
+    let load =
+        |name: &str| -> Result<tenor_core::Kernel, AmericanError> { Ok(dev.load_kernel(tenor_kernels::get(name)?)?) };
     let k = Kernels {
         paths: load("lsm_paths")?,
         basis: load("lsm_basis")?,

@@ -127,11 +127,8 @@ pub fn heston_price_with_alpha(p: &HestonParams, o: &HestonOption, alpha: f64) -
     let integral = fourier_integral(p, t, k, alpha)?;
     let call_side = alpha > 0.0;
     // Undiscounted price per unit forward of the option the contour gives.
-    let (call, put) = if call_side {
-        (integral, integral - (1.0 - k.exp()))
-    } else {
-        (integral + (1.0 - k.exp()), integral)
-    };
+    let (call, put) =
+        if call_side { (integral, integral - (1.0 - k.exp())) } else { (integral + (1.0 - k.exp()), integral) };
     let v = match o.option {
         OptionType::Call => call,
         OptionType::Put => put,
@@ -149,7 +146,6 @@ fn fourier_integral(p: &HestonParams, t: f64, k: f64, alpha: f64) -> Result<f64,
     // u_end is where it reaches 36.
     let u_end = (72.0 / w).sqrt().max(36.0 / c_inf);
     let c = 20.0 / u_end;
-    let i = Complex::new(0.0, 1.0);
     let mut bad: Option<(f64, f64)> = None;
     let mut f = |x: f64| {
         if x <= 0.0 {
@@ -167,7 +163,6 @@ fn fourier_integral(p: &HestonParams, t: f64, k: f64, alpha: f64) -> Result<f64,
             bad.get_or_insert((z.re, z.im));
             return 0.0;
         }
-        let _ = i;
         val / (std::f64::consts::PI * c * x)
     };
     let r = integrate(&mut f, 0.0, 1.0, 1e-14, 1e-11, 4000);

@@ -105,10 +105,16 @@ fn validate_quotes(quotes: &[Quote], m: &ChainMarket) -> Result<(), HestonError>
         let o = option(q, m);
         o.validate().map_err(|e| HestonError::BadQuote { index: i, reason: e.to_string() })?;
         if !(q.price.is_finite() && q.price >= 0.0) {
-            return Err(HestonError::BadQuote { index: i, reason: format!("price {} must be finite and >= 0", q.price) });
+            return Err(HestonError::BadQuote {
+                index: i,
+                reason: format!("price {} must be finite and >= 0", q.price),
+            });
         }
         if !(q.weight.is_finite() && q.weight > 0.0) {
-            return Err(HestonError::BadQuote { index: i, reason: format!("weight {} must be finite and > 0", q.weight) });
+            return Err(HestonError::BadQuote {
+                index: i,
+                reason: format!("weight {} must be finite and > 0", q.weight),
+            });
         }
     }
     Ok(())

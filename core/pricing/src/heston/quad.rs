@@ -25,7 +25,8 @@ const WGK: [f64; 8] = [
     0.209_482_141_084_727_8,
 ];
 /// Gauss weights at `XGK[1], XGK[3], XGK[5], XGK[7]`.
-const WG: [f64; 4] = [0.129_484_966_168_869_7, 0.279_705_391_489_276_7, 0.381_830_050_505_118_9, 0.417_959_183_673_469_4];
+const WG: [f64; 4] =
+    [0.129_484_966_168_869_7, 0.279_705_391_489_276_7, 0.381_830_050_505_118_9, 0.417_959_183_673_469_4];
 
 /// Result of [`integrate`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,7 +61,14 @@ fn rule(f: &mut dyn FnMut(f64) -> f64, a: f64, b: f64) -> (f64, f64) {
 /// Integrates `f` over `[a, b]` until the error estimate is below
 /// `max(abs_tol, rel_tol |value|)` or `max_intervals` subintervals are in use. A non-finite
 /// value of `f` propagates into the result (callers check).
-pub fn integrate(f: &mut dyn FnMut(f64) -> f64, a: f64, b: f64, abs_tol: f64, rel_tol: f64, max_intervals: usize) -> Integral {
+pub fn integrate(
+    f: &mut dyn FnMut(f64) -> f64,
+    a: f64,
+    b: f64,
+    abs_tol: f64,
+    rel_tol: f64,
+    max_intervals: usize,
+) -> Integral {
     let (v, e) = rule(f, a, b);
     let mut parts = vec![(a, b, v, e)];
     let (mut value, mut error) = (v, e);
@@ -69,10 +77,8 @@ pub fn integrate(f: &mut dyn FnMut(f64) -> f64, a: f64, b: f64, abs_tol: f64, re
         if converged || parts.len() >= max_intervals || !error.is_finite() {
             return Integral { value, error, intervals: parts.len(), converged };
         }
-        let (idx, _) = parts
-            .iter()
-            .enumerate()
-            .fold((0, -1.0), |best, (i, p)| if p.3 > best.1 { (i, p.3) } else { best });
+        let (idx, _) =
+            parts.iter().enumerate().fold((0, -1.0), |best, (i, p)| if p.3 > best.1 { (i, p.3) } else { best });
         let (pa, pb, pv, pe) = parts.swap_remove(idx);
         let m = 0.5 * (pa + pb);
         let (v1, e1) = rule(f, pa, m);
