@@ -1,6 +1,7 @@
 //! Heston: semi-analytic prices against closed-form limits, put-call parity across two
 //! independent integration contours, no-arbitrage shape, and QE Monte Carlo on the CPU backend.
 use tenor_pricing::american::european::black_scholes;
+use tenor_pricing::heston::qe::heston_qe_terminal;
 use tenor_pricing::heston::{
     heston_price, heston_price_with_alpha, heston_qe_price, HestonError, HestonOption, HestonParams, QeConfig,
 };
@@ -156,4 +157,23 @@ fn bad_parameters_are_typed_errors() {
     assert!(matches!(e, Err(HestonError::InvalidParameter { name: "maturity", .. })), "{e:?}");
     let e = heston_price_with_alpha(&hp(0.04, 1.0, 0.04, 0.5, 0.0), &o, -0.5);
     assert!(matches!(e, Err(HestonError::InvalidParameter { name: "alpha", .. })), "{e:?}");
+}
+
+#[test]
+fn qe_terminal_spot_is_a_martingale_with_extreme_parameters() {
+    // E[S_T] = F (Andersen's martingale correction) with vol of variance up to 2, |rho| up to
+    // 0.95, the Feller condition violated and coarse steps. (At these parameters the
+    // uncorrected scheme's drift is also within the noise, so this checks the kernel's
+    // forward, not the correction's size; both cases have finite second moments of S_T.)
+    let dev = tenor_cpu::cpu().expect("cpu backend");
+    for (p, t) in [(hp(0.09, 0.5, 0.04, 2.0, -0.95), 2.0), (hp(0.04, 3.0, 0.04, 1.5, 0.9), 0.5)] {
+        let o = opt(OptionType::Call, 100.0, t);
+        let cfg = QeConfig { paths: 40_000, steps_per_year: 4.0, min_steps: 2, seed: 99 };
+        let (s, _) = heston_qe_terminal(&dev, &p, &o, &cfg).expect("qe");
+        let n = s.len() as f64;
+        let mean = s.iter().sum::<f64>() / n;
+        let var = s.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let se = (var / n).sqrt();
+        assert!((mean - o.forward()).abs() <= 3.0 * se, "{p:?}: E[S_T] {mean} +- {se} vs F {}", o.forward());
+    }
 }
