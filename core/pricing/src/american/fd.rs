@@ -1,9 +1,11 @@
 //! Finite-difference reference engine for American (and European) options.
 //!
-//! Method (Wilmott, Howison & Dewynne 1995; Rannacher 1984; Forsyth & Vetzal 2002,
-//! "Quadratic convergence for valuing American options using a penalty method" for the LCP
-//! and the policy-iteration (Howard) solve; Pooley, Vetzal & Forsyth 2003, "Convergence
-//! remedies for non-smooth payoffs in option pricing" for payoff cell averaging):
+//! Method (Wilmott, Howison & Dewynne 1995; Rannacher 1984; Reisinger & Witte 2012, "On the
+//! use of policy iteration as an easy way of pricing American options", SIAM J. Financial
+//! Math. 3, for the LCP solve; Forsyth & Vetzal 2002, "Quadratic convergence for valuing
+//! American options using a penalty method", for the time-step selection; Pooley, Vetzal &
+//! Forsyth 2003, "Convergence remedies for non-smooth payoffs in option pricing" for payoff
+//! cell averaging):
 //!
 //! * the Black-Scholes-Merton PDE in `x = ln S` and time to expiry `tau`,
 //!   `V_tau = D V_xx + mu V_x - r V`, `D = vol^2 / 2`, `mu = r - q - vol^2 / 2`, on a uniform
@@ -242,7 +244,8 @@ fn thomas(lo: &[f64], di: &[f64], up: &[f64], rhs: &mut [f64], work: &mut [f64])
 
 /// The (step length, theta) sequence from expiry: time to expiry `tau_j = T (j / N)^2`
 /// (steps concentrated at expiry, where the exercise boundary moves like `sqrt(tau)`; this
-/// restores second-order convergence in time, Forsyth & Vetzal 2002), the first
+/// restores second-order convergence in time, as the time-step selector of Forsyth &
+/// Vetzal 2002 does adaptively), the first
 /// `rannacher / 2` steps each split into two implicit-Euler half steps.
 fn time_steps(maturity: f64, n: usize, rannacher: usize) -> Vec<(f64, f64)> {
     let tau = |j: usize| maturity * (j as f64 / n as f64).powi(2);

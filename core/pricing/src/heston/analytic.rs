@@ -55,7 +55,7 @@ fn golden(f: &dyn Fn(f64) -> f64, mut a: f64, mut b: f64) -> (f64, f64) {
     let mut x1 = b - r * (b - a);
     let mut x2 = a + r * (b - a);
     let (mut f1, mut f2) = (f(x1), f(x2));
-    for _ in 0..80 {
+    for _ in 0..45 {
         if f1 <= f2 {
             b = x2;
             x2 = x1;

@@ -63,7 +63,7 @@ pub fn critical_moment(p: &HestonParams, t: f64, upper: bool, cap: f64) -> f64 {
     if explosion_time(p, bad) > t {
         return bad;
     }
-    for _ in 0..100 {
+    for _ in 0..60 {
         let mid = 0.5 * (ok + bad);
         if explosion_time(p, mid) > t {
             ok = mid;
