@@ -7,7 +7,7 @@
 //!   `1 = y/2 Σ_{i=1}^{2T} D(i/2) + D(T)`. Coupon dates before the previous node are read from
 //!   the curve; those between the previous node and `T` depend on the unknown `D(T)` through the
 //!   interpolation, so `ln D(T)` is solved by Newton's method (the price is increasing in it)
-//!   to 1e-15. Tenors that are not a whole number of half-years have their first coupon period
+//!   to 4 ulp. Tenors that are not a whole number of half-years have their first coupon period
 //!   shortened (the coupon dates are `T, T - 0.5, …`), never the case for Treasury CMT tenors.
 //!
 //! # Interpolation
@@ -156,7 +156,7 @@ impl DiscountCurve {
             }
             let step = (price - 1.0) / deriv;
             z -= step;
-            if step.abs() < 1e-15 {
+            if step.abs() <= 4.0 * f64::EPSILON * z.abs().max(1e-3) {
                 return Ok(z);
             }
         }
