@@ -15,7 +15,10 @@ pub mod curve;
 pub mod error;
 pub mod iv;
 pub mod parity;
+pub mod plot;
 pub mod quotes;
+pub mod surface;
+pub mod svi;
 pub mod treasury;
 pub mod yahoo;
 
