@@ -3,9 +3,7 @@
 //! needs the chain loader of the `breadth` branch).
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tenor_pricing::heston::{
-    calibrate_heston, heston_price, CalibrationConfig, ChainMarket, HestonOption, HestonParams, Quote,
-};
+use tenor_pricing::heston::{calibrate_heston, heston_price, CalibrationConfig, HestonOption, HestonParams, Quote};
 use tenor_pricing::types::OptionType;
 
 fn chain(truth: &HestonParams) -> Vec<Quote> {
@@ -16,7 +14,7 @@ fn chain(truth: &HestonParams) -> Vec<Quote> {
             let option = if k < 100.0 { OptionType::Put } else { OptionType::Call };
             let o = HestonOption { option, spot: 100.0, strike: k, maturity: t, rate: 0.02, dividend: 0.01 };
             let price = heston_price(truth, &o).expect("price");
-            quotes.push(Quote { option, strike: k, maturity: t, price, weight: 1.0 });
+            quotes.push(Quote { contract: o, price, weight: 1.0 });
         }
     }
     quotes
@@ -29,30 +27,14 @@ fn heston(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(quotes.len() as u64));
     g.bench_function("semi_analytic_120_quotes", |b| {
-        b.iter(|| {
-            quotes
-                .iter()
-                .map(|q| {
-                    let o = HestonOption {
-                        option: q.option,
-                        spot: 100.0,
-                        strike: q.strike,
-                        maturity: q.maturity,
-                        rate: 0.02,
-                        dividend: 0.01,
-                    };
-                    heston_price(&truth, &o).expect("price")
-                })
-                .sum::<f64>()
-        });
+        b.iter(|| quotes.iter().map(|q| heston_price(&truth, &q.contract).expect("price")).sum::<f64>());
     });
-    let market = ChainMarket { spot: 100.0, rate: 0.02, dividend: 0.01 };
     let cfg = CalibrationConfig {
         initial: HestonParams { v0: 0.06, kappa: 1.0, theta: 0.03, sigma: 0.3, rho: -0.2 },
         ..CalibrationConfig::default()
     };
     g.bench_function("calibrate_120_quotes", |b| {
-        b.iter(|| calibrate_heston(&quotes, &market, &cfg).expect("calibration"));
+        b.iter(|| calibrate_heston(&quotes, &cfg).expect("calibration"));
     });
     g.finish();
 }

@@ -11,33 +11,18 @@ use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
 use super::{heston_price, HestonError, HestonOption, HestonParams};
-use crate::types::OptionType;
 
-/// One market quote: a European option price.
+/// One market quote: a European option (contract with its own forward through `rate` and
+/// `dividend`) and its price.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Quote {
-    /// Call or put.
-    pub option: OptionType,
-    /// Strike.
-    pub strike: f64,
-    /// Time to expiry in years.
-    pub maturity: f64,
+    /// The contract, with the rate and dividend yield that reproduce the quote's discount
+    /// factor and forward.
+    pub contract: HestonOption,
     /// Market price (present value, currency units), e.g. the mid quote.
     pub price: f64,
     /// Residual weight (1 for price errors; `1 / vega` approximates implied-vol errors).
     pub weight: f64,
-}
-
-/// Market data common to the chain: spot, flat rate and dividend yield (continuously
-/// compounded, per year).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ChainMarket {
-    /// Spot price.
-    pub spot: f64,
-    /// Risk-free rate.
-    pub rate: f64,
-    /// Dividend yield.
-    pub dividend: f64,
 }
 
 /// Levenberg-Marquardt settings.
@@ -97,13 +82,12 @@ fn from_y(y: &[f64]) -> HestonParams {
     HestonParams { v0: y[0].exp(), kappa: y[1].exp(), theta: y[2].exp(), sigma: y[3].exp(), rho: y[4].tanh() }
 }
 
-fn validate_quotes(quotes: &[Quote], m: &ChainMarket) -> Result<(), HestonError> {
+fn validate_quotes(quotes: &[Quote]) -> Result<(), HestonError> {
     if quotes.is_empty() {
         return Err(HestonError::BadQuote { index: 0, reason: "no quotes".into() });
     }
     for (i, q) in quotes.iter().enumerate() {
-        let o = option(q, m);
-        o.validate().map_err(|e| HestonError::BadQuote { index: i, reason: e.to_string() })?;
+        q.contract.validate().map_err(|e| HestonError::BadQuote { index: i, reason: e.to_string() })?;
         if !(q.price.is_finite() && q.price >= 0.0) {
             return Err(HestonError::BadQuote {
                 index: i,
@@ -120,27 +104,16 @@ fn validate_quotes(quotes: &[Quote], m: &ChainMarket) -> Result<(), HestonError>
     Ok(())
 }
 
-fn option(q: &Quote, m: &ChainMarket) -> HestonOption {
-    HestonOption {
-        option: q.option,
-        spot: m.spot,
-        strike: q.strike,
-        maturity: q.maturity,
-        rate: m.rate,
-        dividend: m.dividend,
-    }
-}
-
 /// Weighted residuals `w (model - market)` of every quote for each parameter vector in `ys`,
 /// priced in one parallel batch.
-fn residual_batch(ys: &[[f64; 5]], quotes: &[Quote], m: &ChainMarket) -> Result<Vec<Vec<f64>>, HestonError> {
+fn residual_batch(ys: &[[f64; 5]], quotes: &[Quote]) -> Result<Vec<Vec<f64>>, HestonError> {
     let nq = quotes.len();
     let flat: Result<Vec<f64>, HestonError> = (0..ys.len() * nq)
         .into_par_iter()
         .map(|idx| {
             let (set, qi) = (idx / nq, idx % nq);
             let q = &quotes[qi];
-            Ok(q.weight * (heston_price(&from_y(&ys[set]), &option(q, m))? - q.price))
+            Ok(q.weight * (heston_price(&from_y(&ys[set]), &q.contract)? - q.price))
         })
         .collect();
     Ok(flat?.chunks(nq).map(<[f64]>::to_vec).collect())
@@ -151,17 +124,26 @@ fn residual_batch(ys: &[[f64; 5]], quotes: &[Quote], m: &ChainMarket) -> Result<
 /// # Errors
 /// [`HestonError::BadQuote`] naming the first bad quote; [`HestonError::InvalidParameter`]
 /// for a bad starting point; pricing errors.
-pub fn calibrate_heston(
+pub fn calibrate_heston(quotes: &[Quote], cfg: &CalibrationConfig) -> Result<CalibrationResult, HestonError> {
+    calibrate_heston_observed(quotes, cfg, &mut |_, _| {})
+}
+
+/// [`calibrate_heston`] calling `observer(iteration, rmse)` after every accepted step (for
+/// progress bars).
+///
+/// # Errors
+/// As [`calibrate_heston`].
+pub fn calibrate_heston_observed(
     quotes: &[Quote],
-    market: &ChainMarket,
     cfg: &CalibrationConfig,
+    observer: &mut dyn FnMut(usize, f64),
 ) -> Result<CalibrationResult, HestonError> {
-    validate_quotes(quotes, market)?;
+    validate_quotes(quotes)?;
     cfg.initial.validate()?;
     let nq = quotes.len();
     let cost = |r: &[f64]| r.iter().map(|x| x * x).sum::<f64>();
     let mut y = to_y(&cfg.initial);
-    let mut r = residual_batch(&[y], quotes, market)?.remove(0);
+    let mut r = residual_batch(&[y], quotes)?.remove(0);
     let mut c = cost(&r);
     let mut pricings = nq;
     let mut lambda = 1e-3;
@@ -178,7 +160,7 @@ pub fn calibrate_heston(
                 b
             })
             .collect();
-        let rb = residual_batch(&bumped, quotes, market)?;
+        let rb = residual_batch(&bumped, quotes)?;
         pricings += 5 * nq;
         let jac = DMatrix::from_fn(nq, 5, |i, j| (rb[j][i] - r[i]) / h[j]);
         let jtj = jac.transpose() * &jac;
@@ -201,7 +183,7 @@ pub fn calibrate_heston(
             }
             // Keep rho away from +-1 where atanh is singular.
             yt[4] = yt[4].clamp(-4.0, 4.0);
-            let rt = residual_batch(&[yt], quotes, market)?.remove(0);
+            let rt = residual_batch(&[yt], quotes)?.remove(0);
             pricings += nq;
             let ct = cost(&rt);
             if ct < c {
@@ -212,6 +194,7 @@ pub fn calibrate_heston(
                 lambda = (lambda / 3.0).max(1e-12);
                 nu = 2.0;
                 improved = true;
+                observer(iterations, (c / nq as f64).sqrt());
                 if rel < cfg.tolerance {
                     return Ok(finish(y, &r, quotes, iterations, pricings));
                 }

@@ -18,7 +18,9 @@ pub mod qe;
 pub mod quad;
 
 pub use analytic::{heston_price, heston_price_with_alpha};
-pub use calibrate::{calibrate_heston, CalibrationConfig, CalibrationResult, ChainMarket, Quote, QuoteFit};
+pub use calibrate::{
+    calibrate_heston, calibrate_heston_observed, CalibrationConfig, CalibrationResult, Quote, QuoteFit,
+};
 pub use qe::{heston_qe_price, QeConfig, QeResult};
 
 use crate::types::OptionType;
