@@ -16,12 +16,19 @@ struct Cli {
 enum Command {
     /// List the backends and whether each can run here.
     Backends,
+    /// Calibrate a model to an option chain (writes parameters, per-quote fit and a plot).
+    Calibrate {
+        /// The model.
+        #[command(subcommand)]
+        model: cmd::calibrate::Model,
+    },
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
+        Command::Calibrate { model } => cmd::calibrate::run(model),
     };
     match result {
         Ok(code) => code,
