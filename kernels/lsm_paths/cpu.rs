@@ -2,7 +2,7 @@
 use std::ops::Range;
 
 use crate::cpu::KernelCall;
-use crate::philox::normal_f64;
+use crate::philox::normal_pair_f64;
 
 /// Runs blocks `blocks` of the launch.
 ///
@@ -17,10 +17,18 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
         for p in call.block_items(b) {
             let (source, sign) = if p < half { (p, 1.0) } else { (p - half, -1.0) };
             let mut x = spot.ln();
-            for s in 0..steps {
-                x += drift_dt + vol_sqrt_dt * sign * normal_f64(seed, source, s);
-                // SAFETY: `out` holds steps * paths values; path p writes its own column.
-                unsafe { *out.add((u64::from(s) * paths + p) as usize) = x.exp() };
+            let mut s = 0u32;
+            while s < steps {
+                // One Philox call gives the normals of steps s and s + 1 (normal_f64's mapping).
+                let (z0, z1) = normal_pair_f64(seed, source, s >> 1);
+                for (step, z) in [(s, z0), (s + 1, z1)] {
+                    if step < steps {
+                        x += drift_dt + vol_sqrt_dt * sign * z;
+                        // SAFETY: `out` holds steps * paths values; path p writes its own column.
+                        unsafe { *out.add((u64::from(step) * paths + p) as usize) = x.exp() };
+                    }
+                }
+                s += 2;
             }
         }
     }

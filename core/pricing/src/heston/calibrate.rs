@@ -183,7 +183,8 @@ pub fn calibrate_heston_observed(
             }
             // Keep rho away from +-1 where atanh is singular.
             yt[4] = yt[4].clamp(-4.0, 4.0);
-            let rt = residual_batch(&[yt], quotes)?.remove(0);
+            // A trial point the pricer cannot handle counts as a failed step.
+            let rt = residual_batch(&[yt], quotes).map(|mut v| v.remove(0)).unwrap_or_else(|_| vec![f64::NAN; nq]);
             pricings += nq;
             let ct = cost(&rt);
             if ct < c {
