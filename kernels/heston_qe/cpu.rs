@@ -50,6 +50,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                     let p0 = (psi - 1.0) / (psi + 1.0);
                     let beta = (1.0 - p0) / m;
                     let w = philox4x32_10([s, 1, p as u32, (p >> 32) as u32], key(seed));
+                    // Disjoint from the normals: their counters have word 1 = 0.
                     debug_assert_eq!(counter(p, s)[1], 0);
                     let u = uniform_f64(w[0], w[1]);
                     let vn = if u <= p0 { 0.0 } else { ((1.0 - p0) / (1.0 - u)).ln() / beta };
