@@ -16,12 +16,15 @@ struct Cli {
 enum Command {
     /// List the backends and whether each can run here.
     Backends,
+    /// Implied vols, SVI surface fits and plot of an option chain (Cboe folder/file or Yahoo CSV).
+    Surface(cmd::surface::Args),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
+        Command::Surface(args) => cmd::surface::run(&args),
     };
     match result {
         Ok(code) => code,

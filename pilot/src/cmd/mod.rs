@@ -1,2 +1,3 @@
 //! One module per subcommand.
 pub mod backends;
+pub mod surface;
