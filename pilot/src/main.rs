@@ -22,6 +22,8 @@ enum Command {
         #[command(subcommand)]
         model: cmd::calibrate::Model,
     },
+    /// Implied vols, SVI surface fits and plot of an option chain (Cboe folder/file or Yahoo CSV).
+    Surface(cmd::surface::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -29,6 +31,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
         Command::Calibrate { model } => cmd::calibrate::run(model),
+        Command::Surface(args) => cmd::surface::run(&args),
     };
     match result {
         Ok(code) => code,

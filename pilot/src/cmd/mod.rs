@@ -1,3 +1,4 @@
 //! One module per subcommand.
 pub mod backends;
 pub mod calibrate;
+pub mod surface;
