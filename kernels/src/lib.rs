@@ -9,6 +9,7 @@
 //! backend generates the same paths and no result depends on launch geometry or thread count.
 
 pub mod barrier;
+pub mod black;
 pub mod cpu;
 pub mod philox;
 

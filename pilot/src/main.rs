@@ -16,6 +16,14 @@ struct Cli {
 enum Command {
     /// List the backends and whether each can run here.
     Backends,
+    /// Calibrate a model to an option chain (writes parameters, per-quote fit and a plot).
+    Calibrate {
+        /// The model.
+        #[command(subcommand)]
+        model: cmd::calibrate::Model,
+    },
+    /// Implied vols, SVI surface fits and plot of an option chain (Cboe folder/file or Yahoo CSV).
+    Surface(cmd::surface::Args),
     /// Price a portfolio CSV (shared/spec/portfolio-csv.md) and print a summary.
     Price(cmd::price::PriceArgs),
     /// Build example books from market data.
@@ -40,6 +48,8 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
+        Command::Calibrate { model } => cmd::calibrate::run(model),
+        Command::Surface(args) => cmd::surface::run(&args),
         Command::Price(args) => cmd::price::run(&args),
         Command::Book(c) => cmd::book::run(&c),
         Command::Backtest(a) => cmd::backtest::run(&a),

@@ -2,5 +2,7 @@
 pub mod backends;
 pub mod backtest;
 pub mod book;
+pub mod calibrate;
 pub mod pilot;
 pub mod price;
+pub mod surface;

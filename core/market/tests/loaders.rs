@@ -1,0 +1,188 @@
+//! Loaders on the real files of shared/data (counts from shared/data/README.md) and on small
+//! malformed inputs.
+use chrono::NaiveDate;
+use tenor_market::cboe::{load_cboe, load_cboe_dir, parse_cboe};
+use tenor_market::quotes::Settlement;
+use tenor_market::treasury::{load_treasury, parse_treasury};
+use tenor_market::yahoo::{load_yahoo, parse_yahoo};
+use tenor_market::MarketError;
+use tenor_pricing::types::OptionType;
+
+fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).expect("date")
+}
+
+#[test]
+fn cboe_snapshot_has_957_strike_rows_and_the_readme_expiries() {
+    let dir = tenor_testdata::shared("data/options/spx_cboe_2025-10-01");
+    let chain = load_cboe_dir(&dir).expect("loads");
+    assert_eq!(chain.quotes.len(), 2 * 957);
+    assert_eq!(chain.spot, Some(6711.2002));
+    assert_eq!(chain.as_of.date(), date(2025, 10, 1));
+    let expected = [
+        ((2026, 4, 17), Settlement::Am, 141),
+        ((2026, 5, 15), Settlement::Am, 97),
+        ((2026, 6, 18), Settlement::Am, 142),
+        ((2026, 6, 30), Settlement::Pm, 75),
+        ((2026, 7, 17), Settlement::Am, 75),
+        ((2026, 8, 21), Settlement::Am, 47),
+        ((2026, 9, 18), Settlement::Am, 119),
+        ((2026, 9, 30), Settlement::Pm, 40),
+        ((2026, 10, 16), Settlement::Am, 65),
+        ((2026, 12, 18), Settlement::Am, 93),
+        ((2027, 1, 15), Settlement::Am, 26),
+        ((2027, 6, 17), Settlement::Am, 37),
+    ];
+    assert_eq!(chain.slices().len(), 12);
+    for ((y, m, d), settlement, rows) in expected {
+        let n = chain.quotes.iter().filter(|q| q.expiry == date(y, m, d) && q.settlement == settlement).count();
+        assert_eq!(n, 2 * rows, "{y}-{m}-{d} {settlement:?}");
+    }
+    // README: every row two-sided for both call and put, none crossed
+    assert!(chain.quotes.iter().all(|q| q.is_two_sided()));
+    // SPXW roots are the PM slices
+    assert!(chain.quotes.iter().all(|q| (q.root == "SPXW") == (q.settlement == Settlement::Pm)));
+    // AM settlement at 09:30 ET on Thursday 2026-06-18 versus PM on 2026-06-30: 12 days + 6.5 hours apart
+    let am = chain.maturity(date(2026, 6, 18), Settlement::Am);
+    let pm = chain.maturity(date(2026, 6, 30), Settlement::Pm);
+    assert!(((pm - am) * 365.0 - (12.0 + 6.5 / 24.0)).abs() < 1e-9);
+}
+
+#[test]
+fn cboe_single_file_reads_the_mixed_am_pm_file() {
+    let chain = load_cboe(&tenor_testdata::shared("data/options/spx_cboe_2025-10-01/spx_quotedata-3.csv")).expect("loads");
+    assert_eq!(chain.quotes.len(), 2 * (142 + 75));
+    let q = &chain.quotes[0];
+    assert_eq!(q.symbol, "SPX260618C00600000");
+    assert_eq!((q.strike, q.bid, q.ask, q.option_type), (600.0, 6078.6, 6095.7, OptionType::Call));
+    let p = &chain.quotes[1];
+    assert_eq!((p.symbol.as_str(), p.bid, p.ask, p.line), ("SPX260618P00600000", 0.05, 0.2, 5));
+}
+
+#[test]
+fn yahoo_chain_has_17107_rows_with_the_readme_counts() {
+    let chain = load_yahoo(&tenor_testdata::shared("data/options/spx_yahoo_chain_2026-01-30.csv"), date(2026, 1, 30))
+        .expect("loads");
+    assert_eq!(chain.quotes.len(), 17107);
+    assert_eq!(chain.spot, None);
+    let calls = chain.quotes.iter().filter(|q| q.option_type == OptionType::Call).count();
+    assert_eq!((calls, chain.quotes.len() - calls), (7647, 9460));
+    let mut expiries: Vec<_> = chain.quotes.iter().map(|q| q.expiry).collect();
+    expiries.sort();
+    expiries.dedup();
+    assert_eq!(expiries.len(), 54);
+    assert_eq!((expiries[0], expiries[53]), (date(2026, 2, 2), date(2031, 12, 19)));
+    let lo = chain.quotes.iter().map(|q| q.strike).fold(f64::INFINITY, f64::min);
+    let hi = chain.quotes.iter().map(|q| q.strike).fold(0.0, f64::max);
+    assert_eq!((lo, hi), (200.0, 12400.0));
+    assert_eq!(chain.quotes.iter().filter(|q| q.bid > 0.0 && q.ask > 0.0).count(), 16185);
+    assert_eq!(chain.quotes.iter().filter(|q| q.bid == 0.0 && q.ask == 0.0).count(), 240);
+    assert_eq!(chain.quotes.iter().filter(|q| q.bid > q.ask).count(), 13);
+    // No duplicate (expiry, strike, type). The README says third-Friday expiries list only SPX, but
+    // 2026-02-20 has 503 SPX (AM) and 376 SPXW (PM) rows (checked with Python's csv module): the
+    // two settlements are separate slices.
+    let mut keys: Vec<_> = chain.quotes.iter().map(|q| (q.expiry, q.strike.to_bits(), q.option_type as u8)).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 17107);
+    let feb20 = |s: Settlement| chain.quotes.iter().filter(|q| q.expiry == date(2026, 2, 20) && q.settlement == s).count();
+    assert_eq!((feb20(Settlement::Am), feb20(Settlement::Pm)), (503, 376));
+    // CRLF: the last field parses as a date, so no '\r' is left in it; line numbers count the header
+    assert_eq!(chain.quotes[0].line, 2);
+}
+
+#[test]
+fn treasury_files_in_both_layouts() {
+    let old = load_treasury(&tenor_testdata::shared("data/rates/us_treasury_par_yield_1990_2023.csv")).expect("1990");
+    let y24 = load_treasury(&tenor_testdata::shared("data/rates/us_treasury_par_yield_2024.csv")).expect("2024");
+    let y25 = load_treasury(&tenor_testdata::shared("data/rates/us_treasury_par_yield_2025_h1.csv")).expect("2025");
+    assert_eq!((old.rows.len(), y24.rows.len(), y25.rows.len()), (8507, 250, 131));
+    assert_eq!((old.rows[0].date, old.rows[8506].date), (date(1990, 1, 2), date(2023, 12, 29)));
+    assert_eq!((y24.rows[0].date, y24.rows[249].date), (date(2024, 1, 2), date(2024, 12, 31)));
+    assert_eq!((y25.rows[0].date, y25.rows[130].date), (date(2025, 1, 2), date(2025, 7, 11)));
+    assert_eq!(old.tenors.len(), 13);
+    assert_eq!(y25.tenors.len(), 14);
+    assert!((y25.tenors[1] - 1.5 / 12.0).abs() < 1e-15);
+    // 2010-10-11 (Columbus Day) has all values empty
+    assert!(old.on(date(2010, 10, 11)).expect("row").points.is_empty());
+    // 1990-01-02: no 1 mo, 2 mo, 4 mo, 20 yr; 3 mo = 7.83 %
+    let first = &old.rows[0];
+    assert_eq!(first.points.len(), 9);
+    assert_eq!(first.points[0], (0.25, 0.0783));
+    // 2025: `1.5 Mo` empty before 2025-02-18
+    let has_15 = |d: NaiveDate| y25.on(d).expect("row").points.iter().any(|p| (p.0 - 0.125).abs() < 1e-12);
+    assert!(!has_15(date(2025, 2, 14)) && has_15(date(2025, 2, 18)));
+    // 2024-12-31 (first line of the descending file): 1 Mo 4.4 %, 30 Yr 4.78 %
+    let last = y24.on(date(2024, 12, 31)).expect("row");
+    assert_eq!(last.line, 2);
+    assert!((last.points[0].1 - 0.044).abs() < 1e-15 && (last.points[12].1 - 0.0478).abs() < 1e-15);
+}
+
+fn cboe_text(row: &str) -> String {
+    format!(
+        "\nS&P 500 INDEX,Last: 6711.2002,Change:  22.7402\n\"Date: October 1, 2025 at 6:03 PM EDT\",Bid: 1\n\
+         Expiration Date,Calls,Last Sale,Net,Bid,Ask,Volume,IV,Delta,Gamma,Open Interest,Strike,Puts,Last Sale,Net,Bid,Ask,Volume,IV,Delta,Gamma,Open Interest\n\
+         Fri Apr 17 2026,SPX260417C06700000,1,0,300,301,0,0.15,0.5,0,0,6700.00,SPX260417P06700000,1,0,200,201,0,0.15,-0.5,0,0\n{row}"
+    )
+}
+
+#[test]
+fn malformed_cboe_rows_name_file_line_and_column() {
+    let good = "Fri Apr 17 2026,SPX260417C06800000,1,0,250,251,0,0.15,0.5,0,0,6800.00,SPX260417P06800000,1,0,240,241,0,0.15,-0.5,0,0\n";
+    assert_eq!(parse_cboe(&cboe_text(good), "f.csv").expect("good").quotes.len(), 4);
+    let bad_bid = good.replace(",250,", ",abc,");
+    match parse_cboe(&cboe_text(&bad_bid), "f.csv") {
+        Err(MarketError::Cell { file, line, column, .. }) => assert_eq!((file.as_str(), line, column), ("f.csv", 6, 5)),
+        other => panic!("{other:?}"),
+    }
+    let bad_date = good.replace("Fri Apr 17 2026", "Apr 17 2026");
+    match parse_cboe(&cboe_text(&bad_date), "f.csv") {
+        Err(MarketError::Cell { line, column, .. }) => assert_eq!((line, column), (6, 1)),
+        other => panic!("{other:?}"),
+    }
+    let wrong_strike = good.replace("SPX260417P06800000", "SPX260417P06900000");
+    match parse_cboe(&cboe_text(&wrong_strike), "f.csv") {
+        Err(MarketError::Cell { line, column, .. }) => assert_eq!((line, column), (6, 13)),
+        other => panic!("{other:?}"),
+    }
+    let short = "Fri Apr 17 2026,SPX260417C06800000,1,0\n";
+    match parse_cboe(&cboe_text(short), "f.csv") {
+        Err(MarketError::Row { line, .. }) => assert_eq!(line, 6),
+        other => panic!("{other:?}"),
+    }
+    let no_spot = cboe_text(good).replace("Last: 6711.2002", "Close 6711");
+    assert!(matches!(parse_cboe(&no_spot, "f.csv"), Err(MarketError::Row { line: 2, .. })));
+    let e = parse_cboe(&cboe_text(&bad_bid), "f.csv").expect_err("bad");
+    assert!(e.to_string().contains("f.csv, line 6, column 5 (Bid)"), "{e}");
+}
+
+#[test]
+fn malformed_yahoo_and_treasury_rows_name_file_line_and_column() {
+    let head = "contractSymbol,lastTradeDate,strike,lastPrice,bid,ask,change,percentChange,volume,openInterest,impliedVolatility,inTheMoney,contractSize,currency,option_type,expiration\r\n";
+    let row = "SPXW260202C02800000,2026-01-30 16:45:44+00:00,2800.0,4139.54,4122.2,4148.5,-57.0,-1.3,6.0,3.0,4.6,True,REGULAR,USD,call,2026-02-02\r\n";
+    let d = date(2026, 1, 30);
+    assert_eq!(parse_yahoo(&format!("{head}{row}"), "y.csv", d).expect("good").quotes.len(), 1);
+    let bad_type = row.replace(",call,", ",cal,");
+    match parse_yahoo(&format!("{head}{row}{bad_type}"), "y.csv", d) {
+        Err(MarketError::Cell { line, column, .. }) => assert_eq!((line, column), (3, 15)),
+        other => panic!("{other:?}"),
+    }
+    let wrong_expiry = row.replace(",2026-02-02", ",2026-02-03");
+    assert!(matches!(parse_yahoo(&format!("{head}{wrong_expiry}"), "y.csv", d), Err(MarketError::Cell { line: 2, column: 1, .. })));
+    let missing = head.replace("bid,", "bidd,");
+    assert!(matches!(parse_yahoo(&format!("{missing}{row}"), "y.csv", d), Err(MarketError::Row { line: 1, .. })));
+
+    let t = "date,1 mo,3 mo,1 yr\n01/02/2020,1.5,1.6,1.7\n01/03/2020,1.5,x,1.7\n";
+    match parse_treasury(t, "t.csv") {
+        Err(MarketError::Cell { line, column, .. }) => assert_eq!((line, column), (3, 3)),
+        other => panic!("{other:?}"),
+    }
+    let dup = "Date,1 Mo,1 Yr\n2024-01-03,5,5\n2024-01-03,5,5\n";
+    assert!(matches!(parse_treasury(dup, "t.csv"), Err(MarketError::Row { line: 3, .. })));
+    let bad_date = "Date,1 Mo,1 Yr\n2024-13-03,5,5\n";
+    assert!(matches!(parse_treasury(bad_date, "t.csv"), Err(MarketError::Cell { line: 2, column: 1, .. })));
+    let bad_tenor = "Date,1 Wk,1 Yr\n2024-01-03,5,5\n";
+    assert!(matches!(parse_treasury(bad_tenor, "t.csv"), Err(MarketError::Cell { line: 1, column: 2, .. })));
+    let ragged = "Date,1 Mo,1 Yr\n2024-01-03,5\n";
+    assert!(matches!(parse_treasury(ragged, "t.csv"), Err(MarketError::Row { line: 2, .. })));
+}

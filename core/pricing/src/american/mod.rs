@@ -1,0 +1,87 @@
+//! American options under Black-Scholes-Merton (flat rate, dividend yield and volatility).
+//!
+//! * [`fd`]: the reference engine, Crank-Nicolson in log-spot with Rannacher start-up and the
+//!   linear complementarity problem of early exercise solved exactly at every time step by
+//!   policy iteration; the European value on the same grid is used as a control variate.
+//! * [`lsm`]: Longstaff-Schwartz Monte Carlo on the `Compute` port (paths and basis functions
+//!   as kernels, the regression's normal equations as `Compute::gemm`).
+//! * [`european`]: the Black-Scholes-Merton closed form the control variate needs.
+
+pub mod european;
+pub mod fd;
+pub mod lsm;
+
+pub use fd::{american_fd, american_fd_greeks, american_fd_richardson, american_fd_with, FdGrid, FdResult};
+pub use lsm::{lsm_price, LsmConfig, LsmResult};
+
+use thiserror::Error;
+
+/// Errors of the American engines.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum AmericanError {
+    /// A contract or model parameter is out of its domain (`name` = the parameter).
+    #[error("invalid parameter {name} = {value}: {reason}")]
+    InvalidParameter {
+        /// Parameter name (`spot`, `strike`, `maturity`, `vol`, `rate`, `dividend`, grid sizes).
+        name: &'static str,
+        /// The offending value.
+        value: f64,
+        /// What the domain is.
+        reason: &'static str,
+    },
+    /// The early-exercise policy iteration did not settle (never seen on an M-matrix; kept so
+    /// a pathological grid reports instead of looping).
+    #[error("policy iteration did not converge at time step {step} after {iterations} iterations")]
+    NoConvergence {
+        /// Time step (counted from expiry).
+        step: usize,
+        /// Iterations done.
+        iterations: usize,
+    },
+    /// The regression's normal equations are singular (too few in-the-money paths).
+    #[error("LSM regression at exercise date {step} is singular ({itm} in-the-money paths)")]
+    SingularRegression {
+        /// Exercise date index.
+        step: usize,
+        /// In-the-money paths at that date.
+        itm: usize,
+    },
+    /// An error from the compute backend.
+    #[error("compute backend: {0}")]
+    Compute(#[from] tenor_core::ComputeError),
+}
+
+/// Checks a contract's parameters: spot and strike positive and finite, maturity and vol
+/// non-negative and finite, rate and dividend finite.
+///
+/// # Errors
+/// [`AmericanError::InvalidParameter`] naming the first bad field.
+pub fn validate(v: &crate::types::Vanilla) -> Result<(), AmericanError> {
+    let pos = |name, value: f64| {
+        if value.is_finite() && value > 0.0 {
+            Ok(())
+        } else {
+            Err(AmericanError::InvalidParameter { name, value, reason: "must be finite and > 0" })
+        }
+    };
+    let nonneg = |name, value: f64| {
+        if value.is_finite() && value >= 0.0 {
+            Ok(())
+        } else {
+            Err(AmericanError::InvalidParameter { name, value, reason: "must be finite and >= 0" })
+        }
+    };
+    let finite = |name, value: f64| {
+        if value.is_finite() {
+            Ok(())
+        } else {
+            Err(AmericanError::InvalidParameter { name, value, reason: "must be finite" })
+        }
+    };
+    pos("spot", v.spot)?;
+    pos("strike", v.strike)?;
+    nonneg("maturity", v.maturity)?;
+    nonneg("vol", v.vol)?;
+    finite("rate", v.rate)?;
+    finite("dividend", v.dividend)
+}

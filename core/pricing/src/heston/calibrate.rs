@@ -1,0 +1,225 @@
+//! Calibration of the Heston model to a list of option quotes by Levenberg-Marquardt
+//! (Levenberg 1944, Marquardt 1963; damping update of Nielsen 1999) with a forward-difference
+//! Jacobian. Every iteration prices the whole chain at the current parameters and at the five
+//! bumped parameter sets in one parallel batch (rayon, one pricing per quote and parameter
+//! set); the 5 x 5 normal equations are solved on the host with nalgebra.
+//!
+//! The parameters are optimised in unconstrained coordinates, `v0, kappa, theta, sigma = e^y`
+//! and `rho = tanh(y)`, so every trial point is admissible.
+
+use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
+
+use super::{heston_price, HestonError, HestonOption, HestonParams};
+
+/// One market quote: a European option (contract with its own forward through `rate` and
+/// `dividend`) and its price.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quote {
+    /// The contract, with the rate and dividend yield that reproduce the quote's discount
+    /// factor and forward.
+    pub contract: HestonOption,
+    /// Market price (present value, currency units), e.g. the mid quote.
+    pub price: f64,
+    /// Residual weight (1 for price errors; `1 / vega` approximates implied-vol errors).
+    pub weight: f64,
+}
+
+/// Levenberg-Marquardt settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CalibrationConfig {
+    /// Starting parameters.
+    pub initial: HestonParams,
+    /// Maximum iterations (Jacobian evaluations).
+    pub max_iterations: usize,
+    /// Stop when the relative decrease of the cost is below this.
+    pub tolerance: f64,
+}
+
+impl Default for CalibrationConfig {
+    /// Start at v0 = theta = 0.04, kappa = 1.5, sigma = 0.5, rho = -0.5; 100 iterations;
+    /// tolerance 1e-12.
+    fn default() -> Self {
+        Self {
+            initial: HestonParams { v0: 0.04, kappa: 1.5, theta: 0.04, sigma: 0.5, rho: -0.5 },
+            max_iterations: 100,
+            tolerance: 1e-12,
+        }
+    }
+}
+
+/// Fit of one quote.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuoteFit {
+    /// The quote.
+    pub quote: Quote,
+    /// Model price at the calibrated parameters.
+    pub model: f64,
+    /// `model - market`.
+    pub error: f64,
+}
+
+/// Calibration outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalibrationResult {
+    /// Calibrated parameters.
+    pub params: HestonParams,
+    /// Per-quote fit, in the order of the input.
+    pub fits: Vec<QuoteFit>,
+    /// Root-mean-square of the weighted residuals.
+    pub rmse: f64,
+    /// Iterations done.
+    pub iterations: usize,
+    /// Model pricings done.
+    pub pricings: usize,
+}
+
+fn to_y(p: &HestonParams) -> [f64; 5] {
+    [p.v0.ln(), p.kappa.ln(), p.theta.ln(), p.sigma.ln(), p.rho.atanh()]
+}
+
+fn from_y(y: &[f64]) -> HestonParams {
+    HestonParams { v0: y[0].exp(), kappa: y[1].exp(), theta: y[2].exp(), sigma: y[3].exp(), rho: y[4].tanh() }
+}
+
+fn validate_quotes(quotes: &[Quote]) -> Result<(), HestonError> {
+    if quotes.is_empty() {
+        return Err(HestonError::BadQuote { index: 0, reason: "no quotes".into() });
+    }
+    for (i, q) in quotes.iter().enumerate() {
+        q.contract.validate().map_err(|e| HestonError::BadQuote { index: i, reason: e.to_string() })?;
+        if !(q.price.is_finite() && q.price >= 0.0) {
+            return Err(HestonError::BadQuote {
+                index: i,
+                reason: format!("price {} must be finite and >= 0", q.price),
+            });
+        }
+        if !(q.weight.is_finite() && q.weight > 0.0) {
+            return Err(HestonError::BadQuote {
+                index: i,
+                reason: format!("weight {} must be finite and > 0", q.weight),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Weighted residuals `w (model - market)` of every quote for each parameter vector in `ys`,
+/// priced in one parallel batch.
+fn residual_batch(ys: &[[f64; 5]], quotes: &[Quote]) -> Result<Vec<Vec<f64>>, HestonError> {
+    let nq = quotes.len();
+    let flat: Result<Vec<f64>, HestonError> = (0..ys.len() * nq)
+        .into_par_iter()
+        .map(|idx| {
+            let (set, qi) = (idx / nq, idx % nq);
+            let q = &quotes[qi];
+            Ok(q.weight * (heston_price(&from_y(&ys[set]), &q.contract)? - q.price))
+        })
+        .collect();
+    Ok(flat?.chunks(nq).map(<[f64]>::to_vec).collect())
+}
+
+/// Calibrates Heston parameters to `quotes`.
+///
+/// # Errors
+/// [`HestonError::BadQuote`] naming the first bad quote; [`HestonError::InvalidParameter`]
+/// for a bad starting point; pricing errors.
+pub fn calibrate_heston(quotes: &[Quote], cfg: &CalibrationConfig) -> Result<CalibrationResult, HestonError> {
+    calibrate_heston_observed(quotes, cfg, &mut |_, _| {})
+}
+
+/// [`calibrate_heston`] calling `observer(iteration, rmse)` after every accepted step (for
+/// progress bars).
+///
+/// # Errors
+/// As [`calibrate_heston`].
+pub fn calibrate_heston_observed(
+    quotes: &[Quote],
+    cfg: &CalibrationConfig,
+    observer: &mut dyn FnMut(usize, f64),
+) -> Result<CalibrationResult, HestonError> {
+    validate_quotes(quotes)?;
+    cfg.initial.validate()?;
+    let nq = quotes.len();
+    let cost = |r: &[f64]| r.iter().map(|x| x * x).sum::<f64>();
+    let mut y = to_y(&cfg.initial);
+    let mut r = residual_batch(&[y], quotes)?.remove(0);
+    let mut c = cost(&r);
+    let mut pricings = nq;
+    let mut lambda = 1e-3;
+    let mut nu = 2.0;
+    let mut iterations = 0;
+    while iterations < cfg.max_iterations {
+        iterations += 1;
+        // Forward-difference Jacobian: the five bumped parameter sets priced in one batch.
+        let h: Vec<f64> = y.iter().map(|v| 1e-6 * v.abs().max(1.0)).collect();
+        let bumped: Vec<[f64; 5]> = (0..5)
+            .map(|j| {
+                let mut b = y;
+                b[j] += h[j];
+                b
+            })
+            .collect();
+        let rb = residual_batch(&bumped, quotes)?;
+        pricings += 5 * nq;
+        let jac = DMatrix::from_fn(nq, 5, |i, j| (rb[j][i] - r[i]) / h[j]);
+        let jtj = jac.transpose() * &jac;
+        let g = jac.transpose() * DVector::from_column_slice(&r);
+        // Inner loop: raise the damping until a step lowers the cost.
+        let mut improved = false;
+        for _ in 0..20 {
+            let mut a = jtj.clone();
+            for k in 0..5 {
+                a[(k, k)] += lambda * jtj[(k, k)].max(1e-12);
+            }
+            let Some(step) = a.cholesky().map(|ch| ch.solve(&(-&g))) else {
+                lambda *= nu;
+                nu *= 2.0;
+                continue;
+            };
+            let mut yt = y;
+            for k in 0..5 {
+                yt[k] += step[k].clamp(-2.0, 2.0);
+            }
+            // Keep rho away from +-1 where atanh is singular.
+            yt[4] = yt[4].clamp(-4.0, 4.0);
+            // A trial point the pricer cannot handle counts as a failed step.
+            let rt = residual_batch(&[yt], quotes).map(|mut v| v.remove(0)).unwrap_or_else(|_| vec![f64::NAN; nq]);
+            pricings += nq;
+            let ct = cost(&rt);
+            if ct < c {
+                let rel = (c - ct) / c.max(1e-300);
+                y = yt;
+                r = rt;
+                c = ct;
+                lambda = (lambda / 3.0).max(1e-12);
+                nu = 2.0;
+                improved = true;
+                observer(iterations, (c / nq as f64).sqrt());
+                if rel < cfg.tolerance {
+                    return Ok(finish(y, &r, quotes, iterations, pricings));
+                }
+                break;
+            }
+            lambda *= nu;
+            nu *= 2.0;
+        }
+        if !improved || c < 1e-28 {
+            break;
+        }
+    }
+    Ok(finish(y, &r, quotes, iterations, pricings))
+}
+
+fn finish(y: [f64; 5], r: &[f64], quotes: &[Quote], iterations: usize, pricings: usize) -> CalibrationResult {
+    let fits = quotes
+        .iter()
+        .zip(r)
+        .map(|(q, ri)| {
+            let error = ri / q.weight;
+            QuoteFit { quote: *q, model: q.price + error, error }
+        })
+        .collect();
+    let rmse = (r.iter().map(|x| x * x).sum::<f64>() / r.len() as f64).sqrt();
+    CalibrationResult { params: from_y(&y), fits, rmse, iterations, pricings }
+}

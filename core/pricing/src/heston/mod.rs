@@ -1,0 +1,145 @@
+//! The Heston (1993) stochastic-volatility model:
+//! `dS = (r - q) S dt + sqrt(v) S dW1`, `dv = kappa (theta - v) dt + sigma sqrt(v) dW2`,
+//! `d<W1, W2> = rho dt`.
+//!
+//! * [`cf`]: the characteristic function in the "little Heston trap" form (Albrecher, Mayer,
+//!   Schoutens & Tistaert 2007) and moment-explosion times (Andersen & Piterbarg 2007).
+//! * [`quad`]: adaptive Gauss-Kronrod (7, 15) quadrature (Piessens et al., QUADPACK 1983).
+//! * [`analytic`]: the semi-analytic price by Fourier inversion along a shifted contour with
+//!   the Lord-Kahl (2007) optimal damping, on a log-transformed domain (no integration cutoff).
+//! * [`qe`]: Monte Carlo with Andersen's (2008) quadratic-exponential scheme on the `Compute`
+//!   port.
+//! * [`calibrate`]: Levenberg-Marquardt calibration to a list of quotes.
+
+pub mod analytic;
+pub mod calibrate;
+pub mod cf;
+pub mod qe;
+pub mod quad;
+
+pub use analytic::{heston_price, heston_price_with_alpha};
+pub use calibrate::{
+    calibrate_heston, calibrate_heston_observed, CalibrationConfig, CalibrationResult, Quote, QuoteFit,
+};
+pub use qe::{heston_qe_price, QeConfig, QeResult};
+
+use crate::types::OptionType;
+use thiserror::Error;
+
+/// Heston model parameters (variances per year, `sigma` the volatility of variance).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HestonParams {
+    /// Initial variance `v0` (> 0).
+    pub v0: f64,
+    /// Mean-reversion speed `kappa` (> 0).
+    pub kappa: f64,
+    /// Long-run variance `theta` (> 0).
+    pub theta: f64,
+    /// Volatility of variance `sigma` (> 0).
+    pub sigma: f64,
+    /// Correlation `rho` of spot and variance Brownian motions, in (-1, 1).
+    pub rho: f64,
+}
+
+/// A European option priced under Heston: contract plus flat rate and dividend yield.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HestonOption {
+    /// Call or put.
+    pub option: OptionType,
+    /// Spot price today.
+    pub spot: f64,
+    /// Strike.
+    pub strike: f64,
+    /// Time to expiry in years (> 0).
+    pub maturity: f64,
+    /// Continuously compounded risk-free rate.
+    pub rate: f64,
+    /// Continuously compounded dividend yield.
+    pub dividend: f64,
+}
+
+/// Errors of the Heston pricers and calibration.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum HestonError {
+    /// A model or contract parameter is out of its domain.
+    #[error("invalid parameter {name} = {value}: {reason}")]
+    InvalidParameter {
+        /// Parameter name (`v0`, `kappa`, `theta`, `sigma`, `rho`, `spot`, `strike`, ...).
+        name: &'static str,
+        /// The offending value.
+        value: f64,
+        /// What the domain is.
+        reason: &'static str,
+    },
+    /// The Fourier integral did not reach its tolerance (`estimate` = error estimate).
+    #[error("Fourier integral did not converge: error estimate {estimate:e} after {intervals} intervals")]
+    Integration {
+        /// Error estimate reached.
+        estimate: f64,
+        /// Subintervals used.
+        intervals: usize,
+    },
+    /// The characteristic function evaluated to a non-finite number.
+    #[error("characteristic function not finite at u = {re} + {im}i")]
+    NonFinite {
+        /// Real part of the argument.
+        re: f64,
+        /// Imaginary part of the argument.
+        im: f64,
+    },
+    /// Calibration input problem (quote index and reason).
+    #[error("quote {index}: {reason}")]
+    BadQuote {
+        /// Index in the quote list.
+        index: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An error from the compute backend.
+    #[error("compute backend: {0}")]
+    Compute(#[from] tenor_core::ComputeError),
+}
+
+fn check(name: &'static str, value: f64, ok: bool, reason: &'static str) -> Result<(), HestonError> {
+    if ok && value.is_finite() {
+        Ok(())
+    } else {
+        Err(HestonError::InvalidParameter { name, value, reason })
+    }
+}
+
+impl HestonParams {
+    /// Checks the domain: `v0, kappa, theta, sigma > 0`, `-1 < rho < 1`.
+    ///
+    /// # Errors
+    /// [`HestonError::InvalidParameter`] naming the first bad parameter.
+    pub fn validate(&self) -> Result<(), HestonError> {
+        check("v0", self.v0, self.v0 > 0.0, "must be > 0")?;
+        check("kappa", self.kappa, self.kappa > 0.0, "must be > 0")?;
+        check("theta", self.theta, self.theta > 0.0, "must be > 0")?;
+        check("sigma", self.sigma, self.sigma > 0.0, "must be > 0")?;
+        check("rho", self.rho, self.rho > -1.0 && self.rho < 1.0, "must be in (-1, 1)")
+    }
+}
+
+impl HestonOption {
+    /// Checks the contract: spot, strike and maturity > 0, rate and dividend finite.
+    ///
+    /// # Errors
+    /// [`HestonError::InvalidParameter`] naming the first bad field.
+    pub fn validate(&self) -> Result<(), HestonError> {
+        check("spot", self.spot, self.spot > 0.0, "must be > 0")?;
+        check("strike", self.strike, self.strike > 0.0, "must be > 0")?;
+        check("maturity", self.maturity, self.maturity > 0.0, "must be > 0")?;
+        check("rate", self.rate, true, "must be finite")?;
+        check("dividend", self.dividend, true, "must be finite")
+    }
+    /// Forward `S e^{(r - q) T}`.
+    pub fn forward(&self) -> f64 {
+        self.spot * ((self.rate - self.dividend) * self.maturity).exp()
+    }
+    /// Discount factor `e^{-r T}`.
+    pub fn discount(&self) -> f64 {
+        (-self.rate * self.maturity).exp()
+    }
+}

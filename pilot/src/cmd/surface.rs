@@ -1,0 +1,177 @@
+//! `tenor surface CHAIN`: implied volatilities of a whole chain on a backend, per-expiry SVI
+//! fits with their no-arbitrage checks, and the surface plot.
+//!
+//! CHAIN is a folder of Cboe quote-data downloads, one Cboe file, or a Yahoo chain CSV (which
+//! needs `--as-of`, the snapshot date, because the file has none). Writes into `--out`:
+//! `implied_vols.csv` (every quote: mid implied vol or the reason there is none, the slice's
+//! parity forward and discount factor, the SVI vol and the fit error), `svi_params.csv` (per
+//! slice: parameters, fit errors, butterfly checks), `calendar.csv` (calendar checks between
+//! consecutive slices) and `surface.svg`.
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use chrono::NaiveDate;
+use indicatif::{ProgressBar, ProgressStyle};
+use tenor_market::iv::chain_vols;
+use tenor_market::quotes::Chain;
+use tenor_market::surface::{fit_slice, VolSurface};
+
+/// Arguments of `tenor surface`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A folder of Cboe quote-data CSVs, one Cboe CSV, or a Yahoo chain CSV.
+    pub chain: PathBuf,
+    /// Snapshot date (YYYY-MM-DD) for a Yahoo chain; Cboe files carry their own.
+    #[arg(long)]
+    pub as_of: Option<NaiveDate>,
+    /// Output folder (created if missing).
+    #[arg(long, default_value = "surface_out")]
+    pub out: PathBuf,
+    /// Compute backend (`cpu`, `sim`, `auto`, ...).
+    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
+    pub backend: String,
+    /// Most slices drawn in the plot.
+    #[arg(long, default_value_t = 12)]
+    pub plot_slices: usize,
+}
+
+fn load(path: &Path, as_of: Option<NaiveDate>) -> anyhow::Result<Chain> {
+    if path.is_dir() {
+        return Ok(tenor_market::cboe::load_cboe_dir(path)?);
+    }
+    let head = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    if head.lines().next().is_some_and(|l| l.starts_with("contractSymbol")) {
+        let Some(d) = as_of else { bail!("{}: a Yahoo chain needs --as-of YYYY-MM-DD", path.display()) };
+        return Ok(tenor_market::yahoo::parse_yahoo(&head, &path.display().to_string(), d)?);
+    }
+    Ok(tenor_market::cboe::parse_cboe(&head, &path.display().to_string())?)
+}
+
+/// Runs the command.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let chain = load(&args.chain, args.as_of)?;
+    let compute = tenor_backends::open(&args.backend)?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let (forwards, missing) = tenor_market::parity::parity_forwards(&chain);
+    for e in &missing {
+        eprintln!("warning: {e}");
+    }
+    let started = std::time::Instant::now();
+    let vols = chain_vols(&*compute, &chain, &forwards)?;
+    let iv_time = started.elapsed();
+    let solved = vols.iter().filter(|v| v.vol.is_ok()).count();
+    println!(
+        "{}: {} quotes, {} slices, {solved} implied vols on {} in {:.1} ms; {} quotes without a vol (reasons in implied_vols.csv)",
+        chain.source,
+        chain.quotes.len(),
+        chain.slices().len(),
+        compute.info().backend,
+        iv_time.as_secs_f64() * 1e3,
+        vols.len() - solved
+    );
+
+    let bar = ProgressBar::new(forwards.len() as u64);
+    bar.set_style(ProgressStyle::with_template("fitting SVI {bar:30} {pos}/{len} {msg}")?);
+    let mut slices = Vec::new();
+    for f in &forwards {
+        bar.set_message(format!("{} {}", f.slice.0, f.slice.1.as_str()));
+        match fit_slice(&chain, &vols, f) {
+            Ok(s) => slices.push(s),
+            Err(e) => bar.println(format!("warning: {e}")),
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let surface = VolSurface::new(slices)?;
+
+    let mut w = BufWriter::new(File::create(args.out.join("svi_params.csv"))?);
+    writeln!(w, "expiry,settlement,maturity,forward,discount,parity_rate,points,a,b,rho,m,sigma,rmse_vol,max_vol_error,min_g,min_g_at_k,butterfly_free,min_g_wide,min_g_wide_at_k")?;
+    for s in &surface.slices {
+        let p = s.fit.params;
+        writeln!(
+            w,
+            "{},{},{:.6},{:.4},{:.8},{:.6},{},{:.8},{:.8},{:.8},{:.8},{:.8},{:.6},{:.6},{:.6},{:.4},{},{:.6},{:.4}",
+            s.slice.0,
+            s.slice.1.as_str(),
+            s.maturity,
+            s.forward,
+            s.discount,
+            -s.discount.ln() / s.maturity,
+            s.fit.points,
+            p.a,
+            p.b,
+            p.rho,
+            p.m,
+            p.sigma,
+            s.fit.rmse_vol,
+            s.fit.max_vol_error,
+            s.butterfly.min_g,
+            s.butterfly.at,
+            s.butterfly.is_free(),
+            s.butterfly_wide.min_g,
+            s.butterfly_wide.at
+        )?;
+        println!(
+            "  {} {} T {:.3}  F {:.2}  r {:.3}%  {} pts  SVI rmse {:.2} vol pts (max {:.2})  butterfly {}",
+            s.slice.0,
+            s.slice.1.as_str(),
+            s.maturity,
+            s.forward,
+            100.0 * -s.discount.ln() / s.maturity,
+            s.fit.points,
+            100.0 * s.fit.rmse_vol,
+            100.0 * s.fit.max_vol_error,
+            if s.butterfly.is_free() { "free" } else { "VIOLATED" }
+        );
+    }
+    w.flush()?;
+
+    let checks = surface.calendar_checks(f64::NEG_INFINITY, f64::INFINITY, 401);
+    let mut w = BufWriter::new(File::create(args.out.join("calendar.csv"))?);
+    writeln!(w, "earlier,later,min_total_variance_gap,at_k,calendar_free")?;
+    for c in &checks {
+        writeln!(w, "{} {},{} {},{:.6e},{:.4},{}", c.earlier.0, c.earlier.1.as_str(), c.later.0, c.later.1.as_str(), c.min_gap, c.at, c.min_gap >= 0.0)?;
+    }
+    w.flush()?;
+    let crossings = checks.iter().filter(|c| c.min_gap < 0.0).count();
+    println!("calendar: {crossings} of {} consecutive slice pairs cross inside their common strike range", checks.len());
+
+    let mut w = BufWriter::new(File::create(args.out.join("implied_vols.csv"))?);
+    writeln!(w, "symbol,expiry,settlement,maturity,type,strike,bid,ask,mid,forward,discount,iv_mid,status,svi_vol,fit_error")?;
+    for v in &vols {
+        let q = &chain.quotes[v.index];
+        let slice = surface.slices.iter().find(|s| s.slice == (q.expiry, q.settlement));
+        let svi = slice.map(|s| (s.fit.params.total_variance((q.strike / s.forward).ln()).max(0.0) / s.maturity).sqrt());
+        let (iv, status, err) = match (&v.vol, svi) {
+            (Ok(x), Some(m)) => (format!("{x:.10}"), "ok".to_owned(), format!("{:.6}", m - x)),
+            (Ok(x), None) => (format!("{x:.10}"), "ok".to_owned(), String::new()),
+            (Err(e), _) => (String::new(), e.to_string(), String::new()),
+        };
+        writeln!(
+            w,
+            "{},{},{},{:.6},{},{},{},{},{},{:.4},{:.8},{iv},\"{status}\",{},{err}",
+            q.symbol,
+            q.expiry,
+            q.settlement.as_str(),
+            v.maturity,
+            if q.option_type == tenor_pricing::types::OptionType::Call { "call" } else { "put" },
+            q.strike,
+            q.bid,
+            q.ask,
+            v.mid,
+            v.forward,
+            v.discount,
+            svi.map(|s| format!("{s:.6}")).unwrap_or_default()
+        )?;
+    }
+    w.flush()?;
+
+    let svg = args.out.join("surface.svg");
+    let title = format!("{} implied volatility and SVI fits, {}", chain.quotes.first().map_or("", |q| q.root.as_str()), chain.as_of.date());
+    tenor_market::plot::plot_surface(&svg, &title, &chain, &vols, &forwards, &surface, args.plot_slices)?;
+    println!("wrote {}/{{implied_vols.csv, svi_params.csv, calendar.csv, surface.svg}}", args.out.display());
+    Ok(ExitCode::SUCCESS)
+}

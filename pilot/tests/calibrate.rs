@@ -1,0 +1,64 @@
+//! `tenor calibrate heston` on the shared SPX snapshot: outputs written, every model price in
+//! fit.csv reproduced from params.json by the semi-analytic pricer, and the fit quality within
+//! what Heston achieves on SPX (vega-weighted RMSE under 1 vol point).
+use assert_cmd::Command;
+use tenor_pricing::heston::{heston_price, HestonOption, HestonParams};
+use tenor_pricing::types::OptionType;
+
+#[test]
+fn calibrates_heston_to_the_spx_snapshot() {
+    let chain = tenor_testdata::shared("data/options/spx_cboe_2025-10-01");
+    assert!(chain.is_dir(), "missing shared chain folder {}", chain.display());
+    let out = std::env::temp_dir().join(format!("tenor-calibrate-{}", std::process::id()));
+    Command::cargo_bin("tenor")
+        .expect("binary")
+        .args(["calibrate", "heston"])
+        .arg(&chain)
+        .arg("--out")
+        .arg(&out)
+        .arg("--per-slice")
+        .arg("6")
+        .assert()
+        .success();
+    let params: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("params.json")).expect("params.json")).expect("json");
+    let g = |k: &str| params[k].as_f64().unwrap_or_else(|| panic!("params.json lacks {k}"));
+    let p = HestonParams { v0: g("v0"), kappa: g("kappa"), theta: g("theta"), sigma: g("sigma"), rho: g("rho") };
+    p.validate().expect("admissible parameters");
+    assert!(g("weighted_rmse_vol") < 0.01, "RMSE {}", g("weighted_rmse_vol"));
+    let spot = g("spot");
+    let mut rdr = csv::Reader::from_path(out.join("fit.csv")).expect("fit.csv");
+    let mut n = 0;
+    for rec in rdr.records() {
+        let rec = rec.expect("row");
+        let f = |i: usize| rec[i].parse::<f64>().expect("number");
+        let (strike, t, fwd, df, model) = (f(2), f(3), f(4), f(5), f(7));
+        let rate = -df.ln() / t;
+        let o = HestonOption {
+            option: if &rec[1] == "call" { OptionType::Call } else { OptionType::Put },
+            spot,
+            strike,
+            maturity: t,
+            rate,
+            dividend: rate - (fwd / spot).ln() / t,
+        };
+        let again = heston_price(&p, &o).expect("price");
+        // fit.csv rounds forward (4 dp), discount (8 dp), maturity (6 dp) and prices (4 dp).
+        assert!((again - model).abs() < 2e-3 * model.max(1.0), "K {strike} T {t}: {again} vs {model}");
+        n += 1;
+    }
+    assert_eq!(n as f64, g("quotes"));
+    assert!(std::fs::metadata(out.join("fit.svg")).expect("fit.svg").len() > 1000);
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn missing_chain_is_reported_with_its_path() {
+    let out = Command::cargo_bin("tenor")
+        .expect("binary")
+        .args(["calibrate", "heston", "/nonexistent/chain.csv"])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("/nonexistent/chain.csv"), "{stderr}");
+}
