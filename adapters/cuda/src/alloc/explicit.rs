@@ -11,8 +11,8 @@ use super::pool::{free_async, PoolConfig, PoolHandle};
 use crate::context::Context;
 use crate::error::{check, drv};
 
-/// Properties of an [`ExplicitPool`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Properties of an [`ExplicitPool`] (default: no maximum, no IPC, [`PoolConfig::default`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ExplicitPoolConfig {
     /// Maximum bytes the pool may reserve (`CUmemPoolProps::maxSize`; 0 = the driver's
     /// default, the device's memory).
@@ -22,12 +22,6 @@ pub struct ExplicitPoolConfig {
     pub ipc: bool,
     /// Release threshold and reuse.
     pub pool: PoolConfig,
-}
-
-impl Default for ExplicitPoolConfig {
-    fn default() -> Self {
-        Self { max_size: 0, ipc: false, pool: PoolConfig::default() }
-    }
 }
 
 /// A pool created with `cuMemPoolCreate` and allocated from with `cuMemAllocFromPoolAsync`;
