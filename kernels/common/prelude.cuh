@@ -41,15 +41,19 @@ __device__ __forceinline__ tenor_u32x4 tenor_philox_path(u64 seed, u64 path, u32
     return tenor_philox4x32_10(c, (u32)seed, (u32)(seed >> 32));
 }
 
-// 52-bit uniform in (0, 1): (k + 0.5) 2^-52, k = (hi << 20) ^ (lo >> 12). Exact.
+// 52-bit uniform in (0, 1): (k + 0.5) 2^-52, k = (hi << 20) ^ (lo >> 12). Built from the bits
+// instead of an integer-to-double conversion (a slow instruction): 1 + k 2^-52 has k as its
+// mantissa, subtracting 1 is exact (Sterbenz), and adding 2^-53 gives (2k + 1) 2^-53 exactly
+// (2k + 1 < 2^53). Bitwise the same value as the CPU's (k as f64 + 0.5) * 2^-52.
 __device__ __forceinline__ double tenor_uniform_f64(u32 hi, u32 lo) {
     const u64 k = ((u64)hi << 20) ^ ((u64)lo >> 12);
-    return ((double)k + 0.5) * (1.0 / 4503599627370496.0);
+    return (__longlong_as_double((long long)(0x3FF0000000000000ull | k)) - 1.0) + 0x1p-53;
 }
 
-// 23-bit uniform in (0, 1): ((x >> 9) + 0.5) 2^-23. Exact.
+// 23-bit uniform in (0, 1): ((x >> 9) + 0.5) 2^-23, by the same construction in fp32:
+// (1 + m 2^-23) - 1 + 2^-24 = (2m + 1) 2^-24 exactly. Bitwise the CPU's value.
 __device__ __forceinline__ float tenor_uniform_f32(u32 x) {
-    return ((float)(x >> 9) + 0.5f) * (1.0f / 8388608.0f);
+    return (__uint_as_float(0x3F800000u | (x >> 9)) - 1.0f) + 0x1p-24f;
 }
 
 // The fp64 normals of steps 2 pair and 2 pair + 1 of `path` (Box and Muller 1958):
@@ -82,6 +86,12 @@ __device__ __forceinline__ void tenor_box_muller_f32(u32 a, u32 b, float* z0, fl
     __sincosf(6.2831855f * (tenor_uniform_f32(b) - 0.5f), &s, &c);
     *z0 = -r * c;
     *z1 = -r * s;
+}
+
+// Only the first (cosine) normal of words (a, b), as tenor_box_muller_f32's z0.
+__device__ __forceinline__ float tenor_box_muller_cos_f32(u32 a, u32 b) {
+    const float r = sqrtf(-2.0f * __logf(tenor_uniform_f32(a)));
+    return -r * __cosf(6.2831855f * (tenor_uniform_f32(b) - 0.5f));
 }
 
 // The four fp32 normals of steps 4 quad .. 4 quad + 3 of `path`: words (0, 1) give steps

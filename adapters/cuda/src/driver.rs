@@ -68,7 +68,9 @@ fn driver_release() -> Option<String> {
     // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..."
     let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
     let line = text.lines().next()?;
-    line.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()) && w.contains('.')).map(str::to_owned)
+    line.split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()) && w.contains('.'))
+        .map(str::to_owned)
 }
 
 fn cuda_version(v: i32) -> String {
@@ -160,10 +162,7 @@ impl CudaDriver {
         self.cache = ImageCache::at(dir);
     }
 
-    fn with_blas<R>(
-        &self,
-        f: impl FnOnce(cb::cublasHandle_t) -> Result<R, ComputeError>,
-    ) -> Result<R, ComputeError> {
+    fn with_blas<R>(&self, f: impl FnOnce(cb::cublasHandle_t) -> Result<R, ComputeError>) -> Result<R, ComputeError> {
         let mut guard = self.blas.lock().unwrap_or_else(|p| p.into_inner());
         self.ctx.bind()?;
         if guard.is_none() {
@@ -233,9 +232,7 @@ impl Driver for CudaDriver {
         // SAFETY: `dst` is a live device block of at least `src.len()` bytes (Device checked the
         // range). From pageable memory the driver stages `src` before returning (CUDA Driver
         // API, "API synchronization behavior"), so `src` may be reused at once.
-        check("cuMemcpyHtoDAsync", unsafe {
-            sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), s.raw())
-        })
+        check("cuMemcpyHtoDAsync", unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), s.raw()) })
     }
 
     fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
@@ -273,7 +270,11 @@ impl Driver for CudaDriver {
                 return Err(ComputeError::UnknownKernel {
                     kernel: def.name.clone(),
                     backend: BACKEND.into(),
-                    reason: format!("no extern \"C\" __global__ {} in cuda.cu: {}", def.name, crate::error::describe(e)),
+                    reason: format!(
+                        "no extern \"C\" __global__ {} in cuda.cu: {}",
+                        def.name,
+                        crate::error::describe(e)
+                    ),
                 });
             }
         };

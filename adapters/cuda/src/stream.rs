@@ -71,7 +71,9 @@ impl CudaStream {
 /// # Errors
 /// [`ComputeError::ForeignHandle`] when the stream belongs to another backend.
 pub fn cuda_stream(stream: &Stream) -> Result<&CudaStream, ComputeError> {
-    stream.downcast::<CudaStream>().ok_or_else(|| ComputeError::ForeignHandle(format!("{stream:?} is not a CUDA stream")))
+    stream
+        .downcast::<CudaStream>()
+        .ok_or_else(|| ComputeError::ForeignHandle(format!("{stream:?} is not a CUDA stream")))
 }
 
 impl StreamImpl for CudaStream {

@@ -10,11 +10,10 @@ use std::sync::Arc;
 
 use tenor_core::{AllocError, Allocator, Compute, ComputeError, ComputeExt};
 use tenor_cuda::alloc::{
-    DefaultPool, ExplicitPool, ExplicitPoolConfig, ImportedPool, IpcPointer, PlainAllocator, PoolConfig,
-    ReusePolicy, Sharing,
+    DefaultPool, ExplicitPool, ExplicitPoolConfig, ImportedPool, IpcPointer, PlainAllocator, PoolConfig, ReusePolicy,
+    Sharing,
 };
 use tenor_cuda::{cuda, cuda_with_allocator, CudaCompute};
-
 
 /// The device, or `None` after saying why it did not run; panics when CUDA is required.
 fn device() -> Option<CudaCompute> {
@@ -131,7 +130,8 @@ fn explicit_pool_respects_max_size_and_leaves_the_device_pool_alone() {
     };
     let before = current();
     let max = 64 << 20;
-    let pool = ExplicitPool::new(ctx.clone(), ExplicitPoolConfig { max_size: max, ..Default::default() }).expect("pool");
+    let pool =
+        ExplicitPool::new(ctx.clone(), ExplicitPoolConfig { max_size: max, ..Default::default() }).expect("pool");
     let a = pool.allocate(32 << 20, &s).expect("within the maximum");
     let err = pool.allocate(48 << 20, &s).expect_err("beyond the maximum");
     assert!(matches!(err, AllocError::OutOfMemory { requested, .. } if requested == 48 << 20), "{err:?}");
@@ -219,8 +219,8 @@ fn ipc_second_process_reads_a_buffer() {
     assert!(out.status.success(), "child failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let got = stdout
         .lines()
-        .find_map(|l| l.strip_prefix("IPC-CHECKSUM "))
-        .and_then(|v| v.trim().parse::<u64>().ok())
+        .find_map(|l| l.split_once("IPC-CHECKSUM ").map(|(_, v)| v))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
         .unwrap_or_else(|| panic!("no checksum from the child: {stdout}"));
     assert_eq!(got, want, "the second process read the same bytes");
     pool.deallocate(block, &s).expect("free");

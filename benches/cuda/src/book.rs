@@ -86,9 +86,11 @@ pub fn read(path: &Path) -> Result<Book, BookError> {
             if t.is_empty() {
                 Ok(None)
             } else {
-                t.parse::<u32>().ok().filter(|n| *n > 0).map(Some).ok_or_else(|| {
-                    bad("fixings", format!("expected a positive integer, got {t:?}"))
-                })
+                t.parse::<u32>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .map(Some)
+                    .ok_or_else(|| bad("fixings", format!("expected a positive integer, got {t:?}")))
             }
         };
         let product = match cell("kind") {
@@ -109,7 +111,12 @@ pub fn read(path: &Path) -> Result<Book, BookError> {
                     "up_in" => 3,
                     t => return Err(bad("barrier_type", format!("unknown barrier type {t:?}"))),
                 };
-                Product::Barrier { barrier: num("barrier")?, kind, rebate: opt_num("rebate", 0.0)?, fixings: fixings()? }
+                Product::Barrier {
+                    barrier: num("barrier")?,
+                    kind,
+                    rebate: opt_num("rebate", 0.0)?,
+                    fixings: fixings()?,
+                }
             }
             k @ ("american" | "heston") => {
                 book.skipped.push((id, format!("kind {k} has no fused Monte Carlo kernel")));

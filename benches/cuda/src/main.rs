@@ -21,7 +21,9 @@ use anyhow::{bail, Context as _, Result};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 use tenor_core::{Access, Allocator, Arg, Compute, ComputeExt, Stream};
-use tenor_cuda::alloc::{DefaultPool, ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing};
+use tenor_cuda::alloc::{
+    DefaultPool, ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing,
+};
 use tenor_cuda::{cuda_stream, cuda_with_allocator, CudaCompute};
 
 /// CUDA backend checks and benchmarks.
@@ -65,6 +67,10 @@ enum Cmd {
         /// Timed repetitions (median reported).
         #[arg(long, default_value_t = 5)]
         reps: usize,
+        /// Folder of kernel variants `<kernel>.<tag>.cu` to time beside the built-in sources
+        /// (same manifest; for tuning).
+        #[arg(long)]
+        variants: Option<PathBuf>,
     },
 }
 
@@ -76,7 +82,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Determinism => determinism(),
         Cmd::Alloc { iters } => alloc_bench(*iters),
         Cmd::Loop { jobs } => loop_bench(*jobs),
-        Cmd::Mc { reps } => mc_bench(*reps),
+        Cmd::Mc { reps, variants } => mc_bench(*reps, variants.as_deref()),
     };
     match result {
         Ok((value, ok)) => {
@@ -105,7 +111,9 @@ fn main() -> std::process::ExitCode {
 type Make = Box<dyn Fn(&Arc<tenor_cuda::Context>) -> Result<Arc<dyn Allocator>, tenor_core::ComputeError>>;
 
 fn pool(sharing: Sharing, reuse: ReusePolicy) -> Make {
-    Box::new(move |ctx| Ok(Arc::new(DefaultPool::new(ctx.clone(), PoolConfig { sharing, reuse })?) as Arc<dyn Allocator>))
+    Box::new(move |ctx| {
+        Ok(Arc::new(DefaultPool::new(ctx.clone(), PoolConfig { sharing, reuse })?) as Arc<dyn Allocator>)
+    })
 }
 
 /// The allocators compared, by report name.
@@ -235,7 +243,8 @@ fn pricing_loop(dev: &CudaCompute, streams: &[Stream], jobs: usize, burst: usize
         if (j + 1) % burst == 0 || j + 1 == jobs {
             for pnd in pending.drain(..) {
                 let bytes = pnd.wait()?;
-                let s: f64 = bytes.chunks_exact(16).map(|c| f64::from_le_bytes(c[..8].try_into().unwrap_or([0; 8]))).sum();
+                let s: f64 =
+                    bytes.chunks_exact(16).map(|c| f64::from_le_bytes(c[..8].try_into().unwrap_or([0; 8]))).sum();
                 sums.push(s);
             }
             dev.synchronize()?;
@@ -285,7 +294,10 @@ fn alloc_bench(iters: usize) -> Result<(Value, bool)> {
         rows.push(json!({"allocator": name, "sizes": per_size}));
         eprintln!("alloc: {name} done");
     }
-    Ok((json!({"what": "host latency of allocate + deallocate + stream synchronize", "iters": iters, "rows": rows}), true))
+    Ok((
+        json!({"what": "host latency of allocate + deallocate + stream synchronize", "iters": iters, "rows": rows}),
+        true,
+    ))
 }
 
 fn loop_bench(jobs: usize) -> Result<(Value, bool)> {
@@ -326,7 +338,25 @@ fn time_kernel(dev: &CudaCompute, reps: usize, mut launch: impl FnMut() -> Resul
     Ok(median(times))
 }
 
-fn mc_bench(reps: usize) -> Result<(Value, bool)> {
+/// The built-in source of `name`, then each variant `<name>.<tag>.cu` in `dir`.
+fn sources(name: &str, dir: Option<&std::path::Path>) -> Result<Vec<(String, tenor_core::KernelDef)>> {
+    let def = tenor_kernels::get(name)?;
+    let mut out = vec![("built-in".to_owned(), def.clone())];
+    if let Some(dir) = dir {
+        let mut files: Vec<_> = std::fs::read_dir(dir)?.flatten().map(|e| e.path()).collect();
+        files.sort();
+        for f in files {
+            let fname = f.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+            if let Some(tag) = fname.strip_prefix(&format!("{name}.")).and_then(|r| r.strip_suffix(".cu")) {
+                let text = std::fs::read_to_string(&f)?;
+                out.push((tag.to_owned(), def.clone().with_source("cuda", text)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn mc_bench(reps: usize, variants: Option<&std::path::Path>) -> Result<(Value, bool)> {
     let dev = tenor_cuda::cuda().context("opening CUDA")?;
     let s = dev.default_stream().clone();
     let (spot, strike, t, r, vol) = (100.0f64, 100.0f64, 1.0f64, 0.05f64, 0.2f64);
@@ -343,8 +373,11 @@ fn mc_bench(reps: usize) -> Result<(Value, bool)> {
         vol,
     });
     let mut rows = Vec::new();
-    for (name, pairs) in [("mc_european_f32", 1u64 << 31), ("mc_european", 1u64 << 30)] {
-        let def = tenor_kernels::get(name)?;
+    for (name, pairs, (variant, def)) in [("mc_european_f32", 1u64 << 31), ("mc_european", 1u64 << 30)]
+        .into_iter()
+        .flat_map(|(n, p)| sources(n, variants).unwrap_or_default().into_iter().map(move |v| (n, p, v)))
+    {
+        let def = &def;
         let k = dev.load_kernel(def)?;
         let out = dev.alloc_elems::<f64>(&s, 2 * def.blocks(pairs) as usize)?;
         let f32 = name.ends_with("f32");
@@ -366,13 +399,13 @@ fn mc_bench(reps: usize) -> Result<(Value, bool)> {
         let (sum, sq) = p.chunks_exact(2).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
         let mean = sum / n;
         let se = ((sq / n - mean * mean).max(0.0) / n).sqrt();
-        rows.push(json!({"kernel": name, "pairs": pairs, "paths": 2 * pairs, "seconds": secs,
+        rows.push(json!({"kernel": name, "variant": variant, "pairs": pairs, "paths": 2 * pairs, "seconds": secs,
                          "paths_per_s": 2.0 * n / secs, "price": mean, "stderr": se, "black_scholes": bs}));
     }
-    {
+    for (variant, def) in sources("mc_asian_f32", variants)? {
         let name = "mc_asian_f32";
+        let def = &def;
         let (pairs, steps) = (1u64 << 23, 252u32);
-        let def = tenor_kernels::get(name)?;
         let k = dev.load_kernel(def)?;
         let out = dev.alloc_elems::<f64>(&s, 5 * def.blocks(pairs) as usize)?;
         let dt = t / f64::from(steps);
@@ -397,11 +430,14 @@ fn mc_bench(reps: usize) -> Result<(Value, bool)> {
         let n = pairs as f64;
         let mean = p.chunks_exact(5).map(|c| c[0]).sum::<f64>() / n;
         let path_steps = 2.0 * n * f64::from(steps);
-        rows.push(json!({"kernel": name, "pairs": pairs, "paths": 2 * pairs, "steps": steps, "seconds": secs,
+        rows.push(json!({"kernel": name, "variant": variant, "pairs": pairs, "paths": 2 * pairs, "steps": steps, "seconds": secs,
                          "path_steps_per_s": path_steps / secs, "price_arith": mean}));
     }
     if rows.is_empty() {
         bail!("no kernel timed");
     }
-    Ok((json!({"what": "fused Monte Carlo kernels, Philox4x32-10, antithetic pairs (2 paths each), CUDA events, median", "reps": reps, "rows": rows}), true))
+    Ok((
+        json!({"what": "fused Monte Carlo kernels, Philox4x32-10, antithetic pairs (2 paths each), CUDA events, median", "reps": reps, "rows": rows}),
+        true,
+    ))
 }

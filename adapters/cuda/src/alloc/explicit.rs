@@ -171,7 +171,8 @@ impl IpcPointer {
     /// # Errors
     /// [`ComputeError::InvalidArgument`] for anything but 128 hexadecimal digits.
     pub fn from_hex(text: &str) -> Result<Self, ComputeError> {
-        let bad = || ComputeError::InvalidArgument(format!("IPC pointer record: expected 128 hex digits, got {text:?}"));
+        let bad =
+            || ComputeError::InvalidArgument(format!("IPC pointer record: expected 128 hex digits, got {text:?}"));
         if text.len() != 128 || !text.is_ascii() {
             return Err(bad());
         }

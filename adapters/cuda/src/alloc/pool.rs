@@ -111,8 +111,8 @@ impl PoolConfig {
     pub fn from_env() -> Result<Self, ComputeError> {
         let mut c = Self::default();
         if let Ok(s) = std::env::var("TENOR_CUDA_SHARING") {
-            c.sharing = Sharing::parse(&s)
-                .map_err(|e| ComputeError::InvalidArgument(format!("TENOR_CUDA_SHARING: {e}")))?;
+            c.sharing =
+                Sharing::parse(&s).map_err(|e| ComputeError::InvalidArgument(format!("TENOR_CUDA_SHARING: {e}")))?;
         }
         if std::env::var("TENOR_CUDA_DETERMINISTIC").is_ok_and(|v| v == "1") {
             c.reuse = ReusePolicy::deterministic();
