@@ -3,4 +3,6 @@
 //! Closed forms are plain functions; Monte Carlo engines are generic over
 //! `C: tenor_core::Compute + ?Sized`, so the same code runs monomorphised on the CPU backend in
 //! tests and through `Arc<dyn Compute>` on any backend in production.
+pub mod analytic;
+pub mod mc;
 pub mod types;

@@ -1,0 +1,2 @@
+//! Closed-form prices.
+pub mod asian;
