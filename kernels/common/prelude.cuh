@@ -1,0 +1,206 @@
+// Tenor CUDA prelude: prepended by the CUDA adapter to every kernels/<name>/cuda.cu before
+// NVRTC compiles it (after two defines: TENOR_BLOCK, work items per block from the manifest,
+// and TENOR_THREADS, CUDA threads per block).
+//
+// Philox4x32-10 (Salmon, Moraes, Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3",
+// SC'11) and Tenor's (seed, path, step) -> normal mapping, exactly as kernels/src/philox.rs:
+// the raw words are bitwise identical to the CPU reference; fp64 normals use CUDA's log, sqrt
+// and sincos (within an ulp or two of the CPU's), fp32 normals the fast intrinsics noted below.
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define TENOR_PHILOX_M0 0xD2511F53u
+#define TENOR_PHILOX_M1 0xCD9E8D57u
+#define TENOR_PHILOX_W0 0x9E3779B9u
+#define TENOR_PHILOX_W1 0xBB67AE85u
+
+struct tenor_u32x4 { u32 x, y, z, w; };
+
+// One Philox4x32 bijection with 10 rounds of `c` under key (k0, k1).
+__device__ __forceinline__ tenor_u32x4 tenor_philox4x32_10(tenor_u32x4 c, u32 k0, u32 k1) {
+#pragma unroll
+    for (int round = 0; round < 10; ++round) {
+        if (round > 0) { k0 += TENOR_PHILOX_W0; k1 += TENOR_PHILOX_W1; }
+        const u32 hi0 = __umulhi(TENOR_PHILOX_M0, c.x), lo0 = TENOR_PHILOX_M0 * c.x;
+        const u32 hi1 = __umulhi(TENOR_PHILOX_M1, c.z), lo1 = TENOR_PHILOX_M1 * c.z;
+        tenor_u32x4 n;
+        n.x = hi1 ^ c.y ^ k0;
+        n.y = lo1;
+        n.z = hi0 ^ c.w ^ k1;
+        n.w = lo0;
+        c = n;
+    }
+    return c;
+}
+
+// Counter of block `blk` (step/2 in fp64, step/4 in fp32) of `path`; key = (seed lo, seed hi).
+__device__ __forceinline__ tenor_u32x4 tenor_philox_path(u64 seed, u64 path, u32 blk) {
+    tenor_u32x4 c;
+    c.x = blk; c.y = 0u; c.z = (u32)path; c.w = (u32)(path >> 32);
+    return tenor_philox4x32_10(c, (u32)seed, (u32)(seed >> 32));
+}
+
+// 52-bit uniform in (0, 1): (k + 0.5) 2^-52, k = (hi << 20) ^ (lo >> 12). Built from the bits
+// instead of an integer-to-double conversion (a slow instruction): 1 + k 2^-52 has k as its
+// mantissa, subtracting 1 is exact (Sterbenz), and adding 2^-53 gives (2k + 1) 2^-53 exactly
+// (2k + 1 < 2^53). Bitwise the same value as the CPU's (k as f64 + 0.5) * 2^-52.
+__device__ __forceinline__ double tenor_uniform_f64(u32 hi, u32 lo) {
+    const u64 k = ((u64)hi << 20) ^ ((u64)lo >> 12);
+    return (__longlong_as_double((long long)(0x3FF0000000000000ull | k)) - 1.0) + 0x1p-53;
+}
+
+// 23-bit uniform in (0, 1): ((x >> 9) + 0.5) 2^-23, by the same construction in fp32:
+// (1 + m 2^-23) - 1 + 2^-24 = (2m + 1) 2^-24 exactly. Bitwise the CPU's value.
+__device__ __forceinline__ float tenor_uniform_f32(u32 x) {
+    return (__uint_as_float(0x3F800000u | (x >> 9)) - 1.0f) + 0x1p-24f;
+}
+
+// The fp64 normals of steps 2 pair and 2 pair + 1 of `path` (Box and Muller 1958):
+// r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 ln u1).
+__device__ __forceinline__ void tenor_normal_pair_f64(u64 seed, u64 path, u32 pair, double* z0, double* z1) {
+    const tenor_u32x4 x = tenor_philox_path(seed, path, pair);
+    const double u1 = tenor_uniform_f64(x.x, x.y);
+    const double u2 = tenor_uniform_f64(x.z, x.w);
+    const double r = sqrt(-2.0 * log(u1));
+    double s, c;
+    sincos((2.0 * 3.141592653589793) * u2, &s, &c);
+    *z0 = r * c;
+    *z1 = r * s;
+}
+
+// The fp64 normal of (seed, path, step).
+__device__ __forceinline__ double tenor_normal_f64(u64 seed, u64 path, u32 step) {
+    double a, b;
+    tenor_normal_pair_f64(seed, path, step >> 1, &a, &b);
+    return (step & 1u) ? b : a;
+}
+
+// Box-Muller in fp32 on words (a, b). The angle is taken as 2 pi (u - 1/2), exact in fp32 and
+// inside [-pi, pi] where __sincosf's absolute error is 2^-21.41 (CUDA Math API, intrinsics),
+// and the signs are flipped back: cos(t - pi) = -cos t, sin(t - pi) = -sin t. __logf has an
+// absolute error of 2^-21.41 on [0.5, 2] and a few ulp elsewhere.
+__device__ __forceinline__ void tenor_box_muller_f32(u32 a, u32 b, float* z0, float* z1) {
+    const float r = sqrtf(-2.0f * __logf(tenor_uniform_f32(a)));
+    float s, c;
+    __sincosf(6.2831855f * (tenor_uniform_f32(b) - 0.5f), &s, &c);
+    *z0 = -r * c;
+    *z1 = -r * s;
+}
+
+// Only the first (cosine) normal of words (a, b), as tenor_box_muller_f32's z0.
+__device__ __forceinline__ float tenor_box_muller_cos_f32(u32 a, u32 b) {
+    const float r = sqrtf(-2.0f * __logf(tenor_uniform_f32(a)));
+    return -r * __cosf(6.2831855f * (tenor_uniform_f32(b) - 0.5f));
+}
+
+// The four fp32 normals of steps 4 quad .. 4 quad + 3 of `path`: words (0, 1) give steps
+// 4 quad, 4 quad + 1 (cos, sin), words (2, 3) steps 4 quad + 2, 4 quad + 3.
+__device__ __forceinline__ void tenor_normal_quad_f32(u64 seed, u64 path, u32 quad, float z[4]) {
+    const tenor_u32x4 x = tenor_philox_path(seed, path, quad);
+    tenor_box_muller_f32(x.x, x.y, &z[0], &z[1]);
+    tenor_box_muller_f32(x.z, x.w, &z[2], &z[3]);
+}
+
+// The fp32 normal of (seed, path, step) (steps 4q and 4q + 1 need only words 0 and 1).
+__device__ __forceinline__ float tenor_normal_f32(u64 seed, u64 path, u32 step) {
+    const tenor_u32x4 x = tenor_philox_path(seed, path, step >> 2);
+    float a, b;
+    if (step & 2u) tenor_box_muller_f32(x.z, x.w, &a, &b); else tenor_box_muller_f32(x.x, x.y, &a, &b);
+    return (step & 1u) ? b : a;
+}
+
+// Block-wide sums of N fp64 values per thread, by warp shuffles then shared memory.
+// Every thread of the block must call it; thread 0 receives the totals in v.
+template <int N>
+__device__ __forceinline__ void tenor_block_sum(double v[N]) {
+    __shared__ double tenor_scratch[N][(TENOR_THREADS + 31u) / 32u];
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) v[j] += __shfl_down_sync(0xffffffffu, v[j], off);
+    }
+    const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (lane == 0) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) tenor_scratch[j][warp] = v[j];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            double t = 0.0;
+            for (u32 w = 0; w < (TENOR_THREADS + 31u) / 32u; ++w) t += tenor_scratch[j][w];
+            v[j] = t;
+        }
+    }
+}
+
+// Items of the calling block and thread: item = blockIdx.x * TENOR_BLOCK + threadIdx.x + k TENOR_THREADS.
+#define TENOR_FOR_ITEMS(item, n)                                                                  \
+    for (u64 item = (u64)blockIdx.x * TENOR_BLOCK + threadIdx.x,                                  \
+             tenor_end_ = min((u64)(n), (u64)blockIdx.x * TENOR_BLOCK + TENOR_BLOCK);             \
+         item < tenor_end_; item += TENOR_THREADS)
+
+// Barrier path valuation shared by payoff_barrier and mc_barrier (semantics in their
+// manifests; the same steps as kernels/src/barrier.rs).
+#define TENOR_BRIDGE_CUTOFF 40.0
+
+struct tenor_barrier_params {
+    double h, two_over_var, rate_dt, rebate_offset, strike, w, rebate, discount;
+    bool down, out, continuous;
+};
+
+__device__ __forceinline__ tenor_barrier_params tenor_barrier_make(double strike, double barrier, double rebate,
+                                                                   u32 is_call, u32 kind, u32 continuous,
+                                                                   double vol_sqrt_dt, double rate_dt,
+                                                                   double discount) {
+    tenor_barrier_params p;
+    p.h = log(barrier);
+    p.down = kind < 2u;
+    p.out = (kind & 1u) == 0u;
+    p.continuous = continuous != 0u;
+    p.two_over_var = 2.0 / (vol_sqrt_dt * vol_sqrt_dt);
+    p.rate_dt = rate_dt;
+    p.rebate_offset = continuous != 0u ? 0.5 : 1.0;
+    p.strike = strike;
+    p.w = is_call != 0u ? 1.0 : -1.0;
+    p.rebate = rebate;
+    p.discount = discount;
+    return p;
+}
+
+struct tenor_barrier_path { double x, survival, rebate_value; };
+
+__device__ __forceinline__ tenor_barrier_path tenor_barrier_start(double x0) {
+    tenor_barrier_path s;
+    s.x = x0; s.survival = 1.0; s.rebate_value = 0.0;
+    return s;
+}
+
+__device__ __forceinline__ void tenor_barrier_step(const tenor_barrier_params& p, tenor_barrier_path& s, u32 k,
+                                                   double x_next) {
+    const bool live = p.down ? (x_next > p.h) : (x_next < p.h);
+    double pk;
+    if (!live) {
+        pk = 0.0;
+    } else if (p.continuous) {
+        const double a = (s.x - p.h) * (x_next - p.h) * p.two_over_var;
+        pk = a > TENOR_BRIDGE_CUTOFF ? 1.0 : 1.0 - exp(-a);
+    } else {
+        pk = 1.0;
+    }
+    if (pk < 1.0) {
+        if (p.out && p.rebate != 0.0) {
+            s.rebate_value += p.rebate * s.survival * (1.0 - pk) * exp(-p.rate_dt * ((double)k + p.rebate_offset));
+        }
+        s.survival *= pk;
+    }
+    s.x = x_next;
+}
+
+__device__ __forceinline__ double tenor_barrier_value(const tenor_barrier_params& p, const tenor_barrier_path& s) {
+    const double payoff = fmax(p.w * (exp(s.x) - p.strike), 0.0);
+    if (p.out) return p.discount * payoff * s.survival + s.rebate_value;
+    return p.discount * (payoff * (1.0 - s.survival) + p.rebate * s.survival);
+}

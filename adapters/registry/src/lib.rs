@@ -47,7 +47,11 @@ fn not_built(name: &str) -> ComputeError {
 
 fn open_feature(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
     match name {
-        "cuda" | "sycl" | "opencl" => Err(not_built(name)),
+        #[cfg(feature = "cuda")]
+        "cuda" => Ok(Arc::new(tenor_cuda::cuda()?)),
+        #[cfg(not(feature = "cuda"))]
+        "cuda" => Err(not_built(name)),
+        "sycl" | "opencl" => Err(not_built(name)),
         other => {
             Err(ComputeError::InvalidArgument(format!("unknown backend {other:?}; known: {}, auto", KNOWN.join(", "))))
         }

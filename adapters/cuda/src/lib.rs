@@ -1,0 +1,60 @@
+//! # tenor-cuda: the CUDA backend
+//!
+//! [`CudaDriver`] implements [`tenor_core::Driver`] on NVIDIA's driver API through `cudarc`
+//! (dynamic loading: nothing links against CUDA at build time), and [`CudaCompute`] is the
+//! tracked [`tenor_core::Device`] over it:
+//!
+//! * streams are non-blocking `CUstream`s, events `CUevent`s ([`stream`]);
+//! * kernels are `kernels/<name>/cuda.cu`, prefixed by `kernels/common/prelude.cuh`,
+//!   compiled by NVRTC for the device's architecture and cached on disk ([`nvrtc`]);
+//! * uploads are `cuMemcpyHtoDAsync`, downloads go through pinned staging buffers;
+//! * `gemm` is cuBLAS `cublasSgemm`/`cublasDgemm` on the tracked stream;
+//! * allocators: the device's default pool, explicit (IPC-capable) pools, and `cuMemAlloc`
+//!   for GPUDirect RDMA ([`alloc`]).
+//!
+//! Before touching any CUDA library, [`probe`] checks that the driver, NVRTC and cuBLAS can
+//! be loaded and a device exists, so a machine without them gets
+//! [`tenor_core::ComputeError::Unavailable`] with the reason, never cudarc's panic.
+
+pub mod alloc;
+pub mod context;
+mod driver;
+pub mod error;
+pub mod nvrtc;
+pub mod probe;
+mod staging;
+pub mod stream;
+
+use std::sync::Arc;
+
+pub use context::Context;
+pub use driver::{CudaDriver, CudaKernel};
+pub use probe::probe;
+pub use stream::{cuda_stream, CudaEvent, CudaStream};
+use tenor_core::{Allocator, ComputeError, Device};
+
+/// The CUDA [`tenor_core::Compute`]: [`Device`] over [`CudaDriver`].
+pub type CudaCompute = Device<CudaDriver>;
+
+/// Opens CUDA device 0 with its default pool as allocator (configured from the environment,
+/// see [`alloc::PoolConfig::from_env`]).
+///
+/// # Errors
+/// [`ComputeError::Unavailable`] with the reason when CUDA cannot run here.
+pub fn cuda() -> Result<CudaCompute, ComputeError> {
+    Device::new(CudaDriver::new(0)?)
+}
+
+/// Opens CUDA device `ordinal` with buffers from `make(context)` (an explicit pool, the
+/// `cuMemAlloc` allocator, or a toolkit strategy over one of them).
+///
+/// # Errors
+/// As [`cuda`], plus the allocator's construction errors.
+pub fn cuda_with_allocator(
+    ordinal: i32,
+    make: impl FnOnce(&Arc<Context>) -> Result<Arc<dyn Allocator>, ComputeError>,
+) -> Result<CudaCompute, ComputeError> {
+    let ctx = Context::open(ordinal)?;
+    let alloc = make(&ctx)?;
+    Device::with_allocator(CudaDriver::with_allocator(ctx, alloc.clone())?, alloc)
+}

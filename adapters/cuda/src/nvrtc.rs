@@ -1,0 +1,188 @@
+//! Run-time compilation of `kernels/<name>/cuda.cu` with NVRTC, and the on-disk image cache.
+//!
+//! The source handed to NVRTC is `kernels/common/prelude.cuh` (Philox4x32-10 and Tenor's
+//! normal mapping), two defines from the manifest (`TENOR_BLOCK`: work items per block;
+//! `TENOR_THREADS`: CUDA threads per block), then the kernel's own source. It is compiled for
+//! the device's real architecture (`--gpu-architecture=sm_XY`, so the driver loads machine
+//! code and JIT-compiles nothing; NVRTC User Guide, "Supported Compile Options"), and the
+//! resulting CUBIN is cached on disk under a key made of a 128-bit hash of the full source and
+//! options, the compute capability and the NVRTC version. A changed kernel, device or compiler
+//! therefore never reuses a stale image.
+
+use std::ffi::{c_char, CString};
+use std::path::{Path, PathBuf};
+
+use cudarc::nvrtc::sys as nv;
+use tenor_core::{ComputeError, KernelDef};
+
+use crate::error::BACKEND;
+use crate::probe::probe_nvrtc;
+
+/// CUDA threads per block for a manifest block of `block` work items: one thread per item up
+/// to 256, then 256 threads each taking `block / 256` items.
+pub fn threads_for(block: u32) -> u32 {
+    block.clamp(1, 256)
+}
+
+/// The full NVRTC input for kernel `def`: prelude, launch-shape defines, source.
+///
+/// # Errors
+/// [`ComputeError::UnknownKernel`] when the kernel has no `cuda.cu`.
+pub fn full_source(def: &KernelDef) -> Result<String, ComputeError> {
+    let src = def.sources.get("cuda").ok_or_else(|| ComputeError::UnknownKernel {
+        kernel: def.name.clone(),
+        backend: BACKEND.into(),
+        reason: format!("kernels/{}/cuda.cu does not exist", def.name),
+    })?;
+    Ok(format!(
+        "#define TENOR_BLOCK {}u\n#define TENOR_THREADS {}u\n{}\n#line 1 \"kernels/{}/cuda.cu\"\n{}",
+        def.launch.block,
+        threads_for(def.launch.block),
+        tenor_kernels::prelude("cuda"),
+        def.name,
+        src
+    ))
+}
+
+/// NVRTC options for compute capability `cc`.
+pub fn options(cc: (u32, u32)) -> Vec<String> {
+    vec![format!("--gpu-architecture=sm_{}{}", cc.0, cc.1), "--std=c++17".into(), "-default-device".into()]
+}
+
+/// The NVRTC version (major, minor).
+///
+/// # Errors
+/// [`ComputeError::Unavailable`] without NVRTC; NVRTC errors.
+pub fn version() -> Result<(i32, i32), ComputeError> {
+    probe_nvrtc()?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: NVRTC is loadable (probed); out-pointers are valid.
+    let r = unsafe { nv::nvrtcVersion(&mut major, &mut minor) };
+    nvrtc_check(r, "nvrtcVersion", "-")?;
+    Ok((major, minor))
+}
+
+fn nvrtc_check(r: nv::nvrtcResult, what: &str, kernel: &str) -> Result<(), ComputeError> {
+    if r == nv::nvrtcResult::NVRTC_SUCCESS {
+        Ok(())
+    } else {
+        Err(ComputeError::Compile { kernel: kernel.into(), backend: BACKEND.into(), log: format!("{what}: {r:?}") })
+    }
+}
+
+/// Compiles `source` (entry point `name`) for compute capability `cc` and returns the CUBIN.
+///
+/// # Errors
+/// [`ComputeError::Unavailable`] without NVRTC; [`ComputeError::Compile`] with NVRTC's log.
+pub fn compile(name: &str, source: &str, cc: (u32, u32)) -> Result<Vec<u8>, ComputeError> {
+    probe_nvrtc()?;
+    let cerr = |log: String| ComputeError::Compile { kernel: name.into(), backend: BACKEND.into(), log };
+    let src = CString::new(source).map_err(|_| cerr("source contains a NUL byte".into()))?;
+    let file = CString::new(format!("{name}.cu")).map_err(|_| cerr("name contains a NUL byte".into()))?;
+    let opts: Vec<CString> = options(cc).into_iter().filter_map(|o| CString::new(o).ok()).collect();
+    let opt_ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+    let mut prog: nv::nvrtcProgram = std::ptr::null_mut();
+    // SAFETY: valid C strings; no headers.
+    let r = unsafe {
+        nv::nvrtcCreateProgram(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null())
+    };
+    nvrtc_check(r, "nvrtcCreateProgram", name)?;
+    let out = (|| {
+        // SAFETY: `prog` is live; options are valid C strings kept alive by `opts`.
+        let r = unsafe { nv::nvrtcCompileProgram(prog, opt_ptrs.len() as i32, opt_ptrs.as_ptr()) };
+        if r != nv::nvrtcResult::NVRTC_SUCCESS {
+            return Err(cerr(format!("{r:?}\n{}", program_log(prog))));
+        }
+        let mut size = 0usize;
+        // SAFETY: `prog` compiled successfully.
+        nvrtc_check(unsafe { nv::nvrtcGetCUBINSize(prog, &mut size) }, "nvrtcGetCUBINSize", name)?;
+        let mut image = vec![0u8; size];
+        // SAFETY: `image` has the size NVRTC reported.
+        nvrtc_check(unsafe { nv::nvrtcGetCUBIN(prog, image.as_mut_ptr().cast()) }, "nvrtcGetCUBIN", name)?;
+        Ok(image)
+    })();
+    // SAFETY: `prog` is live and destroyed once.
+    let _ = unsafe { nv::nvrtcDestroyProgram(&mut prog) };
+    out
+}
+
+fn program_log(prog: nv::nvrtcProgram) -> String {
+    let mut size = 0usize;
+    // SAFETY: live program.
+    if unsafe { nv::nvrtcGetProgramLogSize(prog, &mut size) } != nv::nvrtcResult::NVRTC_SUCCESS || size == 0 {
+        return String::new();
+    }
+    let mut log = vec![0u8; size];
+    // SAFETY: buffer of the reported size.
+    if unsafe { nv::nvrtcGetProgramLog(prog, log.as_mut_ptr().cast()) } != nv::nvrtcResult::NVRTC_SUCCESS {
+        return String::new();
+    }
+    String::from_utf8_lossy(&log).trim_end_matches('\0').to_owned()
+}
+
+/// Compiles built-in kernel `def` for `cc` (no cache): what CI runs for every kernel.
+///
+/// # Errors
+/// As [`full_source`] and [`compile`].
+pub fn compile_kernel(def: &KernelDef, cc: (u32, u32)) -> Result<Vec<u8>, ComputeError> {
+    compile(&def.name, &full_source(def)?, cc)
+}
+
+/// FNV-1a 64 over `bytes` from offset basis `basis` (Fowler, Noll, Vo).
+fn fnv1a(basis: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(basis, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01B3))
+}
+
+/// The on-disk cache of compiled kernel images.
+#[derive(Debug, Clone)]
+pub struct ImageCache {
+    dir: Option<PathBuf>,
+}
+
+impl ImageCache {
+    /// The cache in `TENOR_CUDA_CACHE` if set, else `$XDG_CACHE_HOME/tenor/cuda`, else
+    /// `$HOME/.cache/tenor/cuda`; no cache when none can be created.
+    pub fn from_env() -> Self {
+        let dir = std::env::var_os("TENOR_CUDA_CACHE")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| Path::new(&d).join("tenor/cuda")))
+            .or_else(|| std::env::var_os("HOME").map(|d| Path::new(&d).join(".cache/tenor/cuda")));
+        Self { dir: dir.filter(|d| std::fs::create_dir_all(d).is_ok()) }
+    }
+
+    /// A cache in `dir` (`None`: no caching).
+    pub fn at(dir: Option<PathBuf>) -> Self {
+        Self { dir: dir.filter(|d| std::fs::create_dir_all(d).is_ok()) }
+    }
+
+    /// The cache file for a source, device and compiler.
+    pub fn key(name: &str, source: &str, cc: (u32, u32), nvrtc: (i32, i32)) -> String {
+        let mut text = options(cc).join(" ");
+        text.push('\n');
+        text.push_str(source);
+        let a = fnv1a(0xcbf2_9ce4_8422_2325, text.as_bytes());
+        let b = fnv1a(0x6c62_272e_07bb_0142, text.as_bytes());
+        format!("{name}-sm{}{}-nvrtc{}.{}-{a:016x}{b:016x}.cubin", cc.0, cc.1, nvrtc.0, nvrtc.1)
+    }
+
+    /// The image for `def` on `cc`: from the cache, or compiled and stored.
+    ///
+    /// # Errors
+    /// As [`compile`]. Cache read/write failures only disable caching for that call.
+    pub fn get_or_compile(&self, def: &KernelDef, cc: (u32, u32)) -> Result<Vec<u8>, ComputeError> {
+        let source = full_source(def)?;
+        let Some(dir) = &self.dir else { return compile(&def.name, &source, cc) };
+        let path = dir.join(Self::key(&def.name, &source, cc, version()?));
+        if let Ok(image) = std::fs::read(&path) {
+            if !image.is_empty() {
+                return Ok(image);
+            }
+        }
+        let image = compile(&def.name, &source, cc)?;
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::write(&tmp, &image).is_ok() {
+            let _ = std::fs::rename(&tmp, &path);
+        }
+        Ok(image)
+    }
+}

@@ -1,0 +1,443 @@
+//! `tenor-cuda-bench`: the CUDA backend's checks and benchmarks on a GPU machine, each writing
+//! a JSON record (run by `scripts/gpu-check run`, rendered by `scripts/gpu-check report`).
+//!
+//! * `book`: the example book priced with the fused Monte Carlo kernels on CUDA and on the CPU
+//!   reference backend, same seeds; the two must agree within the fp64 tolerance (1e-12).
+//! * `determinism`: a multi-stream pricing job run twice on the default pool in deterministic
+//!   mode; the prices must be bitwise identical.
+//! * `alloc`: host latency of an alloc + free + stream synchronisation per size and allocator.
+//! * `loop`: a bursty multi-stream pricing loop (path generation and payoff evaluation on
+//!   different streams, per-job scratch) timed end to end with each allocator.
+//! * `mc`: Monte Carlo throughput of the fused kernels (fp32/fp64 European, fp32 Asian).
+
+mod book;
+mod mc;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context as _, Result};
+use clap::{Parser, Subcommand};
+use serde_json::{json, Value};
+use tenor_core::{Access, Allocator, Arg, Compute, ComputeExt, Stream};
+use tenor_cuda::alloc::{
+    DefaultPool, ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing,
+};
+use tenor_cuda::{cuda_stream, cuda_with_allocator, CudaCompute};
+
+/// CUDA backend checks and benchmarks.
+#[derive(Debug, Parser)]
+struct Cli {
+    /// Where to write the JSON record.
+    #[arg(long, global = true)]
+    out: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Device, driver and library versions.
+    Info,
+    /// Price a portfolio CSV on CUDA and on the CPU backend and compare.
+    Book {
+        /// The portfolio CSV.
+        book: PathBuf,
+        /// Antithetic pairs per trade.
+        #[arg(long, default_value_t = 1 << 17)]
+        pairs: u64,
+    },
+    /// Two runs of a multi-stream job in deterministic mode, compared bitwise.
+    Determinism,
+    /// Alloc + free latency per size and allocator.
+    Alloc {
+        /// Pairs per size and allocator.
+        #[arg(long, default_value_t = 200)]
+        iters: usize,
+    },
+    /// Bursty multi-stream pricing loop per allocator.
+    Loop {
+        /// Jobs per run.
+        #[arg(long, default_value_t = 256)]
+        jobs: usize,
+    },
+    /// Monte Carlo throughput.
+    Mc {
+        /// Timed repetitions (median reported).
+        #[arg(long, default_value_t = 5)]
+        reps: usize,
+        /// Folder of kernel variants `<kernel>.<tag>.cu` to time beside the built-in sources
+        /// (same manifest; for tuning).
+        #[arg(long)]
+        variants: Option<PathBuf>,
+    },
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Cmd::Info => info(),
+        Cmd::Book { book, pairs } => run_book(book, *pairs),
+        Cmd::Determinism => determinism(),
+        Cmd::Alloc { iters } => alloc_bench(*iters),
+        Cmd::Loop { jobs } => loop_bench(*jobs),
+        Cmd::Mc { reps, variants } => mc_bench(*reps, variants.as_deref()),
+    };
+    match result {
+        Ok((value, ok)) => {
+            let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+            println!("{text}");
+            if let Some(p) = &cli.out {
+                if let Err(e) = std::fs::write(p, &text) {
+                    eprintln!("error: writing {}: {e}", p.display());
+                    return std::process::ExitCode::FAILURE;
+                }
+            }
+            if ok {
+                std::process::ExitCode::SUCCESS
+            } else {
+                eprintln!("error: check failed (see the record)");
+                std::process::ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+type Make = Box<dyn Fn(&Arc<tenor_cuda::Context>) -> Result<Arc<dyn Allocator>, tenor_core::ComputeError>>;
+
+fn pool(sharing: Sharing, reuse: ReusePolicy) -> Make {
+    Box::new(move |ctx| {
+        Ok(Arc::new(DefaultPool::new(ctx.clone(), PoolConfig { sharing, reuse })?) as Arc<dyn Allocator>)
+    })
+}
+
+/// The allocators compared, by report name.
+fn allocators() -> Vec<(&'static str, Make)> {
+    vec![
+        ("cuMemAlloc/cuMemFree", Box::new(|ctx| Ok(Arc::new(PlainAllocator::new(ctx.clone())) as Arc<dyn Allocator>))),
+        ("default pool, threshold 0", pool(Sharing::Unknown, ReusePolicy::driver_default())),
+        ("default pool, threshold max", pool(Sharing::Exclusive, ReusePolicy::driver_default())),
+        ("default pool, threshold max, deterministic", pool(Sharing::Exclusive, ReusePolicy::deterministic())),
+        (
+            "explicit pool, threshold max",
+            Box::new(|ctx| {
+                let cfg = ExplicitPoolConfig {
+                    pool: PoolConfig { sharing: Sharing::Exclusive, reuse: ReusePolicy::driver_default() },
+                    ..Default::default()
+                };
+                Ok(Arc::new(ExplicitPool::new(ctx.clone(), cfg)?) as Arc<dyn Allocator>)
+            }),
+        ),
+    ]
+}
+
+fn device(make: &Make) -> Result<CudaCompute> {
+    cuda_with_allocator(0, |ctx| make(ctx)).context("opening CUDA")
+}
+
+fn info() -> Result<(Value, bool)> {
+    let dev = tenor_cuda::cuda().context("opening CUDA")?;
+    let i = dev.info();
+    Ok((
+        json!({
+            "name": i.name, "memory_bytes": i.memory_bytes, "multiprocessors": i.compute_units,
+            "driver": i.driver_version, "versions": i.versions.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+        }),
+        true,
+    ))
+}
+
+fn run_book(path: &std::path::Path, pairs: u64) -> Result<(Value, bool)> {
+    let book = book::read(path)?;
+    let gpu = tenor_cuda::cuda().context("opening CUDA")?;
+    let cpu = tenor_cpu::cpu()?;
+    let (gs, cs) = (gpu.default_stream().clone(), cpu.default_stream().clone());
+    let mut rows = Vec::new();
+    let mut worst = 0.0f64;
+    for (j, (id, c)) in book.trades.iter().enumerate() {
+        let seed = 1000 + j as u64;
+        let t0 = Instant::now();
+        let g = mc::price(&gpu, &gs, c, pairs, seed)?;
+        let tg = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let h = mc::price(&cpu, &cs, c, pairs, seed)?;
+        let tc = t1.elapsed().as_secs_f64();
+        let rel = (g.price - h.price).abs() / h.price.abs().max(1e-300);
+        let rel = if g.price == h.price { 0.0 } else { rel };
+        worst = worst.max(rel);
+        rows.push(json!({
+            "id": id, "cuda": g.price, "cpu": h.price, "stderr": g.stderr, "rel_diff": rel,
+            "black_scholes": matches!(c.product, mc::Product::European).then(|| mc::black_scholes(c)),
+            "cuda_s": tg, "cpu_s": tc,
+        }));
+    }
+    let tol = 1e-12;
+    Ok((
+        json!({"book": path.display().to_string(), "pairs": pairs, "tolerance": tol, "max_rel_diff": worst,
+               "rows": rows, "skipped": book.skipped, "pass": worst <= tol}),
+        worst <= tol,
+    ))
+}
+
+/// One bursty multi-stream job batch: per job, GBM paths on one stream, Asian payoffs and the
+/// reduction on another (the tracker orders them with an event), per-job scratch buffers freed
+/// at the end of the job; the host synchronises after every `burst` jobs. Returns the per-job
+/// sums of the arithmetic payoffs.
+fn pricing_loop(dev: &CudaCompute, streams: &[Stream], jobs: usize, burst: usize) -> Result<Vec<f64>> {
+    let gbm = dev.load_kernel(tenor_kernels::get("gbm_paths")?)?;
+    let pay = dev.load_kernel(tenor_kernels::get("payoff_asian")?)?;
+    let red_def = tenor_kernels::get("reduce_sum_sumsq")?;
+    let red = dev.load_kernel(red_def)?;
+    let (paths, steps) = (1u64 << 14, 64u32);
+    let (dt, vol, r) = (1.0 / 64.0, 0.2, 0.03);
+    let (d, v) = ((r - 0.5 * vol * vol) * dt, vol * f64::sqrt(dt));
+    let mut sums = Vec::with_capacity(jobs);
+    let mut pending = Vec::new();
+    for j in 0..jobs {
+        let gen = &streams[j % streams.len()];
+        let eval = &streams[(j + 1) % streams.len()];
+        let p = dev.alloc_elems::<f64>(gen, (paths * u64::from(steps)) as usize)?;
+        dev.launch(
+            gen,
+            &gbm,
+            paths,
+            &[
+                Arg::Buf(&p, Access::Write),
+                Arg::U64(7 + j as u64),
+                Arg::U64(paths),
+                Arg::U32(steps),
+                Arg::F64(100.0),
+                Arg::F64(d),
+                Arg::F64(v),
+                Arg::F64(d),
+                Arg::F64(v),
+            ],
+        )?;
+        let a = dev.alloc_elems::<f64>(eval, paths as usize)?;
+        let g = dev.alloc_elems::<f64>(eval, paths as usize)?;
+        dev.launch(
+            eval,
+            &pay,
+            paths,
+            &[
+                Arg::Buf(&p, Access::Read),
+                Arg::Buf(&a, Access::Write),
+                Arg::Buf(&g, Access::Write),
+                Arg::U64(paths),
+                Arg::U32(steps),
+                Arg::F64(100.0),
+                Arg::U32(0),
+                Arg::F64(90.0 + (j % 20) as f64),
+                Arg::U32(1),
+                Arg::F64((-r).exp()),
+            ],
+        )?;
+        let part = dev.alloc_elems::<f64>(eval, 2 * red_def.blocks(paths) as usize)?;
+        dev.launch(eval, &red, paths, &[Arg::Buf(&a, Access::Read), Arg::Buf(&part, Access::Write), Arg::U64(paths)])?;
+        pending.push(dev.download(eval, &part, 0, part.len())?);
+        if (j + 1) % burst == 0 || j + 1 == jobs {
+            for pnd in pending.drain(..) {
+                let bytes = pnd.wait()?;
+                let s: f64 =
+                    bytes.chunks_exact(16).map(|c| f64::from_le_bytes(c[..8].try_into().unwrap_or([0; 8]))).sum();
+                sums.push(s);
+            }
+            dev.synchronize()?;
+        }
+    }
+    Ok(sums)
+}
+
+fn determinism() -> Result<(Value, bool)> {
+    let make = pool(Sharing::Exclusive, ReusePolicy::deterministic());
+    let run = || -> Result<Vec<f64>> {
+        let dev = device(&make)?;
+        let streams: Vec<Stream> = (0..4).map(|_| dev.create_stream()).collect::<Result<_, _>>()?;
+        pricing_loop(&dev, &streams, 64, 8)
+    };
+    let (a, b) = (run()?, run()?);
+    let same = a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits());
+    Ok((json!({"jobs": a.len(), "streams": 4, "bitwise_identical": same, "first_sums": &a[..4.min(a.len())]}), same))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn alloc_bench(iters: usize) -> Result<(Value, bool)> {
+    let sizes: Vec<usize> = (0..10).map(|i| 256usize << (2 * i)).collect(); // 256 B .. 64 MiB
+    let mut rows = Vec::new();
+    for (name, make) in allocators() {
+        let dev = device(&make)?;
+        let alloc = dev.allocator().clone();
+        let s = dev.create_stream()?;
+        let mut per_size = Vec::new();
+        for &size in &sizes {
+            let mut t = Vec::with_capacity(iters);
+            for i in 0..iters + 10 {
+                let t0 = Instant::now();
+                let b = alloc.allocate(size, &s)?;
+                alloc.deallocate(b, &s)?;
+                s.synchronize()?;
+                if i >= 10 {
+                    t.push(t0.elapsed().as_secs_f64() * 1e6);
+                }
+            }
+            per_size.push(json!({"bytes": size, "median_us": median(t)}));
+        }
+        rows.push(json!({"allocator": name, "sizes": per_size}));
+        eprintln!("alloc: {name} done");
+    }
+    Ok((
+        json!({"what": "host latency of allocate + deallocate + stream synchronize", "iters": iters, "rows": rows}),
+        true,
+    ))
+}
+
+fn loop_bench(jobs: usize) -> Result<(Value, bool)> {
+    let mut rows = Vec::new();
+    for (name, make) in allocators() {
+        let dev = device(&make)?;
+        let streams: Vec<Stream> = (0..4).map(|_| dev.create_stream()).collect::<Result<_, _>>()?;
+        pricing_loop(&dev, &streams, 16, 8)?; // warm-up: kernels loaded, pool primed
+        let mut times = Vec::new();
+        for _ in 0..3 {
+            let t0 = Instant::now();
+            pricing_loop(&dev, &streams, jobs, 8)?;
+            times.push(t0.elapsed().as_secs_f64());
+        }
+        let t = median(times);
+        rows.push(json!({"allocator": name, "seconds": t, "jobs_per_s": jobs as f64 / t}));
+        eprintln!("loop: {name} {t:.4} s");
+    }
+    Ok((
+        json!({"what": "bursty 4-stream pricing loop: per job GBM paths (2^14 x 64 steps, 8 MiB) on one stream, Asian payoffs + reduction on the next, scratch freed per job, host sync every 8 jobs",
+               "jobs": jobs, "rows": rows}),
+        true,
+    ))
+}
+
+fn time_kernel(dev: &CudaCompute, reps: usize, mut launch: impl FnMut() -> Result<()>) -> Result<f64> {
+    let raw = cuda_stream(dev.default_stream())?;
+    launch()?; // warm-up
+    dev.synchronize()?;
+    let mut times = Vec::new();
+    for _ in 0..reps {
+        let a = raw.record_timed()?;
+        launch()?;
+        let b = raw.record_timed()?;
+        dev.synchronize()?;
+        times.push(f64::from(b.elapsed_ms_since(&a)?) * 1e-3);
+    }
+    Ok(median(times))
+}
+
+/// The built-in source of `name`, then each variant `<name>.<tag>.cu` in `dir`.
+fn sources(name: &str, dir: Option<&std::path::Path>) -> Result<Vec<(String, tenor_core::KernelDef)>> {
+    let def = tenor_kernels::get(name)?;
+    let mut out = vec![("built-in".to_owned(), def.clone())];
+    if let Some(dir) = dir {
+        let mut files: Vec<_> = std::fs::read_dir(dir)?.flatten().map(|e| e.path()).collect();
+        files.sort();
+        for f in files {
+            let fname = f.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+            if let Some(tag) = fname.strip_prefix(&format!("{name}.")).and_then(|r| r.strip_suffix(".cu")) {
+                let text = std::fs::read_to_string(&f)?;
+                out.push((tag.to_owned(), def.clone().with_source("cuda", text)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn mc_bench(reps: usize, variants: Option<&std::path::Path>) -> Result<(Value, bool)> {
+    let dev = tenor_cuda::cuda().context("opening CUDA")?;
+    let s = dev.default_stream().clone();
+    let (spot, strike, t, r, vol) = (100.0f64, 100.0f64, 1.0f64, 0.05f64, 0.2f64);
+    let drift = (r - 0.5 * vol * vol) * t;
+    let disc = (-r * t).exp();
+    let bs = mc::black_scholes(&mc::Contract {
+        product: mc::Product::European,
+        call: true,
+        spot,
+        strike,
+        maturity: t,
+        rate: r,
+        dividend: 0.0,
+        vol,
+    });
+    let mut rows = Vec::new();
+    for (name, pairs, (variant, def)) in [("mc_european_f32", 1u64 << 31), ("mc_european", 1u64 << 30)]
+        .into_iter()
+        .flat_map(|(n, p)| sources(n, variants).unwrap_or_default().into_iter().map(move |v| (n, p, v)))
+    {
+        let def = &def;
+        let k = dev.load_kernel(def)?;
+        let out = dev.alloc_elems::<f64>(&s, 2 * def.blocks(pairs) as usize)?;
+        let f32 = name.ends_with("f32");
+        let sc = |x: f64| if f32 { Arg::F32(x as f32) } else { Arg::F64(x) };
+        let args = [
+            Arg::Buf(&out, Access::Write),
+            Arg::U64(11),
+            Arg::U64(pairs),
+            sc(spot),
+            sc(strike),
+            Arg::U32(1),
+            sc(drift),
+            sc(vol * t.sqrt()),
+            sc(disc),
+        ];
+        let secs = time_kernel(&dev, reps, || Ok(dev.launch(&s, &k, pairs, &args)?))?;
+        let p: Vec<f64> = dev.download_vec(&s, &out)?;
+        let n = pairs as f64;
+        let (sum, sq) = p.chunks_exact(2).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
+        let mean = sum / n;
+        let se = ((sq / n - mean * mean).max(0.0) / n).sqrt();
+        rows.push(json!({"kernel": name, "variant": variant, "pairs": pairs, "paths": 2 * pairs, "seconds": secs,
+                         "paths_per_s": 2.0 * n / secs, "price": mean, "stderr": se, "black_scholes": bs}));
+    }
+    for (variant, def) in sources("mc_asian_f32", variants)? {
+        let name = "mc_asian_f32";
+        let def = &def;
+        let (pairs, steps) = (1u64 << 23, 252u32);
+        let k = dev.load_kernel(def)?;
+        let out = dev.alloc_elems::<f64>(&s, 5 * def.blocks(pairs) as usize)?;
+        let dt = t / f64::from(steps);
+        let (d, v) = (((r - 0.5 * vol * vol) * dt) as f32, (vol * dt.sqrt()) as f32);
+        let args = [
+            Arg::Buf(&out, Access::Write),
+            Arg::U64(13),
+            Arg::U64(pairs),
+            Arg::U32(steps),
+            Arg::F32(spot as f32),
+            Arg::F32(strike as f32),
+            Arg::U32(1),
+            Arg::U32(0),
+            Arg::F32(d),
+            Arg::F32(v),
+            Arg::F32(d),
+            Arg::F32(v),
+            Arg::F32(disc as f32),
+        ];
+        let secs = time_kernel(&dev, reps, || Ok(dev.launch(&s, &k, pairs, &args)?))?;
+        let p: Vec<f64> = dev.download_vec(&s, &out)?;
+        let n = pairs as f64;
+        let mean = p.chunks_exact(5).map(|c| c[0]).sum::<f64>() / n;
+        let path_steps = 2.0 * n * f64::from(steps);
+        rows.push(json!({"kernel": name, "variant": variant, "pairs": pairs, "paths": 2 * pairs, "steps": steps, "seconds": secs,
+                         "path_steps_per_s": path_steps / secs, "price_arith": mean}));
+    }
+    if rows.is_empty() {
+        bail!("no kernel timed");
+    }
+    Ok((
+        json!({"what": "fused Monte Carlo kernels, Philox4x32-10, antithetic pairs (2 paths each), CUDA events, median", "reps": reps, "rows": rows}),
+        true,
+    ))
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Renders the files of `scripts/gpu-check run` (results.json, log.txt) as markdown under
+docs/results/: date, device, driver, versions, tests, book, determinism, Monte Carlo
+throughput against PyTorch and CuPy, allocation latency and the pricing loop, each against the
+targets of issue 5.
+
+Usage: gpu-report.py DIR OUTDIR"""
+import json
+import os
+import re
+import sys
+
+src, outdir = sys.argv[1], sys.argv[2]
+res = json.load(open(os.path.join(src, "results.json")))
+log = open(os.path.join(src, "log.txt")).read()
+date = re.search(r"^date: (\S+)", log, re.M).group(1)
+info = res.get("info", {})
+dev = info.get("name", "?")
+L = []
+w = L.append
+
+
+def ok(b):
+    return "met" if b else "NOT met"
+
+
+w(f"# CUDA backend on the {dev}: checks and benchmarks")
+w("")
+w(f"Run {date} by `scripts/gpu-check run` (one command on the GPU machine; binaries built here by")
+w("`scripts/gpu-check build`, staged with `scripts/gpu-check stage`). Raw files: the run's `results.json`")
+w("and `log.txt`, rendered by `scripts/gpu-report.py`.")
+w("")
+w("| | |")
+w("| --- | --- |")
+w(f"| device | {dev}, {info.get('multiprocessors')} multiprocessors, {info.get('memory_bytes', 0) / 2**30:.1f} GiB |")
+w(f"| driver | {info.get('driver')} |")
+for k, v in sorted(info.get("versions", {}).items()):
+    w(f"| {k} | {v} |")
+w("")
+w("## Tests (CUDA conformance suite, allocators, IPC, NVRTC)")
+w("")
+for m in re.finditer(r"^=== (\S+): (ok|FAILED)", log, re.M):
+    w(f"- step `{m.group(1)}`: {m.group(2)}")
+for m in re.finditer(r"^test result: .*$", log, re.M):
+    w(f"- `{m.group(0)}`")
+w("")
+b = res.get("book", {})
+if b:
+    w(f"## Example book, CUDA vs CPU ({b['book']}, {b['pairs']} antithetic pairs per trade, same seeds)")
+    w("")
+    w("| trade | CUDA | CPU | rel. diff | std. error | Black-Scholes |")
+    w("| --- | --- | --- | --- | --- | --- |")
+    for r in b["rows"]:
+        bs = "" if r.get("black_scholes") is None else f"{r['black_scholes']:.6f}"
+        w(f"| {r['id']} | {r['cuda']:.12f} | {r['cpu']:.12f} | {r['rel_diff']:.1e} | {r['stderr']:.4f} | {bs} |")
+    w("")
+    w(f"Largest relative difference {b['max_rel_diff']:.2e}, tolerance {b['tolerance']:.0e}: "
+      f"{'pass' if b['pass'] else 'FAIL'}. Skipped rows: {b.get('skipped') or 'none'}.")
+    w("")
+d = res.get("determinism", {})
+if d:
+    w("## Deterministic mode")
+    w("")
+    w(f"{d['jobs']} pricing jobs on {d['streams']} streams, default pool with release threshold max and "
+      "opportunistic reuse and internal dependencies off, run twice: "
+      f"**{'bitwise identical' if d['bitwise_identical'] else 'DIFFERENT'}**.")
+    w("")
+mc = res.get("mc", {})
+peers = res.get("peers", {}).get("rows", [])
+
+
+def peer(lib, problem, key):
+    for r in peers:
+        if r.get("lib", "").startswith(lib) and r.get("problem") == problem:
+            return r.get(key)
+    return None
+
+
+if mc:
+    w("## Monte Carlo throughput (Philox4x32-10, antithetic pairs = 2 paths, CUDA events, median of "
+      f"{mc.get('reps')})")
+    w("")
+    w("| kernel | problem | Tenor | target | PyTorch | CuPy | x PyTorch | x CuPy | targets |")
+    w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    spec = {"mc_european_f32": ("european_f32", "paths_per_s", 4e11, "paths/s"),
+            "mc_european": ("european_f64", "paths_per_s", 1.5e11, "paths/s"),
+            "mc_asian_f32": ("asian_f32", "path_steps_per_s", 3e11, "path-steps/s")}
+    for r in mc["rows"]:
+        if r.get("variant", "built-in") != "built-in":
+            continue
+        prob, key, target, unit = spec[r["kernel"]]
+        v = r[key]
+        pt, cp = peer("pytorch", prob, key), peer("cupy", prob, key)
+        xpt = v / pt if pt else float("nan")
+        xcp = v / cp if cp else float("nan")
+        size = f"{r['paths']:.3g} paths" + (f" x {r['steps']} steps" if "steps" in r else "")
+        met = v >= target and xpt >= 8 and xcp >= 8
+        w(f"| {r['kernel']} | {size} | {v:.3g} {unit} | {target:.2g} | {pt or 0:.3g} | {cp or 0:.3g} | "
+          f"{xpt:.1f} | {xcp:.1f} | {ok(met)} |")
+    w("")
+    for r in mc["rows"]:
+        if "price" in r:
+            w(f"- {r['kernel']}: price {r['price']:.6f} +/- {r['stderr']:.6f} (Black-Scholes {r['black_scholes']:.6f})")
+    w("")
+a = res.get("alloc", {})
+if a:
+    w(f"## Allocation latency: {a['what']} (median of {a['iters']}, microseconds)")
+    w("")
+    sizes = [s["bytes"] for s in a["rows"][0]["sizes"]]
+
+    def fmt(n):
+        return f"{n // 2**20} MiB" if n >= 2**20 else (f"{n // 1024} KiB" if n >= 1024 else f"{n} B")
+
+    w("| allocator | " + " | ".join(fmt(s) for s in sizes) + " |")
+    w("| --- |" + " --- |" * len(sizes))
+    for r in a["rows"]:
+        w(f"| {r['allocator']} | " + " | ".join(f"{s['median_us']:.2f}" for s in r["sizes"]) + " |")
+    base = {s["bytes"]: s["median_us"] for s in a["rows"][0]["sizes"]}
+    for r in a["rows"][1:]:
+        if r["allocator"] == "default pool, threshold max":
+            ratios = [base[s["bytes"]] / s["median_us"] for s in r["sizes"]]
+            w("| speed-up of the pool with threshold max over cuMemAlloc/cuMemFree | "
+              + " | ".join(f"{x:.1f}x" for x in ratios) + " |")
+            w("")
+            w(f"Target (pool with threshold max at least 30x faster per pair): {ok(min(ratios) >= 30)} "
+              f"(from {min(ratios):.1f}x to {max(ratios):.1f}x).")
+    for r in peers:
+        if r.get("problem") == "alloc_free_1MiB":
+            w(f"- {r['lib']} allocator, 1 MiB alloc + free from Python: {r['us']:.2f} us")
+    w("")
+lp = res.get("loop", {})
+if lp:
+    w(f"## Bursty multi-stream pricing loop ({lp['jobs']} jobs)")
+    w("")
+    w(lp["what"])
+    w("")
+    w("| allocator | seconds | jobs/s | x cuMemAlloc |")
+    w("| --- | --- | --- | --- |")
+    base = lp["rows"][0]["seconds"]
+    best = 0
+    for r in lp["rows"]:
+        w(f"| {r['allocator']} | {r['seconds']:.4f} | {r['jobs_per_s']:.0f} | {base / r['seconds']:.2f} |")
+        if r["allocator"] != lp["rows"][0]["allocator"]:
+            best = max(best, base / r["seconds"])
+    w("")
+    w(f"Target (loop at least 2x faster than with cuMemAlloc/cuMemFree): {ok(best >= 2)}.")
+    w("")
+os.makedirs(outdir, exist_ok=True)
+name = os.path.join(outdir, f"cuda-{dev.replace('NVIDIA ', '').replace(' ', '-').lower()}-{date[:10]}.md")
+open(name, "w").write("\n".join(L) + "\n")
+print(name)
