@@ -8,6 +8,7 @@
 //! Random numbers come from Philox4x32-10 ([`philox`]) indexed by (seed, path, step), so every
 //! backend generates the same paths and no result depends on launch geometry or thread count.
 
+pub mod barrier;
 pub mod cpu;
 pub mod philox;
 

@@ -6,6 +6,8 @@
 //! product for gemm. Backends call [`run_all`] from their own test entry points (the CPU and
 //! simulated devices in CI, CUDA on the GPU machine, SYCL on the OpenCL CPU device in CI).
 
+pub mod kernels;
+
 use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt, GemmDesc, Precision, Transpose};
 
 /// Relative tolerance for fp64 results against the CPU reference (different reduction order
@@ -32,6 +34,17 @@ pub fn checks() -> Vec<(&'static str, Check)> {
         ("gemm_f64", gemm_f64),
         ("gemm_f32", gemm_f32),
         ("copy_roundtrip", copy_roundtrip),
+        ("philox_normals", kernels::philox_normals),
+        ("reduce_sum_sumsq", kernels::reduce_sum_sumsq),
+        ("gbm_paths", kernels::gbm_paths),
+        ("payoff_european", kernels::payoff_european),
+        ("payoff_asian", kernels::payoff_asian),
+        ("payoff_barrier", kernels::payoff_barrier),
+        ("mc_european", kernels::mc_european),
+        ("mc_european_f32", kernels::mc_european_f32),
+        ("mc_asian", kernels::mc_asian),
+        ("mc_asian_f32", kernels::mc_asian_f32),
+        ("mc_barrier", kernels::mc_barrier),
     ]
 }
 

@@ -1,0 +1,350 @@
+//! Kernel checks against the CPU reference backend: each check launches a kernel with the
+//! same arguments on the device under test and on [`tenor_cpu::cpu`], and compares every
+//! output (fp64 within [`FP64_RTOL`], fp32 kernels within [`FP32_RTOL`], relative to the
+//! largest magnitude of the reference output). Inputs of the payoff kernels are uploaded from
+//! host data, so each kernel is checked on its own.
+
+use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt, DeviceBuffer};
+
+use crate::{max_rel_diff, FP32_RTOL, FP64_RTOL};
+
+/// One launch argument, owned.
+#[derive(Debug, Clone)]
+pub enum KArg {
+    /// An `f64*` output of this many elements (downloaded after the launch).
+    Out(usize),
+    /// An `f64*` input with these contents.
+    In(Vec<f64>),
+    /// A `u32` scalar.
+    U32(u32),
+    /// A `u64` scalar.
+    U64(u64),
+    /// An `f32` scalar.
+    F32(f32),
+    /// An `f64` scalar.
+    F64(f64),
+}
+
+fn err(e: ComputeError) -> String {
+    e.to_string()
+}
+
+/// Launches built-in kernel `name` over `items` on `dev` and returns its `Out` buffers in
+/// argument order.
+///
+/// # Errors
+/// The device's error, as text.
+pub fn launch_outputs(dev: &dyn Compute, name: &str, items: u64, args: &[KArg]) -> Result<Vec<Vec<f64>>, String> {
+    // Order this check after earlier work (and frees) on every stream of the device.
+    dev.synchronize().map_err(err)?;
+    let s = dev.default_stream().clone();
+    let def = tenor_kernels::get(name).map_err(err)?;
+    let k = dev.load_kernel(def).map_err(err)?;
+    let mut bufs: Vec<Option<DeviceBuffer>> = Vec::with_capacity(args.len());
+    for a in args {
+        bufs.push(match a {
+            KArg::Out(n) => Some(dev.alloc_elems::<f64>(&s, *n).map_err(err)?),
+            KArg::In(v) => Some(dev.upload_slice(&s, v).map_err(err)?),
+            _ => None,
+        });
+    }
+    let mut raw: Vec<Arg<'_>> = Vec::with_capacity(args.len());
+    for (a, b) in args.iter().zip(&bufs) {
+        raw.push(match (a, b) {
+            (KArg::Out(_), Some(b)) => Arg::Buf(b, Access::Write),
+            (KArg::In(_), Some(b)) => Arg::Buf(b, Access::Read),
+            (KArg::U32(v), _) => Arg::U32(*v),
+            (KArg::U64(v), _) => Arg::U64(*v),
+            (KArg::F32(v), _) => Arg::F32(*v),
+            (KArg::F64(v), _) => Arg::F64(*v),
+            (KArg::Out(_) | KArg::In(_), None) => return Err(format!("{name}: buffer argument not allocated")),
+        });
+    }
+    dev.launch(&s, &k, items, &raw).map_err(err)?;
+    let mut outs = Vec::new();
+    for (a, b) in args.iter().zip(&bufs) {
+        if let (KArg::Out(_), Some(b)) = (a, b) {
+            outs.push(dev.download_vec::<f64>(&s, b).map_err(err)?);
+        }
+    }
+    drop(raw);
+    drop(bufs);
+    dev.synchronize().map_err(err)?;
+    Ok(outs)
+}
+
+/// Runs the launch on `dev` and on the CPU reference and compares the outputs within `rtol`.
+///
+/// # Errors
+/// A message naming the kernel, the case, the output and the difference.
+pub fn against_cpu(
+    dev: &dyn Compute,
+    name: &str,
+    case: &str,
+    items: u64,
+    args: &[KArg],
+    rtol: f64,
+) -> Result<(), String> {
+    let reference = tenor_cpu::cpu().map_err(err)?;
+    let want = launch_outputs(&reference, name, items, args)?;
+    let got = launch_outputs(dev, name, items, args).map_err(|m| format!("{name} ({case}): {m}"))?;
+    for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+        if g.len() != w.len() {
+            return Err(format!("{name} ({case}): output {o} has {} values, reference {}", g.len(), w.len()));
+        }
+        if g.iter().any(|x| !x.is_finite()) {
+            return Err(format!("{name} ({case}): output {o} holds a non-finite value"));
+        }
+        let d = max_rel_diff(g, w);
+        if d > rtol {
+            return Err(format!("{name} ({case}): output {o} differs from the CPU reference by {d:e} (> {rtol:e})"));
+        }
+    }
+    Ok(())
+}
+
+const SEED: u64 = 0x5EED_0000_2026_0001;
+
+/// Log-normal test paths (step-major, `steps` x `paths`) from the CPU reference `gbm_paths`.
+fn host_paths(paths: u64, steps: u32, spot: f64, drift: f64, vol: f64) -> Result<Vec<f64>, String> {
+    let cpu = tenor_cpu::cpu().map_err(err)?;
+    let out = launch_outputs(
+        &cpu,
+        "gbm_paths",
+        paths,
+        &[
+            KArg::Out((paths * u64::from(steps)) as usize),
+            KArg::U64(SEED),
+            KArg::U64(paths),
+            KArg::U32(steps),
+            KArg::F64(spot),
+            KArg::F64(drift),
+            KArg::F64(vol),
+            KArg::F64(drift),
+            KArg::F64(vol),
+        ],
+    )?;
+    out.into_iter().next().ok_or_else(|| "gbm_paths returned no output".to_owned())
+}
+
+/// `philox_normals`: fp64 normals, odd step count, nonzero path offset.
+pub fn philox_normals(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps) = (1000u64, 5u32);
+    let args = [KArg::Out(5000), KArg::U64(SEED), KArg::U64(1 << 33), KArg::U64(paths), KArg::U32(steps)];
+    against_cpu(dev, "philox_normals", "1000 paths x 5 steps", paths, &args, FP64_RTOL)
+}
+
+/// `reduce_sum_sumsq`: a partial last block.
+pub fn reduce_sum_sumsq(dev: &dyn Compute) -> Result<(), String> {
+    let n = 10_000usize;
+    let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1000) as f64 / 37.0 - 9.0).collect();
+    let blocks = n.div_ceil(4096);
+    against_cpu(
+        dev,
+        "reduce_sum_sumsq",
+        "n = 10000",
+        n as u64,
+        &[KArg::In(x), KArg::Out(2 * blocks), KArg::U64(n as u64)],
+        FP64_RTOL,
+    )
+}
+
+/// `gbm_paths`: odd steps, a first interval that differs from the others.
+pub fn gbm_paths(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps) = (1000u64, 7u32);
+    let args = [
+        KArg::Out(7000),
+        KArg::U64(SEED),
+        KArg::U64(paths),
+        KArg::U32(steps),
+        KArg::F64(100.0),
+        KArg::F64(0.003),
+        KArg::F64(0.12),
+        KArg::F64(-0.001),
+        KArg::F64(0.05),
+    ];
+    against_cpu(dev, "gbm_paths", "7 steps, first interval longer", paths, &args, FP64_RTOL)
+}
+
+/// `payoff_european`: call and put on host-supplied paths.
+pub fn payoff_european(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps) = (1000u64, 5u32);
+    let input = host_paths(paths, steps, 100.0, 0.0, 0.1)?;
+    for is_call in [1u32, 0] {
+        let args = [
+            KArg::In(input.clone()),
+            KArg::Out(paths as usize),
+            KArg::U64(paths),
+            KArg::U32(steps),
+            KArg::F64(101.0),
+            KArg::U32(is_call),
+            KArg::F64(0.97),
+        ];
+        against_cpu(dev, "payoff_european", if is_call == 1 { "call" } else { "put" }, paths, &args, FP64_RTOL)?;
+    }
+    Ok(())
+}
+
+/// `payoff_asian`: call and put, with and without spot as a fixing.
+pub fn payoff_asian(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps) = (1000u64, 6u32);
+    let input = host_paths(paths, steps, 100.0, 0.0, 0.05)?;
+    for is_call in [1u32, 0] {
+        for spot_fixing in [0u32, 1] {
+            let args = [
+                KArg::In(input.clone()),
+                KArg::Out(paths as usize),
+                KArg::Out(paths as usize),
+                KArg::U64(paths),
+                KArg::U32(steps),
+                KArg::F64(100.0),
+                KArg::U32(spot_fixing),
+                KArg::F64(99.0),
+                KArg::U32(is_call),
+                KArg::F64(0.98),
+            ];
+            let case = format!("is_call {is_call}, spot_fixing {spot_fixing}");
+            against_cpu(dev, "payoff_asian", &case, paths, &args, FP64_RTOL)?;
+        }
+    }
+    Ok(())
+}
+
+/// `payoff_barrier`: every kind, continuous and discrete, with a rebate.
+pub fn payoff_barrier(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps, vol) = (1000u64, 8u32, 0.07);
+    let input = host_paths(paths, steps, 100.0, 0.0, vol)?;
+    for kind in 0..4u32 {
+        let barrier = if kind < 2 { 92.0 } else { 108.0 };
+        for continuous in [1u32, 0] {
+            let args = [
+                KArg::In(input.clone()),
+                KArg::Out(paths as usize),
+                KArg::U64(paths),
+                KArg::U32(steps),
+                KArg::F64(100.0),
+                KArg::F64(100.0),
+                KArg::F64(barrier),
+                KArg::F64(2.5),
+                KArg::U32(kind & 1),
+                KArg::U32(kind),
+                KArg::U32(continuous),
+                KArg::F64(vol),
+                KArg::F64(0.005),
+                KArg::F64(0.96),
+            ];
+            let case = format!("kind {kind}, continuous {continuous}");
+            against_cpu(dev, "payoff_barrier", &case, paths, &args, FP64_RTOL)?;
+        }
+    }
+    Ok(())
+}
+
+/// `mc_european`: call and put, a partial last block.
+pub fn mc_european(dev: &dyn Compute) -> Result<(), String> {
+    let pairs = 10_000u64;
+    for is_call in [1u32, 0] {
+        let args = [
+            KArg::Out(2 * pairs.div_ceil(4096) as usize),
+            KArg::U64(SEED),
+            KArg::U64(pairs),
+            KArg::F64(100.0),
+            KArg::F64(105.0),
+            KArg::U32(is_call),
+            KArg::F64(0.01),
+            KArg::F64(0.2),
+            KArg::F64(0.95),
+        ];
+        against_cpu(dev, "mc_european", if is_call == 1 { "call" } else { "put" }, pairs, &args, FP64_RTOL)?;
+    }
+    Ok(())
+}
+
+/// `mc_european_f32`: call and put.
+pub fn mc_european_f32(dev: &dyn Compute) -> Result<(), String> {
+    let pairs = 10_000u64;
+    for is_call in [1u32, 0] {
+        let args = [
+            KArg::Out(2 * pairs.div_ceil(4096) as usize),
+            KArg::U64(SEED),
+            KArg::U64(pairs),
+            KArg::F32(100.0),
+            KArg::F32(105.0),
+            KArg::U32(is_call),
+            KArg::F32(0.01),
+            KArg::F32(0.2),
+            KArg::F32(0.95),
+        ];
+        against_cpu(dev, "mc_european_f32", if is_call == 1 { "call" } else { "put" }, pairs, &args, FP32_RTOL)?;
+    }
+    Ok(())
+}
+
+fn asian_args(pairs: u64, steps: u32, is_call: u32, spot_fixing: u32, f32_args: bool) -> Vec<KArg> {
+    let f = |x: f64| if f32_args { KArg::F32(x as f32) } else { KArg::F64(x) };
+    vec![
+        KArg::Out(5 * pairs.div_ceil(4096) as usize),
+        KArg::U64(SEED),
+        KArg::U64(pairs),
+        KArg::U32(steps),
+        f(100.0),
+        f(100.0),
+        KArg::U32(is_call),
+        KArg::U32(spot_fixing),
+        f(0.004),
+        f(0.09),
+        f(-0.0005),
+        f(0.04),
+        f(0.96),
+    ]
+}
+
+/// `mc_asian`: 13 steps (odd, not a multiple of 4), first interval longer, both schedules.
+pub fn mc_asian(dev: &dyn Compute) -> Result<(), String> {
+    for (is_call, spot_fixing) in [(1u32, 0u32), (0, 1)] {
+        let args = asian_args(9000, 13, is_call, spot_fixing, false);
+        let case = format!("is_call {is_call}, spot_fixing {spot_fixing}");
+        against_cpu(dev, "mc_asian", &case, 9000, &args, FP64_RTOL)?;
+    }
+    Ok(())
+}
+
+/// `mc_asian_f32`: as `mc_asian` in fp32.
+pub fn mc_asian_f32(dev: &dyn Compute) -> Result<(), String> {
+    for (is_call, spot_fixing) in [(1u32, 0u32), (0, 1)] {
+        let args = asian_args(9000, 13, is_call, spot_fixing, true);
+        let case = format!("is_call {is_call}, spot_fixing {spot_fixing}");
+        against_cpu(dev, "mc_asian_f32", &case, 9000, &args, FP32_RTOL)?;
+    }
+    Ok(())
+}
+
+/// `mc_barrier`: every kind, continuous and discrete, with a rebate, odd steps.
+pub fn mc_barrier(dev: &dyn Compute) -> Result<(), String> {
+    let (pairs, steps) = (5000u64, 17u32);
+    for kind in 0..4u32 {
+        let barrier = if kind < 2 { 90.0 } else { 112.0 };
+        for continuous in [1u32, 0] {
+            let args = [
+                KArg::Out(2 * pairs.div_ceil(4096) as usize),
+                KArg::U64(SEED),
+                KArg::U64(pairs),
+                KArg::U32(steps),
+                KArg::F64(100.0),
+                KArg::F64(100.0),
+                KArg::F64(barrier),
+                KArg::F64(3.0),
+                KArg::U32(kind & 1),
+                KArg::U32(kind),
+                KArg::U32(continuous),
+                KArg::F64(0.0002),
+                KArg::F64(0.06),
+                KArg::F64(0.003),
+                KArg::F64(0.95),
+            ];
+            let case = format!("kind {kind}, continuous {continuous}");
+            against_cpu(dev, "mc_barrier", &case, pairs, &args, FP64_RTOL)?;
+        }
+    }
+    Ok(())
+}
