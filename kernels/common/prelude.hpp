@@ -111,4 +111,62 @@ inline double group_sum(const sycl::nd_item<1> &it, double x) {
     return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>());
 }
 
+// Barrier monitoring of one path, as kernels/src/barrier.rs (the conventions of the
+// payoff_barrier and mc_barrier manifests).
+constexpr double BRIDGE_CUTOFF = 40.0;
+
+struct BarrierParams {
+    double h, two_over_var, rate_dt, rebate_offset, strike, w, rebate, discount;
+    bool down, out, continuous;
+};
+
+inline BarrierParams barrier_params(double strike, double barrier, double rebate, uint32_t is_call, uint32_t kind,
+                                    uint32_t continuous, double vol_sqrt_dt, double rate_dt, double discount) {
+    BarrierParams p;
+    p.h = sycl::log(barrier);
+    p.down = kind < 2u;
+    p.out = (kind & 1u) == 0u;
+    p.continuous = continuous != 0u;
+    p.two_over_var = 2.0 / (vol_sqrt_dt * vol_sqrt_dt);
+    p.rate_dt = rate_dt;
+    p.rebate_offset = continuous != 0u ? 0.5 : 1.0;
+    p.strike = strike;
+    p.w = is_call != 0u ? 1.0 : -1.0;
+    p.rebate = rebate;
+    p.discount = discount;
+    return p;
+}
+
+struct BarrierPath {
+    double x, survival, rebate_value;
+
+    void step(const BarrierParams &p, uint32_t k, double x_next) {
+        bool live = p.down ? x_next > p.h : x_next < p.h;
+        double pk;
+        if (!live) {
+            pk = 0.0;
+        } else if (p.continuous) {
+            double a = (x - p.h) * (x_next - p.h) * p.two_over_var;
+            pk = a > BRIDGE_CUTOFF ? 1.0 : 1.0 - sycl::exp(-a);
+        } else {
+            pk = 1.0;
+        }
+        if (pk < 1.0) {
+            if (p.out && p.rebate != 0.0)
+                rebate_value += p.rebate * survival * (1.0 - pk) *
+                                sycl::exp(-p.rate_dt * (static_cast<double>(k) + p.rebate_offset));
+            survival *= pk;
+        }
+        x = x_next;
+    }
+
+    double value(const BarrierParams &p) const {
+        double payoff = sycl::fmax(p.w * (sycl::exp(x) - p.strike), 0.0);
+        if (p.out) return p.discount * payoff * survival + rebate_value;
+        return p.discount * (payoff * (1.0 - survival) + p.rebate * survival);
+    }
+};
+
+inline BarrierPath barrier_path(double x0) { return BarrierPath{x0, 1.0, 0.0}; }
+
 }  // namespace tenor
