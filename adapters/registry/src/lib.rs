@@ -47,7 +47,12 @@ fn not_built(name: &str) -> ComputeError {
 
 fn open_feature(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
     match name {
-        "cuda" | "sycl" | "opencl" => Err(not_built(name)),
+        // The device comes from TENOR_SYCL_DEVICE (cpu, gpu, default, index:N or part of a name).
+        #[cfg(feature = "sycl")]
+        "sycl" => Ok(Arc::new(tenor_sycl::sycl_from_env()?)),
+        #[cfg(not(feature = "sycl"))]
+        "sycl" => Err(not_built(name)),
+        "cuda" | "opencl" => Err(not_built(name)),
         other => {
             Err(ComputeError::InvalidArgument(format!("unknown backend {other:?}; known: {}, auto", KNOWN.join(", "))))
         }
