@@ -4,7 +4,9 @@
 //! backend, a hand-made case).
 #![cfg(feature = "runtime")]
 
-use tenor_core::{Access, Allocator, Arg, Compute, ComputeError, ComputeExt, GemmDesc, KernelDef, Precision, Transpose};
+use tenor_core::{
+    Access, Allocator, Arg, Compute, ComputeError, ComputeExt, GemmDesc, KernelDef, Precision, Transpose,
+};
 use tenor_sycl::{sycl, SyclCompute};
 
 fn cpu_device() -> SyclCompute {

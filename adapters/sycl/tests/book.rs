@@ -77,7 +77,10 @@ fn price_book(sycl: &dyn Compute, cpu: &dyn Compute) -> Vec<Priced> {
         });
     }
     // The discrete geometric average-price call: fixings 0.1, 0.2, .., 1.0 (uniform, no spot fixing).
-    for r in rows("oracles/asian_geometric.csv").iter().filter(|r| r["averaging"] == "discrete" && r["payoff"] == "average_price") {
+    for r in rows("oracles/asian_geometric.csv")
+        .iter()
+        .filter(|r| r["averaging"] == "discrete" && r["payoff"] == "average_price")
+    {
         let (spot, strike, q, rate, t, v) =
             (num(r, "spot"), num(r, "strike"), num(r, "q"), num(r, "r"), num(r, "t"), num(r, "v"));
         let n = r["fixing_times"].split(';').count() as u32;
@@ -170,8 +173,20 @@ fn book_on_sycl_agrees_with_the_cpu_backend_and_the_oracles() {
     assert!(book.len() >= 50, "book has {} options", book.len());
     for p in &book {
         let rel = (p.sycl - p.cpu).abs() / p.cpu.abs().max(1e-300);
-        assert!(rel <= tenor_conformance::FP64_RTOL || p.cpu == p.sycl, "{}: sycl {} cpu {} (rel {rel:e})", p.what, p.sycl, p.cpu);
+        assert!(
+            rel <= tenor_conformance::FP64_RTOL || p.cpu == p.sycl,
+            "{}: sycl {} cpu {} (rel {rel:e})",
+            p.what,
+            p.sycl,
+            p.cpu
+        );
         let band = 5.0 * p.se + p.tolerance;
-        assert!((p.sycl - p.expected).abs() <= band, "{}: {} vs published {} (band {band})", p.what, p.sycl, p.expected);
+        assert!(
+            (p.sycl - p.expected).abs() <= band,
+            "{}: {} vs published {} (band {band})",
+            p.what,
+            p.sycl,
+            p.expected
+        );
     }
 }

@@ -74,7 +74,9 @@ pub struct SyclDriver {
 }
 
 fn stream_of(stream: &Stream) -> Result<&SyclStream, ComputeError> {
-    stream.downcast::<SyclStream>().ok_or_else(|| ComputeError::ForeignHandle(format!("{stream:?} is not a SYCL stream")))
+    stream
+        .downcast::<SyclStream>()
+        .ok_or_else(|| ComputeError::ForeignHandle(format!("{stream:?} is not a SYCL stream")))
 }
 
 fn raw_arg(a: &RawArg) -> ffi::tsy_arg {
@@ -206,10 +208,9 @@ impl Driver for SyclDriver {
         })?;
         let raw: Vec<ffi::tsy_arg> = args.iter().map(raw_arg).collect();
         let groups = items.div_ceil(u64::from(k.block));
-        s.queue.launch(&k.bundle, groups, k.local, &raw).map_err(|e| ComputeError::Launch {
-            kernel: kernel.def().name.clone(),
-            reason: e.to_string(),
-        })
+        s.queue
+            .launch(&k.bundle, groups, k.local, &raw)
+            .map_err(|e| ComputeError::Launch { kernel: kernel.def().name.clone(), reason: e.to_string() })
     }
 
     fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {

@@ -90,8 +90,13 @@ extern "C" {
     pub fn tsy_usm_address(m: *const tsy_usm) -> u64;
     pub fn tsy_usm_free(q: *mut tsy_queue, m: *mut tsy_usm) -> tsy_status;
     pub fn tsy_copy_h2d(q: *mut tsy_queue, dst: u64, src: *const c_void, len: usize) -> tsy_status;
-    pub fn tsy_copy_d2h(q: *mut tsy_queue, dst: *mut c_void, src: u64, len: usize, out: *mut *mut tsy_event)
-        -> tsy_status;
+    pub fn tsy_copy_d2h(
+        q: *mut tsy_queue,
+        dst: *mut c_void,
+        src: u64,
+        len: usize,
+        out: *mut *mut tsy_event,
+    ) -> tsy_status;
     pub fn tsy_bundle_build(
         dev: *mut tsy_device,
         source: *const c_char,
@@ -140,11 +145,9 @@ pub fn check(status: tsy_status, what: &str) -> Result<(), ComputeError> {
         TSY_ERR_NOT_FOUND | TSY_ERR_UNSUPPORTED => {
             ComputeError::Unavailable { backend: "sycl".into(), reason: message }
         }
-        TSY_ERR_OUT_OF_MEMORY => ComputeError::Alloc(AllocError::Backend {
-            backend: "sycl".into(),
-            code: i64::from(status),
-            message,
-        }),
+        TSY_ERR_OUT_OF_MEMORY => {
+            ComputeError::Alloc(AllocError::Backend { backend: "sycl".into(), code: i64::from(status), message })
+        }
         _ => ComputeError::Backend { backend: "sycl".into(), code: i64::from(status), message },
     })
 }
@@ -154,4 +157,3 @@ pub fn field(s: &[c_char]) -> String {
     let bytes: Vec<u8> = s.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
-

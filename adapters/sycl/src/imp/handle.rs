@@ -351,8 +351,8 @@ impl Bundle {
     pub fn build(dev: &Arc<DeviceHandle>, source: &str, name: &str) -> Result<Self, ComputeError> {
         let src = CString::new(source)
             .map_err(|_| ComputeError::InvalidArgument(format!("SYCL source of {name} contains NUL")))?;
-        let cname =
-            CString::new(name).map_err(|_| ComputeError::InvalidArgument(format!("kernel name {name:?} contains NUL")))?;
+        let cname = CString::new(name)
+            .map_err(|_| ComputeError::InvalidArgument(format!("kernel name {name:?} contains NUL")))?;
         let mut raw = ptr::null_mut();
         // SAFETY: live device, valid C strings and out pointer.
         let status = unsafe { ffi::tsy_bundle_build(dev.raw(), src.as_ptr(), cname.as_ptr(), &mut raw) };
