@@ -335,6 +335,14 @@ tsy_status tsy_event_wait(tsy_event *ev) {
     return ev->owner->take_async();
 }
 
+tsy_status tsy_event_wait_keep(tsy_event *ev) {
+    if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait_keep: null event");
+    return guard([&] {
+        ev->ev.wait_and_throw();
+        return TSY_OK;
+    });
+}
+
 tsy_status tsy_event_query(const tsy_event *ev, int *done) {
     if (ev == nullptr || done == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_query: null argument");
     return guard([&] {

@@ -83,6 +83,8 @@ tsy_status tsy_queue_wait_event(tsy_queue *q, const tsy_event *ev);
 void tsy_queue_destroy(tsy_queue *q);
 
 tsy_status tsy_event_wait(tsy_event *ev);
+/* Waits without taking the device's kept asynchronous errors (they stay for the next wait). */
+tsy_status tsy_event_wait_keep(tsy_event *ev);
 tsy_status tsy_event_query(const tsy_event *ev, int *complete);
 void tsy_event_destroy(tsy_event *ev);
 

@@ -171,6 +171,12 @@ fn book_on_sycl_agrees_with_the_cpu_backend_and_the_oracles() {
     let cpu = tenor_cpu::cpu().expect("cpu");
     let book = price_book(&sycl, &cpu);
     assert!(book.len() >= 50, "book has {} options", book.len());
+    let worst_rel = book.iter().map(|p| (p.sycl - p.cpu).abs() / p.cpu.abs().max(1e-300)).fold(0.0, f64::max);
+    let worst_z = book.iter().map(|p| (p.sycl - p.expected).abs() / p.se.max(1e-300)).fold(0.0, f64::max);
+    eprintln!(
+        "{} options; largest SYCL-CPU relative difference {worst_rel:e}; largest |SYCL - published| / SE {worst_z:.2}",
+        book.len()
+    );
     for p in &book {
         let rel = (p.sycl - p.cpu).abs() / p.cpu.abs().max(1e-300);
         assert!(

@@ -101,9 +101,10 @@ struct Landing {
 impl Drop for Landing {
     fn drop(&mut self) {
         if !self.buf.is_empty() {
-            // The copy may still write into buf: wait (an error here is reported by the next
-            // synchronisation of the device, which keeps asynchronous errors).
-            let _ = self.event.0.wait();
+            // The copy may still write into buf: wait. Asynchronous errors stay on the device
+            // for its next synchronisation; a synchronous failure of the wait itself has no
+            // caller to go to in Drop.
+            let _ = self.event.0.wait_keeping_async();
         }
     }
 }

@@ -295,6 +295,16 @@ impl EventHandle {
         check(unsafe { ffi::tsy_event_wait(self.raw.as_ptr()) }, "waiting for SYCL event")
     }
 
+    /// Blocks until the event completes, leaving asynchronous errors kept on the device for
+    /// the next wait or synchronisation.
+    ///
+    /// # Errors
+    /// Synchronous runtime errors.
+    pub fn wait_keeping_async(&self) -> Result<(), ComputeError> {
+        // SAFETY: live event.
+        check(unsafe { ffi::tsy_event_wait_keep(self.raw.as_ptr()) }, "waiting for SYCL event")
+    }
+
     /// Whether the event completed.
     ///
     /// # Errors
