@@ -246,6 +246,7 @@ tsy_status tsy_device_info(const tsy_device *dev, tsy_info *out) {
         out->kernel_compiler = const_cast<sycl::device &>(d).ext_oneapi_can_build(syclex::source_language::sycl);
         out->is_cpu = d.is_cpu();
         out->is_gpu = d.is_gpu();
+        out->identity = static_cast<uint64_t>(std::hash<sycl::device>{}(d));
         return TSY_OK;
     });
 }

@@ -51,6 +51,7 @@ typedef struct tsy_info {
     uint32_t kernel_compiler;  /* can build source_language::sycl */
     uint32_t is_cpu;
     uint32_t is_gpu;
+    uint64_t identity;         /* std::hash<sycl::device>: equal for the same device (SYCL 2020 4.5.2) */
 } tsy_info;
 
 /* Positional kernel argument. */

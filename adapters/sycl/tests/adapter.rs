@@ -24,6 +24,7 @@ fn devices_are_selected_by_kind_index_and_name() {
     assert!(!by_index.info().name.is_empty());
     let by_name = sycl(&info.name.to_uppercase()).expect("by name, case-insensitive");
     assert_eq!(by_name.info().name, info.name);
+    assert_eq!(by_name.driver().raw_info().identity, dev.driver().raw_info().identity, "same SYCL device");
     match sycl("no-such-device-anywhere") {
         Err(ComputeError::Unavailable { backend, reason }) => {
             assert_eq!(backend, "sycl");
@@ -180,4 +181,11 @@ fn gemm_with_transpose_padding_and_beta_matches_the_cpu_backend() {
     assert!(d64 <= tenor_conformance::FP64_RTOL, "dgemm rel diff {d64}");
     let d32 = gemm_case(Precision::F32);
     assert!(d32 <= tenor_conformance::FP32_RTOL, "sgemm rel diff {d32}");
+}
+
+#[test]
+fn every_built_in_kernel_has_a_sycl_source() {
+    let defs = tenor_kernels::registry().expect("registry");
+    let missing: Vec<&str> = defs.iter().filter(|d| !d.sources.contains_key("sycl")).map(|d| d.name.as_str()).collect();
+    assert!(missing.is_empty(), "kernels without kernels/<name>/sycl.cpp: {missing:?}");
 }

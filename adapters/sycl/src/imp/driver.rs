@@ -123,7 +123,9 @@ impl SyclDriver {
                 reason: format!("device {} cannot compile SYCL source at run time (kernel_compiler)", raw.name),
             });
         }
-        let key = format!("{} [{}]", raw.name, raw.platform);
+        // Kernel bundles are shared by every driver on the same SYCL device (not by two devices
+        // of the same name).
+        let key = format!("{} [{}] #{:016x}", raw.name, raw.platform, raw.identity);
         Ok(Self { allocator: Arc::new(UsmAllocator::new(raw.async_alloc)), dev, raw, key, queues: Mutex::default() })
     }
 

@@ -53,6 +53,7 @@ pub struct tsy_info {
     pub kernel_compiler: u32,
     pub is_cpu: u32,
     pub is_gpu: u32,
+    pub identity: u64,
 }
 
 pub const TSY_ARG_PTR: u32 = 0;

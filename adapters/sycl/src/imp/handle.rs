@@ -53,6 +53,8 @@ pub struct RawInfo {
     pub kernel_compiler: bool,
     /// A CPU device.
     pub is_cpu: bool,
+    /// Identity of the SYCL device (`std::hash<sycl::device>`): equal for the same device.
+    pub identity: u64,
 }
 
 /// Names of every SYCL device visible to the runtime, as "device [platform]".
@@ -116,6 +118,7 @@ impl DeviceHandle {
             async_alloc: i.async_alloc != 0,
             kernel_compiler: i.kernel_compiler != 0,
             is_cpu: i.is_cpu != 0,
+            identity: i.identity,
         })
     }
 
