@@ -3,4 +3,9 @@
 //! Closed forms are plain functions; Monte Carlo engines are generic over
 //! `C: tenor_core::Compute + ?Sized`, so the same code runs monomorphised on the CPU backend in
 //! tests and through `Arc<dyn Compute>` on any backend in production.
+pub mod analytic;
+pub mod error;
+pub mod market;
+pub mod mc;
+pub mod portfolio;
 pub mod types;

@@ -4,6 +4,8 @@
 //! (ACT/365F), rates and dividend yields continuously compounded per year, volatility per
 //! square-root year.
 
+use crate::error::{require_finite, require_non_negative, require_positive, PricingError};
+
 /// Call or put.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OptionType {
@@ -85,6 +87,54 @@ pub struct Vanilla {
     pub dividend: f64,
     /// Black-Scholes volatility.
     pub vol: f64,
+}
+
+impl Vanilla {
+    /// Checks the domain of every field: spot and strike finite and > 0, maturity and vol
+    /// finite and >= 0, rate and dividend finite (negative allowed). The error names the first
+    /// offending field (`spot`, `strike`, `maturity`, `rate`, `dividend`, `vol`).
+    pub fn validate(&self) -> Result<(), PricingError> {
+        require_positive("spot", self.spot)?;
+        require_positive("strike", self.strike)?;
+        require_non_negative("maturity", self.maturity)?;
+        require_finite("rate", self.rate)?;
+        require_finite("dividend", self.dividend)?;
+        require_non_negative("vol", self.vol)
+    }
+
+    /// The forward `spot * exp((rate - dividend) * maturity)`.
+    pub fn forward(&self) -> f64 {
+        self.spot * ((self.rate - self.dividend) * self.maturity).exp()
+    }
+}
+
+/// A single barrier option, continuously monitored, on a [`Vanilla`] underlying contract
+/// (Reiner & Rubinstein 1991; Haug 2007, section 4.17.1).
+///
+/// Rebate convention (Haug's, `shared/spec/portfolio-csv.md`): a knock-out pays `rebate` at
+/// the moment the barrier is hit; a knock-in pays `rebate` at expiry if never knocked in. A
+/// spot already on or beyond the barrier is not an error: a knock-out is then worth its rebate
+/// paid now, a knock-in the vanilla option.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarrierSpec {
+    /// The option that is knocked in or out.
+    pub vanilla: Vanilla,
+    /// Barrier level, currency units, finite and > 0.
+    pub barrier: f64,
+    /// Direction and effect.
+    pub barrier_type: BarrierType,
+    /// Cash rebate, currency units, finite and >= 0 (0 for none).
+    pub rebate: f64,
+}
+
+impl BarrierSpec {
+    /// Validates the vanilla fields ([`Vanilla::validate`]), then `barrier` (finite, > 0) and
+    /// `rebate` (finite, >= 0).
+    pub fn validate(&self) -> Result<(), PricingError> {
+        self.vanilla.validate()?;
+        require_positive("barrier", self.barrier)?;
+        require_non_negative("rebate", self.rebate)
+    }
 }
 
 /// Price and sensitivities. Vega per 1.00 of vol, rho per 1.00 of rate, theta per year of

@@ -1,2 +1,4 @@
 //! One module per subcommand.
 pub mod backends;
+pub mod book;
+pub mod price;

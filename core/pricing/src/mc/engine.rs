@@ -1,0 +1,169 @@
+//! Runs planned jobs on a device: one product, or a batch spread over several streams.
+//!
+//! A batch enqueues everything first (allocation of each job's partials buffer, the launch and
+//! the download, all on the trade's stream `i mod streams`), then waits for the downloads in
+//! trade order, adds each job's partials in block order and applies its estimator. Buffers stay
+//! alive until every download is complete, so no memory is reused across streams during a batch;
+//! the device is synchronised before (ordering earlier frees) and after (surfacing asynchronous
+//! errors). Each job's numbers depend only on its arguments, so the results are bitwise the
+//! same for any number of streams and threads.
+
+use std::collections::HashMap;
+
+use tenor_core::{Access, Arg, Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
+
+use super::greeks::Bumps;
+use super::plan::{f64s, plan, Job};
+use super::{stats, McConfig, McError, McPrice, McProduct, McValuation};
+
+/// A trade's planned jobs (the product, then its bumped copies) and the bumps used.
+type Planned = Result<(Vec<Job>, Option<Bumps>), McError>;
+/// An enqueued job: its partials buffer (kept alive until the batch ends) and the download.
+type Enqueued = Result<(DeviceBuffer, Pending<Vec<u8>>), McError>;
+
+/// Prices `product` on `dev` (default stream).
+///
+/// # Errors
+/// [`McError::InvalidParameter`] for a bad contract or configuration; [`McError::Compute`]
+/// when the device fails; [`McError::Unsupported`] for a barrier in fp32.
+pub fn price<C: Compute + ?Sized>(dev: &C, product: &McProduct, cfg: &McConfig) -> Result<McPrice, McError> {
+    let cfg = McConfig { streams: 1, ..*cfg };
+    let mut out = price_batch(dev, std::slice::from_ref(product), &cfg, false)?;
+    out.pop().ok_or_else(|| McError::BadResult("empty batch result".into()))?.map(|v| v.price)
+}
+
+/// Prices `product` and its Greeks by bump-and-revalue with common random numbers
+/// ([`super::greeks`] gives the bumps).
+///
+/// # Errors
+/// As [`price`], for the product or any bumped copy.
+pub fn price_with_greeks<C: Compute + ?Sized>(
+    dev: &C,
+    product: &McProduct,
+    cfg: &McConfig,
+) -> Result<McValuation, McError> {
+    let cfg = McConfig { streams: 1, ..*cfg };
+    let mut out = price_batch(dev, std::slice::from_ref(product), &cfg, true)?;
+    out.pop().ok_or_else(|| McError::BadResult("empty batch result".into()))?
+}
+
+/// Prices many products, trade `i` on stream `i mod cfg.streams`, with Greeks when `greeks`.
+/// The outer error is a device failure that affects the whole batch; the inner ones belong to
+/// single trades (bad parameters, a failed launch).
+///
+/// # Errors
+/// [`McError::InvalidParameter`] for a bad configuration; [`McError::Compute`] when streams
+/// cannot be created or the device reports an asynchronous error.
+pub fn price_batch<C: Compute + ?Sized>(
+    dev: &C,
+    products: &[McProduct],
+    cfg: &McConfig,
+    greeks: bool,
+) -> Result<Vec<Result<McValuation, McError>>, McError> {
+    price_batch_with_progress(dev, products, cfg, greeks, &mut |_| {})
+}
+
+/// [`price_batch`], calling `progress(i)` once trade `i`'s results are in (in trade order), for
+/// progress bars.
+///
+/// # Errors
+/// As [`price_batch`].
+pub fn price_batch_with_progress<C: Compute + ?Sized>(
+    dev: &C,
+    products: &[McProduct],
+    cfg: &McConfig,
+    greeks: bool,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<Result<McValuation, McError>>, McError> {
+    cfg.validate()?;
+    // Plan every trade: the product itself, then its bumped copies when Greeks are asked for.
+    let planned: Vec<Planned> = products
+        .iter()
+        .map(|p| {
+            let (list, bumps) = if greeks {
+                let b = Bumps::for_product(p);
+                (b.products(p), Some(b))
+            } else {
+                (vec![*p], None)
+            };
+            let jobs = list.iter().map(|q| plan(q, cfg)).collect::<Result<Vec<_>, _>>()?;
+            Ok((jobs, bumps))
+        })
+        .collect();
+
+    dev.synchronize()?;
+    let mut streams: Vec<Stream> = vec![dev.default_stream().clone()];
+    for _ in 1..cfg.streams {
+        streams.push(dev.create_stream()?);
+    }
+    let mut kernels: HashMap<&'static str, Kernel> = HashMap::new();
+
+    // Enqueue everything.
+    let mut slots: Vec<Vec<Option<Enqueued>>> = Vec::with_capacity(products.len());
+    for (i, p) in planned.iter().enumerate() {
+        let stream = &streams[i % streams.len()];
+        let trade_slots = match p {
+            Ok((jobs, _)) => jobs.iter().map(|j| enqueue(dev, stream, j, &mut kernels)).collect(),
+            Err(_) => Vec::new(),
+        };
+        slots.push(trade_slots);
+    }
+
+    // Collect in trade order.
+    let mut results = Vec::with_capacity(products.len());
+    let mut buffers = Vec::new();
+    for (i, (p, trade_slots)) in planned.into_iter().zip(slots).enumerate() {
+        let r = p.and_then(|(jobs, bumps)| {
+            let mut prices = Vec::with_capacity(jobs.len());
+            for (job, slot) in jobs.iter().zip(trade_slots) {
+                let sums = match slot {
+                    None => None,
+                    Some(enqueued) => {
+                        let (buf, pending) = enqueued?;
+                        buffers.push(buf);
+                        let partials = f64s(&pending.wait()?)?;
+                        let width = job.launch.as_ref().map_or(1, |l| l.width);
+                        Some(stats::reduce(&partials, width)?)
+                    }
+                };
+                prices.push(job.finish(sums.as_deref())?);
+            }
+            let base = *prices.first().ok_or_else(|| McError::BadResult("no job for a trade".into()))?;
+            Ok(McValuation { price: base, greeks: bumps.map(|b| b.greeks(&prices)) })
+        });
+        results.push(r);
+        progress(i);
+    }
+    drop(buffers);
+    dev.synchronize()?;
+    Ok(results)
+}
+
+/// Allocates the job's partials, launches its kernel and enqueues the download, on `stream`.
+fn enqueue<C: Compute + ?Sized>(
+    dev: &C,
+    stream: &Stream,
+    job: &Job,
+    kernels: &mut HashMap<&'static str, Kernel>,
+) -> Option<Enqueued> {
+    let launch = job.launch.as_ref()?;
+    Some((|| {
+        let kernel = match kernels.get(launch.kernel) {
+            Some(k) => k.clone(),
+            None => {
+                let k = dev.load_kernel(tenor_kernels::get(launch.kernel)?)?;
+                kernels.insert(launch.kernel, k.clone());
+                k
+            }
+        };
+        let blocks = kernel.def().blocks(launch.pairs) as usize;
+        let partials = dev.alloc_elems::<f64>(stream, blocks * launch.width)?;
+        let mut args: Vec<Arg<'_>> = Vec::with_capacity(launch.scalars.len() + 1);
+        args.push(Arg::Buf(&partials, Access::Write));
+        args.extend(launch.scalars.iter().map(|s| Arg::from(*s)));
+        dev.launch(stream, &kernel, launch.pairs, &args)?;
+        drop(args);
+        let pending = dev.download(stream, &partials, 0, partials.len())?;
+        Ok((partials, pending))
+    })())
+}

@@ -1,0 +1,220 @@
+//! Turns a product into kernel launches and the estimator that reads their partial sums.
+
+use tenor_core::{ComputeError, Precision};
+
+use super::product::{AsianOption, BarrierOption, McProduct, Monitoring};
+use super::{stats, McConfig, McError, McPrice};
+use crate::analytic::asian::GeometricAsian;
+use crate::types::Vanilla;
+
+/// A scalar kernel argument, owned.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Scalar {
+    U32(u32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+}
+
+/// One launch of a fused Monte Carlo kernel: argument 0 is the partials buffer
+/// (`width` values per block), the scalars follow in manifest order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Launch {
+    pub kernel: &'static str,
+    pub pairs: u64,
+    pub width: usize,
+    pub scalars: Vec<Scalar>,
+}
+
+/// How the reduced partial sums become a price.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Estimator {
+    /// Known on the host; no launch.
+    Constant(f64),
+    /// Sum and sum of squares at these offsets of the reduced partials.
+    Plain { sum: usize, sum_sq: usize },
+    /// `mc_asian`'s five sums with the geometric closed form as control.
+    ControlVariate { exact: f64 },
+}
+
+/// A product's work: at most one launch and its estimator.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Job {
+    pub launch: Option<Launch>,
+    pub estimator: Estimator,
+}
+
+impl Job {
+    /// The price from the reduced partial sums (`None` when there was no launch).
+    pub fn finish(&self, sums: Option<&[f64]>) -> Result<McPrice, McError> {
+        let pairs = self.launch.as_ref().map_or(0, |l| l.pairs);
+        let need = |n: usize| match sums {
+            Some(s) if s.len() >= n && s.iter().all(|x| x.is_finite()) => Ok(s),
+            Some(s) => Err(McError::BadResult(format!("partial sums {s:?}: need {n} finite values"))),
+            None => Err(McError::BadResult("no partial sums for a simulated estimator".into())),
+        };
+        match self.estimator {
+            Estimator::Constant(v) => Ok(McPrice { price: v, stderr: 0.0, paths: 0 }),
+            Estimator::Plain { sum, sum_sq } => {
+                let s = need(sum.max(sum_sq) + 1)?;
+                Ok(stats::plain_estimate(s[sum], s[sum_sq], pairs))
+            }
+            Estimator::ControlVariate { exact } => {
+                let s = need(5)?;
+                Ok(stats::control_variate([s[0], s[1], s[2], s[3], s[4]], exact, pairs))
+            }
+        }
+    }
+}
+
+fn mu(v: &Vanilla) -> f64 {
+    v.rate - v.dividend - 0.5 * v.vol * v.vol
+}
+
+fn call_flag(v: &Vanilla) -> u32 {
+    u32::from(v.option == crate::types::OptionType::Call)
+}
+
+/// Real arguments in the launch's precision.
+fn real(p: Precision, x: f64) -> Scalar {
+    match p {
+        Precision::F64 => Scalar::F64(x),
+        Precision::F32 => Scalar::F32(x as f32),
+    }
+}
+
+fn european(v: &Vanilla, cfg: &McConfig) -> Job {
+    let p = cfg.precision;
+    let kernel = match p {
+        Precision::F64 => "mc_european",
+        Precision::F32 => "mc_european_f32",
+    };
+    let t = v.maturity;
+    let scalars = vec![
+        Scalar::U64(cfg.seed),
+        Scalar::U64(cfg.pairs()),
+        real(p, v.spot),
+        real(p, v.strike),
+        Scalar::U32(call_flag(v)),
+        real(p, mu(v) * t),
+        real(p, v.vol * t.sqrt()),
+        real(p, (-v.rate * t).exp()),
+    ];
+    Job {
+        launch: Some(Launch { kernel, pairs: cfg.pairs(), width: 2, scalars }),
+        estimator: Estimator::Plain { sum: 0, sum_sq: 1 },
+    }
+}
+
+fn barrier(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError> {
+    let v = &b.vanilla;
+    if b.barrier_type.breached(v.spot, b.barrier) {
+        // Portfolio spec: a knock-out is worth its rebate paid now, a knock-in the vanilla.
+        return Ok(if b.barrier_type.is_out() {
+            Job { launch: None, estimator: Estimator::Constant(b.rebate) }
+        } else {
+            european(v, cfg)
+        });
+    }
+    if cfg.precision == Precision::F32 {
+        return Err(McError::Unsupported("barrier options are simulated in fp64 only".into()));
+    }
+    let (steps, continuous) = match b.monitoring {
+        Monitoring::Continuous => (cfg.steps, 1u32),
+        Monitoring::Discrete(n) => (n, 0u32),
+    };
+    let dt = v.maturity / f64::from(steps);
+    let scalars = vec![
+        Scalar::U64(cfg.seed),
+        Scalar::U64(cfg.pairs()),
+        Scalar::U32(steps),
+        Scalar::F64(v.spot),
+        Scalar::F64(v.strike),
+        Scalar::F64(b.barrier),
+        Scalar::F64(b.rebate),
+        Scalar::U32(call_flag(v)),
+        Scalar::U32(b.barrier_type.code()),
+        Scalar::U32(continuous),
+        Scalar::F64(mu(v) * dt),
+        Scalar::F64(v.vol * dt.sqrt()),
+        Scalar::F64(v.rate * dt),
+        Scalar::F64((-v.rate * v.maturity).exp()),
+    ];
+    Ok(Job {
+        launch: Some(Launch { kernel: "mc_barrier", pairs: cfg.pairs(), width: 2, scalars }),
+        estimator: Estimator::Plain { sum: 0, sum_sq: 1 },
+    })
+}
+
+fn asian(a: &AsianOption, cfg: &McConfig, arithmetic: bool) -> Result<Job, McError> {
+    let v = &a.vanilla;
+    let s = &a.schedule;
+    let p = cfg.precision;
+    let kernel = match p {
+        Precision::F64 => "mc_asian",
+        Precision::F32 => "mc_asian_f32",
+    };
+    let m = mu(v);
+    let scalars = vec![
+        Scalar::U64(cfg.seed),
+        Scalar::U64(cfg.pairs()),
+        Scalar::U32(s.count),
+        real(p, v.spot),
+        real(p, v.strike),
+        Scalar::U32(call_flag(v)),
+        Scalar::U32(u32::from(s.spot_fixing)),
+        real(p, m * s.first),
+        real(p, v.vol * s.first.sqrt()),
+        real(p, m * s.interval),
+        real(p, v.vol * s.interval.sqrt()),
+        real(p, (-v.rate * v.maturity).exp()),
+    ];
+    let estimator = if arithmetic && !cfg.control_variate {
+        Estimator::Plain { sum: 0, sum_sq: 1 }
+    } else if arithmetic {
+        let geo = GeometricAsian {
+            option: v.option,
+            spot: v.spot,
+            strike: v.strike,
+            rate: v.rate,
+            dividend: v.dividend,
+            vol: v.vol,
+            expiry: v.maturity,
+        };
+        Estimator::ControlVariate { exact: geo.average_price(&s.times())? }
+    } else {
+        Estimator::Plain { sum: 2, sum_sq: 3 }
+    };
+    Ok(Job { launch: Some(Launch { kernel, pairs: cfg.pairs(), width: 5, scalars }), estimator })
+}
+
+/// The job for `product` under `cfg` (validated here).
+pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> {
+    cfg.validate()?;
+    product.validate()?;
+    match product {
+        McProduct::European(v) => Ok(european(v, cfg)),
+        McProduct::Barrier(b) => barrier(b, cfg),
+        McProduct::AsianGeometric(a) => asian(a, cfg, false),
+        McProduct::AsianArithmetic(a) => asian(a, cfg, true),
+    }
+}
+
+impl From<Scalar> for tenor_core::Arg<'_> {
+    fn from(s: Scalar) -> Self {
+        match s {
+            Scalar::U32(v) => Self::U32(v),
+            Scalar::U64(v) => Self::U64(v),
+            Scalar::F32(v) => Self::F32(v),
+            Scalar::F64(v) => Self::F64(v),
+        }
+    }
+}
+
+/// Decodes native-endian f64 bytes from a download.
+pub(crate) fn f64s(bytes: &[u8]) -> Result<Vec<f64>, ComputeError> {
+    if !bytes.len().is_multiple_of(8) {
+        return Err(ComputeError::InvalidArgument(format!("{} bytes are not whole f64 values", bytes.len())));
+    }
+    Ok(bytes.chunks_exact(8).map(|c| f64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect())
+}

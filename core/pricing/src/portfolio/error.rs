@@ -1,0 +1,171 @@
+//! Typed errors of the portfolio format: where a row went wrong and why.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// Where in an input file a problem is: file, 1-based line, and the column when one is to blame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file as given on the command line (or `<memory>` for in-memory input).
+    pub file: PathBuf,
+    /// 1-based line number in the file (the header is line 1).
+    pub line: u64,
+    /// Column name, when a single cell is at fault.
+    pub column: Option<String>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file.display(), self.line)?;
+        if let Some(c) = &self.column {
+            write!(f, ": column `{c}`")?;
+        }
+        Ok(())
+    }
+}
+
+/// What is wrong with a header or a row (see `shared/spec/portfolio-csv.md`).
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum RowProblem {
+    /// A cell that must be a number is not one (or is NaN / infinite).
+    #[error("not a number: {value:?}")]
+    NotNumeric {
+        /// The cell's text.
+        value: String,
+    },
+    /// A cell that must be a whole number (`fixings`) is not one.
+    #[error("not a positive whole number: {value:?}")]
+    NotInteger {
+        /// The cell's text.
+        value: String,
+    },
+    /// A number outside its allowed range (negative vol or maturity, strike <= 0, ...).
+    #[error("{value} is out of range: {rule}")]
+    OutOfRange {
+        /// The value read.
+        value: f64,
+        /// The rule it breaks, e.g. `must be > 0`.
+        rule: &'static str,
+    },
+    /// An empty cell where the trade's kind needs a value.
+    #[error("empty, but kind {kind} requires it")]
+    Missing {
+        /// The trade's kind.
+        kind: &'static str,
+    },
+    /// A cell filled in for a kind it does not apply to (e.g. `barrier` on a european).
+    #[error("{value:?} given, but the column does not apply to kind {kind}")]
+    NotApplicable {
+        /// The cell's text.
+        value: String,
+        /// The trade's kind.
+        kind: &'static str,
+    },
+    /// A `kind` other than the six of the spec.
+    #[error("unknown kind {value:?} (expected european, american, barrier, asian_geo, asian_arith or heston)")]
+    UnknownKind {
+        /// The cell's text.
+        value: String,
+    },
+    /// A `type` other than call / put.
+    #[error("unknown option type {value:?} (expected call or put)")]
+    UnknownOptionType {
+        /// The cell's text.
+        value: String,
+    },
+    /// A `barrier_type` other than the four of the spec.
+    #[error("unknown barrier type {value:?} (expected down_out, down_in, up_out or up_in)")]
+    UnknownBarrierType {
+        /// The cell's text.
+        value: String,
+    },
+    /// An id already used by an earlier row.
+    #[error("duplicate id {id:?} (first used on line {first_line})")]
+    DuplicateId {
+        /// The id.
+        id: String,
+        /// Line of the first row with this id.
+        first_line: u64,
+    },
+    /// A required column absent from the header.
+    #[error("missing required column `{column}`")]
+    MissingColumn {
+        /// The column name.
+        column: String,
+    },
+    /// A kind-specific column absent from the header, needed by this row.
+    #[error("kind {kind} needs column `{column}`, which the header lacks")]
+    MissingColumnForKind {
+        /// The column name.
+        column: &'static str,
+        /// The trade's kind.
+        kind: &'static str,
+    },
+    /// A header column the spec does not define.
+    #[error("unknown column `{column}`")]
+    UnknownColumn {
+        /// The column name.
+        column: String,
+    },
+    /// A column named twice in the header.
+    #[error("column `{column}` appears twice in the header")]
+    DuplicateColumn {
+        /// The column name.
+        column: String,
+    },
+    /// A row whose number of cells differs from the header's.
+    #[error("row has {found} cells, the header has {expected}")]
+    WrongCellCount {
+        /// Cells in the header.
+        expected: usize,
+        /// Cells in this row.
+        found: usize,
+    },
+    /// The CSV reader could not read the record (bad quoting, invalid UTF-8).
+    #[error("unreadable CSV record: {0}")]
+    Csv(String),
+    /// The barrier and the option make no sense together (e.g. a down barrier above the spot is
+    /// fine, but a barrier <= 0 is not).
+    #[error("{0}")]
+    Inconsistent(String),
+}
+
+/// One bad header or row: where and what.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{location}: {problem}")]
+pub struct RowError {
+    /// File, line and column.
+    pub location: Location,
+    /// What is wrong.
+    pub problem: RowProblem,
+}
+
+/// Errors reading a portfolio as a whole.
+#[derive(Debug, Error)]
+pub enum PortfolioError {
+    /// The file could not be opened or read.
+    #[error("cannot read portfolio {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file has no header row.
+    #[error("portfolio {} is empty: no header row", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The output could not be written.
+    #[error("cannot write {what}: {message}")]
+    Write {
+        /// What was being written.
+        what: String,
+        /// The underlying error.
+        message: String,
+    },
+}

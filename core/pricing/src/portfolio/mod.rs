@@ -1,0 +1,22 @@
+//! # Portfolios: the `tenor price` exchange format and the book pricer
+//!
+//! * [`parse`]: reads a portfolio CSV exactly per `shared/spec/portfolio-csv.md` (any column
+//!   order, unknown columns rejected by name, empty cell = not applicable, every bad row
+//!   reported with file, line and column while the good rows are kept).
+//! * [`trade`]: one type per kind ([`TradeKind`]).
+//! * [`price`]: [`price_book`] dispatches each trade to a closed form or a Monte Carlo engine
+//!   on any [`tenor_core::Compute`] backend, with Greeks.
+//! * [`write`]: the output rows `id,price,stderr,delta,gamma,vega,theta,rho,method,backend`
+//!   and the portfolio format itself (for generated books).
+
+pub mod error;
+pub mod parse;
+pub mod price;
+pub mod trade;
+pub mod write;
+
+pub use error::{Location, PortfolioError, RowError, RowProblem};
+pub use parse::{parse_portfolio, read_portfolio, ParsedPortfolio, COLUMNS, REQUIRED_COLUMNS};
+pub use price::{price_book, price_trade, BookConfig, Engine, PriceError};
+pub use trade::{AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
+pub use write::{write_portfolio, write_priced, PricedRow, OUTPUT_COLUMNS};

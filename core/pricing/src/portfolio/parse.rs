@@ -1,0 +1,402 @@
+//! Reading a portfolio CSV exactly per `shared/spec/portfolio-csv.md`: columns in any order,
+//! unknown columns rejected by name, empty cells meaning "not applicable", and every bad row
+//! collected (file, line, column) while the good rows are kept.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::error::{Location, PortfolioError, RowError, RowProblem};
+use super::trade::{parse_barrier_type, AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
+use crate::types::{OptionType, Vanilla};
+
+/// Every column the format defines, in the order [`super::write_portfolio`] writes them.
+pub const COLUMNS: [&str; 18] = [
+    "id",
+    "kind",
+    "type",
+    "spot",
+    "strike",
+    "maturity",
+    "rate",
+    "dividend",
+    "vol",
+    "barrier",
+    "barrier_type",
+    "rebate",
+    "fixings",
+    "v0",
+    "kappa",
+    "theta",
+    "xi",
+    "rho",
+];
+
+/// Columns every portfolio must have, whatever its kinds. The others are needed only by the
+/// kinds that use them (`vol` by all but heston, `barrier`/`barrier_type` by barrier, `fixings`
+/// by the Asians, the Heston parameters by heston); `dividend` and `rebate` default to 0.
+pub const REQUIRED_COLUMNS: [&str; 7] = ["id", "kind", "type", "spot", "strike", "maturity", "rate"];
+
+/// The outcome of reading a portfolio: the good trades in file order and every problem found.
+#[derive(Debug, Clone, Default)]
+pub struct ParsedPortfolio {
+    /// Trades that parsed, in file order.
+    pub trades: Vec<Trade>,
+    /// Every bad header cell or row, in file order. A row may contribute several (one per bad
+    /// cell).
+    pub errors: Vec<RowError>,
+    /// Data rows read (good and bad).
+    pub rows: usize,
+}
+
+impl ParsedPortfolio {
+    /// Lines of the rows that have at least one error, ascending, without repeats.
+    pub fn bad_lines(&self) -> Vec<u64> {
+        let mut lines: Vec<u64> = self.errors.iter().map(|e| e.location.line).collect();
+        lines.dedup();
+        lines
+    }
+}
+
+/// Reads the portfolio at `path`.
+///
+/// # Errors
+/// [`PortfolioError::Io`] when the file cannot be read, [`PortfolioError::Empty`] without a
+/// header row. Problems with the header or rows are not errors of this call: they are collected
+/// in [`ParsedPortfolio::errors`] so one run reports them all.
+pub fn read_portfolio(path: &Path) -> Result<ParsedPortfolio, PortfolioError> {
+    let file = std::fs::File::open(path).map_err(|source| PortfolioError::Io { path: path.to_owned(), source })?;
+    parse_portfolio(file, path)
+}
+
+/// Reads a portfolio from any reader; `file` names it in error locations.
+///
+/// # Errors
+/// As [`read_portfolio`].
+pub fn parse_portfolio<R: Read>(reader: R, file: &Path) -> Result<ParsedPortfolio, PortfolioError> {
+    let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(true).trim(csv::Trim::All).from_reader(reader);
+    let mut out = ParsedPortfolio::default();
+    let at =
+        |line: u64, column: Option<&str>| Location { file: file.to_owned(), line, column: column.map(str::to_owned) };
+
+    let header = match rdr.headers() {
+        Ok(h) => h.clone(),
+        Err(e) => match e.kind() {
+            csv::ErrorKind::Io(io) => {
+                return Err(PortfolioError::Io {
+                    path: file.to_owned(),
+                    source: std::io::Error::new(io.kind(), io.to_string()),
+                })
+            }
+            _ => {
+                out.errors.push(RowError { location: at(1, None), problem: RowProblem::Csv(e.to_string()) });
+                return Ok(out);
+            }
+        },
+    };
+    if header.is_empty() || header.iter().all(str::is_empty) {
+        return Err(PortfolioError::Empty { path: file.to_owned() });
+    }
+    let header_line = header.position().map_or(1, csv::Position::line);
+
+    // Map column name -> index; report unknown and repeated names.
+    let mut columns: HashMap<&'static str, usize> = HashMap::new();
+    for (i, name) in header.iter().enumerate() {
+        match COLUMNS.iter().find(|c| **c == name) {
+            Some(c) => {
+                if columns.insert(c, i).is_some() {
+                    out.errors.push(RowError {
+                        location: at(header_line, Some(name)),
+                        problem: RowProblem::DuplicateColumn { column: name.to_owned() },
+                    });
+                }
+            }
+            None => out.errors.push(RowError {
+                location: at(header_line, Some(name)),
+                problem: RowProblem::UnknownColumn { column: name.to_owned() },
+            }),
+        }
+    }
+    let missing: Vec<&str> = REQUIRED_COLUMNS.iter().copied().filter(|c| !columns.contains_key(c)).collect();
+    for c in &missing {
+        out.errors.push(RowError {
+            location: at(header_line, Some(c)),
+            problem: RowProblem::MissingColumn { column: (*c).to_owned() },
+        });
+    }
+
+    let mut seen_ids: HashMap<String, u64> = HashMap::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let line_before = rdr.position().line();
+        match rdr.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                out.rows += 1;
+                let line = e.position().map_or(line_before, csv::Position::line);
+                out.errors.push(RowError { location: at(line, None), problem: RowProblem::Csv(e.to_string()) });
+                continue;
+            }
+        }
+        out.rows += 1;
+        let line = record.position().map_or(line_before, csv::Position::line);
+        if record.len() != header.len() {
+            out.errors.push(RowError {
+                location: at(line, None),
+                problem: RowProblem::WrongCellCount { expected: header.len(), found: record.len() },
+            });
+            continue;
+        }
+        if !missing.is_empty() {
+            // Every row lacks a required cell; the header errors already say which.
+            continue;
+        }
+        let mut row = Row { record: &record, columns: &columns, file, line, errors: Vec::new() };
+        let trade = row.trade();
+        if let Some(trade) = &trade {
+            if let Some(first_line) = seen_ids.get(&trade.id) {
+                row.error(Some("id"), RowProblem::DuplicateId { id: trade.id.clone(), first_line: *first_line });
+            }
+        }
+        if row.errors.is_empty() {
+            if let Some(trade) = trade {
+                seen_ids.insert(trade.id.clone(), line);
+                out.trades.push(trade);
+            }
+        } else {
+            // A bad row still claims its id, so a later row reusing it is reported too.
+            if let Some(trade) = &trade {
+                seen_ids.entry(trade.id.clone()).or_insert(line);
+            }
+            out.errors.append(&mut row.errors);
+        }
+    }
+    Ok(out)
+}
+
+/// Range rules for numeric cells.
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    Any,
+    Positive,
+    NonNegative,
+    Correlation,
+}
+
+impl Rule {
+    fn check(self, x: f64) -> Option<&'static str> {
+        match self {
+            Rule::Any => None,
+            Rule::Positive if x <= 0.0 => Some("must be > 0"),
+            Rule::NonNegative if x < 0.0 => Some("must be >= 0"),
+            Rule::Correlation if !(-1.0..=1.0).contains(&x) => Some("must be in [-1, 1]"),
+            _ => None,
+        }
+    }
+}
+
+/// One data row being read, with the errors found so far.
+struct Row<'a> {
+    record: &'a csv::StringRecord,
+    columns: &'a HashMap<&'static str, usize>,
+    file: &'a Path,
+    line: u64,
+    errors: Vec<RowError>,
+}
+
+impl Row<'_> {
+    fn error(&mut self, column: Option<&str>, problem: RowProblem) {
+        self.errors.push(RowError {
+            location: Location { file: PathBuf::from(self.file), line: self.line, column: column.map(str::to_owned) },
+            problem,
+        });
+    }
+
+    /// The cell of `column`, `None` when the column is absent or the cell empty.
+    fn cell(&self, column: &str) -> Option<&str> {
+        let i = *self.columns.get(column)?;
+        self.record.get(i).filter(|s| !s.is_empty())
+    }
+
+    /// A required cell for `kind`: reports a missing column or an empty cell.
+    fn required(&mut self, column: &'static str, kind: Kind) -> Option<String> {
+        if !self.columns.contains_key(column) {
+            self.error(None, RowProblem::MissingColumnForKind { column, kind: kind.as_str() });
+            return None;
+        }
+        match self.cell(column) {
+            Some(s) => Some(s.to_owned()),
+            None => {
+                self.error(Some(column), RowProblem::Missing { kind: kind.as_str() });
+                None
+            }
+        }
+    }
+
+    fn number(&mut self, column: &'static str, text: &str, rule: Rule) -> Option<f64> {
+        match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => match rule.check(x) {
+                None => Some(x),
+                Some(why) => {
+                    self.error(Some(column), RowProblem::OutOfRange { value: x, rule: why });
+                    None
+                }
+            },
+            _ => {
+                self.error(Some(column), RowProblem::NotNumeric { value: text.to_owned() });
+                None
+            }
+        }
+    }
+
+    fn required_number(&mut self, column: &'static str, kind: Kind, rule: Rule) -> Option<f64> {
+        let text = self.required(column, kind)?;
+        self.number(column, &text, rule)
+    }
+
+    /// An optional numeric cell: `default` when empty or absent.
+    fn optional_number(&mut self, column: &'static str, rule: Rule, default: f64) -> Option<f64> {
+        match self.cell(column).map(str::to_owned) {
+            None => Some(default),
+            Some(text) => self.number(column, &text, rule),
+        }
+    }
+
+    fn fixings(&mut self, text: &str) -> Option<u32> {
+        match text.parse::<u32>() {
+            Ok(n) if n >= 1 => Some(n),
+            _ => {
+                self.error(Some("fixings"), RowProblem::NotInteger { value: text.to_owned() });
+                None
+            }
+        }
+    }
+
+    /// Reports every filled cell among `columns` as not applicable to `kind`.
+    fn not_applicable(&mut self, kind: Kind, columns: &[&'static str]) {
+        for c in columns {
+            if let Some(v) = self.cell(c).map(str::to_owned) {
+                self.error(Some(c), RowProblem::NotApplicable { value: v, kind: kind.as_str() });
+            }
+        }
+    }
+
+    /// Parses the whole row; `None` when a cell needed to build the trade is bad (the errors
+    /// are in `self.errors`). Every cell is checked, so a row with three bad cells reports three.
+    fn trade(&mut self) -> Option<Trade> {
+        let id = self.cell("id").map(str::to_owned);
+        if id.is_none() {
+            self.error(Some("id"), RowProblem::Missing { kind: "any" });
+        }
+        let kind_text = self.cell("kind").unwrap_or_default().to_owned();
+        let kind = Kind::parse(&kind_text);
+        if kind.is_none() {
+            self.error(Some("kind"), RowProblem::UnknownKind { value: kind_text });
+        }
+        // Without a kind, check the common cells anyway so every bad cell shows.
+        let k = kind.unwrap_or(Kind::European);
+        let option = match self.required("type", k) {
+            Some(t) => match t.as_str() {
+                "call" => Some(OptionType::Call),
+                "put" => Some(OptionType::Put),
+                _ => {
+                    self.error(Some("type"), RowProblem::UnknownOptionType { value: t });
+                    None
+                }
+            },
+            None => None,
+        };
+        let spot = self.required_number("spot", k, Rule::Positive);
+        let strike = self.required_number("strike", k, Rule::Positive);
+        let maturity = self.required_number("maturity", k, Rule::Positive);
+        let rate = self.required_number("rate", k, Rule::Any);
+        let dividend = self.optional_number("dividend", Rule::Any, 0.0);
+        let vol = if k == Kind::Heston {
+            self.optional_number("vol", Rule::Positive, 0.0)
+        } else {
+            self.required_number("vol", k, Rule::Positive)
+        };
+        const BARRIER_COLS: [&str; 3] = ["barrier", "barrier_type", "rebate"];
+        const HESTON_COLS: [&str; 5] = ["v0", "kappa", "theta", "xi", "rho"];
+
+        let tail = match kind {
+            // Unknown kind: already reported; kind-specific cells cannot be judged.
+            None => None,
+            Some(Kind::European | Kind::American) => {
+                self.not_applicable(k, &BARRIER_COLS);
+                self.not_applicable(k, &["fixings"]);
+                self.not_applicable(k, &HESTON_COLS);
+                Some(Tail::None)
+            }
+            Some(Kind::Barrier) => {
+                self.not_applicable(k, &HESTON_COLS);
+                let barrier = self.required_number("barrier", k, Rule::Positive);
+                let barrier_type = match self.required("barrier_type", k) {
+                    Some(t) => match parse_barrier_type(&t) {
+                        Some(b) => Some(b),
+                        None => {
+                            self.error(Some("barrier_type"), RowProblem::UnknownBarrierType { value: t });
+                            None
+                        }
+                    },
+                    None => None,
+                };
+                let rebate = self.optional_number("rebate", Rule::NonNegative, 0.0);
+                let fixings = match self.cell("fixings").map(str::to_owned) {
+                    None => Some(None),
+                    Some(t) => self.fixings(&t).map(Some),
+                };
+                match (barrier, barrier_type, rebate, fixings) {
+                    (Some(b), Some(bt), Some(r), Some(f)) => Some(Tail::Barrier(b, bt, r, f)),
+                    _ => None,
+                }
+            }
+            Some(Kind::AsianGeo | Kind::AsianArith) => {
+                self.not_applicable(k, &BARRIER_COLS);
+                self.not_applicable(k, &HESTON_COLS);
+                let fixings = self.required("fixings", k);
+                fixings.and_then(|t| self.fixings(&t)).map(Tail::Asian)
+            }
+            Some(Kind::Heston) => {
+                self.not_applicable(k, &BARRIER_COLS);
+                self.not_applicable(k, &["fixings"]);
+                let v0 = self.required_number("v0", k, Rule::NonNegative);
+                let kappa = self.required_number("kappa", k, Rule::Positive);
+                let theta = self.required_number("theta", k, Rule::NonNegative);
+                let xi = self.required_number("xi", k, Rule::NonNegative);
+                let rho = self.required_number("rho", k, Rule::Correlation);
+                match (v0, kappa, theta, xi, rho) {
+                    (Some(v0), Some(kappa), Some(theta), Some(xi), Some(rho)) => {
+                        Some(Tail::Heston(HestonParams { v0, kappa, theta, xi, rho }))
+                    }
+                    _ => None,
+                }
+            }
+        };
+
+        let (id, kind, option, spot, strike, maturity, rate, dividend, vol, tail) =
+            (id?, kind?, option?, spot?, strike?, maturity?, rate?, dividend?, vol?, tail?);
+        let vanilla = Vanilla { option, spot, strike, maturity, rate, dividend, vol };
+        let kind = match (kind, tail) {
+            (Kind::European, _) => TradeKind::European(vanilla),
+            (Kind::American, _) => TradeKind::American(vanilla),
+            (Kind::Barrier, Tail::Barrier(barrier, barrier_type, rebate, fixings)) => {
+                TradeKind::Barrier(BarrierTrade { vanilla, barrier, barrier_type, rebate, fixings })
+            }
+            (Kind::AsianGeo, Tail::Asian(fixings)) => TradeKind::AsianGeo(AsianTrade { vanilla, fixings }),
+            (Kind::AsianArith, Tail::Asian(fixings)) => TradeKind::AsianArith(AsianTrade { vanilla, fixings }),
+            (Kind::Heston, Tail::Heston(params)) => TradeKind::Heston(HestonTrade { vanilla, params }),
+            _ => return None,
+        };
+        Some(Trade { id, line: self.line, kind })
+    }
+}
+
+/// Kind-specific fields read from a row.
+enum Tail {
+    None,
+    Barrier(f64, crate::types::BarrierType, f64, Option<u32>),
+    Asian(u32),
+    Heston(HestonParams),
+}

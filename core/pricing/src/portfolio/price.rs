@@ -1,0 +1,288 @@
+//! The book pricer: each trade to the engine that suits it, with Greeks.
+//!
+//! | kind | [`Engine::Auto`] | [`Engine::Mc`] |
+//! | --- | --- | --- |
+//! | european | Black-Scholes-Merton closed form (`analytic`) | Monte Carlo (`mc`) |
+//! | barrier, continuous | Reiner-Rubinstein closed form (Haug 2007, 4.17.1) | Monte Carlo with the Brownian-bridge correction |
+//! | barrier, `fixings` = n | Monte Carlo on the n monitoring dates | same |
+//! | asian_geo | discrete geometric closed form (Kemna and Vorst 1990) | Monte Carlo |
+//! | asian_arith | Monte Carlo, geometric control variate | same |
+//! | american, heston | [`PriceError::NotYetSupported`], never a number | same |
+//!
+//! Greeks: closed-form delta, gamma, vega, theta, rho for the European; central differences of
+//! the closed form for the continuous barrier and the geometric Asian
+//! ([`crate::analytic::bump`]); bump-and-revalue with common random numbers for every Monte
+//! Carlo row ([`crate::mc::greeks`]).
+//!
+//! Monte Carlo rows run on the `Compute` backend given, in chunks of trades spread over
+//! [`BookConfig::streams`] streams; every trade uses the same Philox seed
+//! ([`BookConfig::seed`]), so each row's value depends only on the trade and the configuration,
+//! not on its position in the book or the number of streams and threads. Closed forms run on the
+//! host; their rows say `host` in the `backend` column.
+
+use tenor_core::{Compute, Precision};
+use thiserror::Error;
+
+use super::trade::{AsianTrade, BarrierTrade, Kind, Trade, TradeKind};
+use super::write::PricedRow;
+use crate::analytic::asian::{AsianError, GeometricAsian};
+use crate::analytic::bump::{greeks_by_bump, BumpParam, BumpSteps, Bumpable};
+use crate::analytic::{barrier_greeks, black_scholes};
+use crate::error::PricingError;
+use crate::mc::{self, AsianOption, BarrierOption, FixingSchedule, McConfig, McError, McProduct, Monitoring};
+use crate::types::{BarrierSpec, Greeks, Vanilla};
+
+/// Which engines may price a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// Closed forms where they exist, Monte Carlo otherwise (the table in the module docs).
+    #[default]
+    Auto,
+    /// Monte Carlo for every supported kind, so the backend carries the whole book.
+    Mc,
+}
+
+/// Settings of [`price_book`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BookConfig {
+    /// Engine choice.
+    pub engine: Engine,
+    /// Monte Carlo paths per valuation (even, >= 4; antithetic pairs are `paths / 2`).
+    pub paths: u64,
+    /// Philox seed shared by every Monte Carlo row.
+    pub seed: u64,
+    /// Grid steps for continuously monitored barriers under Monte Carlo (the Brownian-bridge
+    /// survival probability is exact on any grid; see [`crate::mc::McConfig::steps`]).
+    pub steps: u32,
+    /// Streams Monte Carlo trades are spread over.
+    pub streams: usize,
+    /// Whether to compute Greeks (Monte Carlo Greeks cost eight more valuations each).
+    pub greeks: bool,
+}
+
+impl Default for BookConfig {
+    fn default() -> Self {
+        Self { engine: Engine::Auto, paths: 100_000, seed: 42, steps: 64, streams: 1, greeks: true }
+    }
+}
+
+/// Why a trade could not be priced.
+#[derive(Debug, Clone, Error)]
+pub enum PriceError {
+    /// The kind parses but has no engine yet (american, heston).
+    #[error("kind {kind} is not yet supported by `tenor price` (no engine yet); no price is given")]
+    NotYetSupported {
+        /// The kind.
+        kind: Kind,
+    },
+    /// A closed form refused the trade's parameters.
+    #[error(transparent)]
+    Pricing(#[from] PricingError),
+    /// The geometric Asian closed form refused the trade's parameters.
+    #[error(transparent)]
+    Asian(#[from] AsianError),
+    /// The Monte Carlo engine or the device failed.
+    #[error(transparent)]
+    Mc(#[from] McError),
+    /// The engine returned no result for the trade (a bug in the pricer, reported, not hidden).
+    #[error("internal error: no result was produced for this trade")]
+    NoResult,
+}
+
+/// How one trade will be priced.
+enum Route {
+    Analytic,
+    Mc(McProduct),
+    Unsupported(Kind),
+}
+
+fn asian_product(a: &AsianTrade) -> AsianOption {
+    AsianOption { vanilla: a.vanilla, schedule: FixingSchedule::uniform(a.vanilla.maturity, a.fixings) }
+}
+
+fn barrier_product(b: &BarrierTrade) -> BarrierOption {
+    BarrierOption {
+        vanilla: b.vanilla,
+        barrier_type: b.barrier_type,
+        barrier: b.barrier,
+        rebate: b.rebate,
+        monitoring: b.fixings.map_or(Monitoring::Continuous, Monitoring::Discrete),
+    }
+}
+
+fn route(trade: &Trade, engine: Engine) -> Route {
+    let mc = engine == Engine::Mc;
+    match &trade.kind {
+        TradeKind::European(v) if mc => Route::Mc(McProduct::European(*v)),
+        TradeKind::European(_) => Route::Analytic,
+        TradeKind::Barrier(b) if mc || b.fixings.is_some() => Route::Mc(McProduct::Barrier(barrier_product(b))),
+        TradeKind::Barrier(_) => Route::Analytic,
+        TradeKind::AsianGeo(a) if mc => Route::Mc(McProduct::AsianGeometric(asian_product(a))),
+        TradeKind::AsianGeo(_) => Route::Analytic,
+        TradeKind::AsianArith(a) => Route::Mc(McProduct::AsianArithmetic(asian_product(a))),
+        TradeKind::American(_) | TradeKind::Heston(_) => Route::Unsupported(trade.kind()),
+    }
+}
+
+/// A geometric Asian whose maturity bump shifts every fixing with it (calendar time passing
+/// moves all dates together, as [`crate::mc::greeks`] does for the Monte Carlo Asian).
+#[derive(Debug, Clone, Copy)]
+struct GeoAsianBump {
+    vanilla: Vanilla,
+    fixings: u32,
+    base_maturity: f64,
+}
+
+impl GeoAsianBump {
+    fn price(&self) -> Result<f64, AsianError> {
+        let v = &self.vanilla;
+        let shift = v.maturity - self.base_maturity;
+        let n = f64::from(self.fixings);
+        let times: Vec<f64> =
+            (1..=self.fixings).map(|j| (self.base_maturity * f64::from(j) / n + shift).max(0.0)).collect();
+        GeometricAsian {
+            option: v.option,
+            spot: v.spot,
+            strike: v.strike,
+            rate: v.rate,
+            dividend: v.dividend,
+            vol: v.vol,
+            expiry: v.maturity,
+        }
+        .average_price(&times)
+    }
+}
+
+impl Bumpable for GeoAsianBump {
+    fn get(&self, p: BumpParam) -> f64 {
+        self.vanilla.get(p)
+    }
+    fn set(&mut self, p: BumpParam, value: f64) {
+        self.vanilla.set(p, value);
+    }
+}
+
+/// Prices a trade by closed form on the host.
+fn analytic(trade: &Trade, greeks: bool) -> Result<Greeks, PriceError> {
+    match &trade.kind {
+        TradeKind::European(v) => Ok(black_scholes(v)?),
+        TradeKind::Barrier(b) => {
+            let spec =
+                BarrierSpec { vanilla: b.vanilla, barrier: b.barrier, barrier_type: b.barrier_type, rebate: b.rebate };
+            if greeks {
+                Ok(barrier_greeks(&spec)?)
+            } else {
+                Ok(Greeks { price: crate::analytic::barrier_price(&spec)?, ..Greeks::default() })
+            }
+        }
+        TradeKind::AsianGeo(a) => {
+            let g = GeoAsianBump { vanilla: a.vanilla, fixings: a.fixings, base_maturity: a.vanilla.maturity };
+            if greeks {
+                Ok(greeks_by_bump(|q: &GeoAsianBump| q.price(), &g, &BumpSteps::default())?)
+            } else {
+                Ok(Greeks { price: g.price()?, ..Greeks::default() })
+            }
+        }
+        _ => Err(PriceError::NotYetSupported { kind: trade.kind() }),
+    }
+}
+
+fn row(id: &str, g: &Greeks, stderr: Option<f64>, greeks: bool, method: &str, backend: &str) -> PricedRow {
+    let opt = |x: f64| greeks.then_some(x);
+    PricedRow {
+        id: id.to_owned(),
+        price: g.price,
+        stderr,
+        delta: opt(g.delta),
+        gamma: opt(g.gamma),
+        vega: opt(g.vega),
+        theta: opt(g.theta),
+        rho: opt(g.rho),
+        method: method.to_owned(),
+        backend: backend.to_owned(),
+    }
+}
+
+/// Prices one trade (see [`price_book`]).
+///
+/// # Errors
+/// As the entries of [`price_book`]'s result.
+pub fn price_trade<C: Compute + ?Sized>(
+    compute: &C,
+    trade: &Trade,
+    config: &BookConfig,
+) -> Result<PricedRow, PriceError> {
+    let mut out = price_book(compute, std::slice::from_ref(trade), config, &mut |_| {});
+    out.pop().unwrap_or(Err(PriceError::NoResult))
+}
+
+/// Trades per Monte Carlo batch: small enough for a live progress bar, large enough to keep
+/// every stream busy.
+const MC_CHUNK: usize = 8;
+
+/// Prices every trade of `trades` on `compute` (Monte Carlo rows) and the host (closed forms),
+/// in input order; `progress(done)` is called with the number of trades finished so far.
+///
+/// Each entry is the priced row or why that trade has none: [`PriceError::NotYetSupported`]
+/// for american and heston, a parameter error, or a device error (which fails the Monte Carlo
+/// rows of the batch it happened in, never the closed-form rows).
+pub fn price_book<C: Compute + ?Sized>(
+    compute: &C,
+    trades: &[Trade],
+    config: &BookConfig,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<Result<PricedRow, PriceError>> {
+    let backend = compute.info().backend.clone();
+    let mut out: Vec<Option<Result<PricedRow, PriceError>>> = Vec::with_capacity(trades.len());
+    let mut mc_jobs: Vec<(usize, McProduct)> = Vec::new();
+    let mut done = 0;
+    for (i, t) in trades.iter().enumerate() {
+        match route(t, config.engine) {
+            Route::Analytic => {
+                let r = analytic(t, config.greeks).map(|g| row(&t.id, &g, None, config.greeks, "analytic", "host"));
+                out.push(Some(r));
+                done += 1;
+            }
+            Route::Unsupported(kind) => {
+                out.push(Some(Err(PriceError::NotYetSupported { kind })));
+                done += 1;
+            }
+            Route::Mc(p) => {
+                out.push(None);
+                mc_jobs.push((i, p));
+            }
+        }
+    }
+    progress(done);
+
+    let cfg = McConfig {
+        paths: config.paths,
+        seed: config.seed,
+        steps: config.steps,
+        streams: config.streams.max(1),
+        precision: Precision::F64,
+        control_variate: true,
+    };
+    for chunk in mc_jobs.chunks(MC_CHUNK.max(cfg.streams)) {
+        let products: Vec<McProduct> = chunk.iter().map(|(_, p)| *p).collect();
+        let base = done;
+        match mc::price_batch_with_progress(compute, &products, &cfg, config.greeks, &mut |k| progress(base + k + 1)) {
+            Ok(results) => {
+                for ((i, _), r) in chunk.iter().zip(results) {
+                    out[*i] = Some(r.map_err(PriceError::from).map(|v| {
+                        let g = v.greeks.unwrap_or(Greeks { price: v.price.price, ..Greeks::default() });
+                        row(&trades[*i].id, &g, Some(v.price.stderr), config.greeks, "mc", &backend)
+                    }));
+                }
+            }
+            Err(e) => {
+                for (i, _) in chunk {
+                    out[*i] = Some(Err(PriceError::Mc(e.clone())));
+                }
+            }
+        }
+        done += chunk.len();
+        progress(done);
+    }
+    out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult))).collect()
+}

@@ -1,0 +1,68 @@
+//! Helpers shared by the Monte Carlo tests: oracle rows by column name and contract builders.
+#![allow(dead_code, missing_docs)]
+
+use std::collections::HashMap;
+
+use tenor_pricing::types::{BarrierType, OptionType, Vanilla};
+
+/// One CSV row by column name, with the file and line for messages.
+pub struct Row {
+    pub file: String,
+    pub line: usize,
+    pub cells: HashMap<String, String>,
+}
+
+impl Row {
+    pub fn str(&self, col: &str) -> &str {
+        self.cells.get(col).map_or("", String::as_str)
+    }
+    pub fn f(&self, col: &str) -> f64 {
+        self.str(col).trim().parse().unwrap_or_else(|e| panic!("{}:{} column {col}: {e}", self.file, self.line))
+    }
+    pub fn option(&self) -> OptionType {
+        match self.str("type") {
+            "call" => OptionType::Call,
+            "put" => OptionType::Put,
+            other => panic!("{}:{} type {other}", self.file, self.line),
+        }
+    }
+    pub fn barrier_type(&self) -> BarrierType {
+        match self.str("barrier_type") {
+            "down_out" => BarrierType::DownOut,
+            "down_in" => BarrierType::DownIn,
+            "up_out" => BarrierType::UpOut,
+            "up_in" => BarrierType::UpIn,
+            other => panic!("{}:{} barrier_type {other}", self.file, self.line),
+        }
+    }
+    /// Spot, strike, q, r, v and a maturity column as a Vanilla.
+    pub fn vanilla(&self, maturity_col: &str) -> Vanilla {
+        Vanilla {
+            option: self.option(),
+            spot: self.f("spot"),
+            strike: if self.str("strike").is_empty() { 1.0 } else { self.f("strike") },
+            maturity: self.f(maturity_col),
+            rate: self.f("r"),
+            dividend: self.f("q"),
+            vol: self.f("v"),
+        }
+    }
+}
+
+/// All rows of `shared/oracles/<name>`; fails naming the path when it is missing.
+pub fn oracle(name: &str) -> Vec<Row> {
+    let path = tenor_testdata::shared(&format!("oracles/{name}"));
+    let mut rd = csv::Reader::from_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let headers = rd.headers().expect("header row").clone();
+    rd.records()
+        .enumerate()
+        .map(|(i, r)| {
+            let r = r.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            Row {
+                file: name.to_owned(),
+                line: i + 2,
+                cells: headers.iter().zip(r.iter()).map(|(h, v)| (h.to_owned(), v.to_owned())).collect(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,135 @@
+//! `tenor book spx`: builds the example SPX portfolio from a Cboe snapshot and a Treasury
+//! par yield file (method in `tenor_pricing::market::spx`), writes it as a portfolio CSV and
+//! prints what went in and what was left out.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use tenor_pricing::market::{self, spx};
+use tenor_pricing::portfolio::{self, Kind};
+
+/// `tenor book` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum BookCommand {
+    /// Build the SPX example book from Cboe quotedata files and a Treasury par yield file.
+    Spx(SpxArgs),
+}
+
+/// Arguments of `tenor book spx`.
+#[derive(Debug, Args)]
+pub struct SpxArgs {
+    /// Folder of Cboe quotedata CSV files (every `*.csv` in it is read).
+    #[arg(long, default_value = "examples/data/spx_cboe_2025-10-01")]
+    pub cboe_dir: PathBuf,
+    /// Treasury daily par yield curve CSV.
+    #[arg(long, default_value = "examples/data/us_treasury_par_yield_2025_h1.csv")]
+    pub rates: PathBuf,
+    /// Portfolio CSV to write.
+    #[arg(long, default_value = "examples/spx_book.csv")]
+    pub out: PathBuf,
+    /// CSV listing every European quote whose price at its quoted IV falls outside its bid-ask,
+    /// with the reason.
+    #[arg(long, default_value = "examples/spx_book_bid_ask_misses.csv")]
+    pub misses: PathBuf,
+}
+
+/// Runs `tenor book ...`.
+///
+/// # Errors
+/// Unreadable or malformed inputs, an unwritable output.
+pub fn run(cmd: &BookCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        BookCommand::Spx(a) => spx_book(a),
+    }
+}
+
+fn spx_book(a: &SpxArgs) -> anyhow::Result<ExitCode> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&a.cboe_dir)
+        .with_context(|| format!("reading {}", a.cboe_dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!("no *.csv files in {}", a.cboe_dir.display());
+    }
+    let chains = files.iter().map(|f| market::read_cboe(f)).collect::<Result<Vec<_>, _>>()?;
+    let date = chains[0].date;
+    let curve = market::read_par_curve(&a.rates, date)?;
+    let book = spx::build_spx_book(&chains, &curve)?;
+
+    let f = std::fs::File::create(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    portfolio::write_portfolio(std::io::BufWriter::new(f), &book.trades)?;
+
+    println!("snapshot    {} from {} Cboe files, spot {}", book.date, files.len(), book.spot);
+    println!(
+        "rates       Treasury par curve of {} (latest on or before {}), continuous compounding",
+        book.curve_date, book.date
+    );
+    println!("expiry           T      rate  dividend  parity strikes      forward");
+    for e in &book.expiries {
+        println!(
+            "{}  {:>6.4}  {:>8.5}  {:>8.5}  {:>14}  {:>11.2}",
+            e.expiry,
+            e.maturity,
+            e.rate,
+            e.dividend,
+            e.parity_strikes,
+            e.forward(book.spot)
+        );
+    }
+    let count = |k: Kind| book.trades.iter().filter(|t| t.kind() == k).count();
+    println!(
+        "trades      {} european, {} asian_geo, {} asian_arith, {} barrier; {} quotes skipped (IV 0)",
+        count(Kind::European),
+        count(Kind::AsianGeo),
+        count(Kind::AsianArith),
+        count(Kind::Barrier),
+        book.skipped_iv_zero
+    );
+    println!("wrote       {} ({} trades)", a.out.display(), book.trades.len());
+
+    let checks = spx::check_quotes(book.spot, &book.expiries)?;
+    let mut w = csv::Writer::from_path(&a.misses).with_context(|| format!("creating {}", a.misses.display()))?;
+    w.write_record([
+        "symbol",
+        "expiry",
+        "strike",
+        "bid",
+        "ask",
+        "iv",
+        "model",
+        "model_market_discount",
+        "delta",
+        "reason",
+    ])?;
+    let mut counts = std::collections::BTreeMap::new();
+    for c in &checks {
+        let Some(reason) = c.reason() else { continue };
+        *counts.entry(reason.as_str()).or_insert(0usize) += 1;
+        w.write_record([
+            c.symbol.clone(),
+            c.expiry.to_string(),
+            c.strike.to_string(),
+            c.bid.to_string(),
+            c.ask.to_string(),
+            c.iv.to_string(),
+            format!("{:.4}", c.model),
+            format!("{:.4}", c.market_model),
+            format!("{:.4}", c.delta),
+            reason.as_str().to_owned(),
+        ])?;
+    }
+    w.flush()?;
+    let inside = checks.iter().filter(|c| c.inside()).count();
+    let detail: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    println!(
+        "bid-ask     {inside} of {} Europeans inside at their quoted IV; outside: {} (listed in {})",
+        checks.len(),
+        detail.join(", "),
+        a.misses.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

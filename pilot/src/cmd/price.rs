@@ -1,0 +1,188 @@
+//! `tenor price`: prices a portfolio CSV (`shared/spec/portfolio-csv.md`) on a backend and
+//! prints a summary.
+//!
+//! Output rows go to `--out` (or stdout); the summary goes to stdout when `--out` is given, else
+//! to stderr. Every bad row (parse errors and trades that cannot be priced) is named on stderr
+//! with file, line and column, the good rows are still priced and written, and the command exits
+//! with status 1.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use tenor_pricing::portfolio::{self, BookConfig, Engine, Kind, PricedRow};
+
+/// Engine choice on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// Closed forms where they exist, Monte Carlo otherwise.
+    Auto,
+    /// Monte Carlo for every supported kind (the backend carries the whole book).
+    Mc,
+}
+
+/// Arguments of `tenor price`.
+#[derive(Debug, Args)]
+pub struct PriceArgs {
+    /// Portfolio CSV to price.
+    #[arg(long)]
+    pub portfolio: PathBuf,
+    /// Compute backend (`cpu`, `sim`, `auto`, or one compiled in with a feature).
+    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
+    pub backend: String,
+    /// Monte Carlo paths per valuation (even).
+    #[arg(long, default_value_t = 100_000)]
+    pub paths: u64,
+    /// Philox seed for every Monte Carlo row.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Output CSV (`id,price,stderr,delta,gamma,vega,theta,rho,method,backend`); stdout if absent.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// `auto`: closed forms where they exist; `mc`: Monte Carlo for everything.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+    /// Grid steps for continuously monitored barriers under Monte Carlo.
+    #[arg(long, default_value_t = 64)]
+    pub steps: u32,
+    /// Streams the Monte Carlo trades are spread over.
+    #[arg(long, default_value_t = 1)]
+    pub streams: usize,
+    /// Skip the Greeks (price and standard error only).
+    #[arg(long)]
+    pub no_greeks: bool,
+}
+
+/// Per-kind line of the summary.
+#[derive(Default)]
+struct KindTotal {
+    trades: usize,
+    pv: f64,
+    mc: usize,
+}
+
+/// Runs `tenor price`.
+///
+/// # Errors
+/// An unreadable portfolio, an unavailable backend or an unwritable output; bad rows are not
+/// errors of the call (they are reported and give exit status 1).
+pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    if args.paths < 4 || !args.paths.is_multiple_of(2) {
+        anyhow::bail!("--paths must be even and at least 4 (antithetic pairs), got {}", args.paths);
+    }
+    let parsed = portfolio::read_portfolio(&args.portfolio)?;
+    let compute = tenor_backends::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
+    let config = BookConfig {
+        engine: match args.engine {
+            EngineArg::Auto => Engine::Auto,
+            EngineArg::Mc => Engine::Mc,
+        },
+        paths: args.paths,
+        seed: args.seed,
+        steps: args.steps,
+        streams: args.streams,
+        greeks: !args.no_greeks,
+    };
+
+    let bar = ProgressBar::new(parsed.trades.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} pricing [{bar:40}] {pos}/{len} trades ({elapsed}, eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let results = portfolio::price_book(compute.as_ref(), &parsed.trades, &config, &mut |done| {
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+
+    let file = args.portfolio.display();
+    let mut rows: Vec<PricedRow> = Vec::with_capacity(results.len());
+    let mut failures: Vec<String> = parsed.errors.iter().map(ToString::to_string).collect();
+    let mut bad_lines: Vec<u64> = parsed.bad_lines();
+    let mut by_kind: BTreeMap<Kind, KindTotal> = BTreeMap::new();
+    for (trade, r) in parsed.trades.iter().zip(results) {
+        match r {
+            Ok(row) => {
+                let k = by_kind.entry(trade.kind()).or_default();
+                k.trades += 1;
+                k.pv += row.price;
+                k.mc += usize::from(row.method == "mc");
+                rows.push(row);
+            }
+            Err(e) => {
+                failures.push(format!("{file}:{}: trade {:?} ({}): {e}", trade.line, trade.id, trade.kind()));
+                bad_lines.push(trade.line);
+            }
+        }
+    }
+    bad_lines.sort_unstable();
+    bad_lines.dedup();
+
+    match &args.out {
+        Some(path) => {
+            let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+            portfolio::write_priced(std::io::BufWriter::new(f), &rows)?;
+        }
+        None => portfolio::write_priced(std::io::stdout().lock(), &rows)?,
+    }
+    let elapsed = started.elapsed();
+
+    let mut summary = String::new();
+    let info = compute.info();
+    let total_pv: f64 = rows.iter().map(|r| r.price).sum();
+    let max_stderr = rows.iter().filter_map(|r| r.stderr).fold(0.0_f64, f64::max);
+    summary +=
+        &format!("portfolio   {file}: {} rows, {} priced, {} rejected\n", parsed.rows, rows.len(), bad_lines.len());
+    summary += &format!("backend     {} ({})\n", info.backend, info.name);
+    summary += &format!(
+        "engine      {}, paths {}, seed {}, greeks {}\n",
+        match args.engine {
+            EngineArg::Auto => "auto (closed forms where they exist)",
+            EngineArg::Mc => "mc (Monte Carlo for every row)",
+        },
+        args.paths,
+        args.seed,
+        if config.greeks { "on" } else { "off" }
+    );
+    summary += "kind           trades    mc rows            PV\n";
+    for (k, t) in &by_kind {
+        summary += &format!("{:<12} {:>8} {:>10} {:>13.4}\n", k.as_str(), t.trades, t.mc, t.pv);
+    }
+    summary += &format!(
+        "{:<12} {:>8} {:>10} {:>13.4}\n",
+        "total",
+        rows.len(),
+        rows.iter().filter(|r| r.method == "mc").count(),
+        total_pv
+    );
+    summary += "(PV: one unit of each trade, long, in index points)\n";
+    if max_stderr > 0.0 {
+        summary += &format!("largest MC standard error {max_stderr:.4}\n");
+    }
+    summary += &format!("time        {:.3} s\n", elapsed.as_secs_f64());
+    if !bad_lines.is_empty() {
+        let lines: Vec<String> = bad_lines.iter().map(u64::to_string).collect();
+        summary += &format!("rejected    {} line(s): {}\n", bad_lines.len(), lines.join(", "));
+    }
+    if args.out.is_some() {
+        print!("{summary}");
+    } else {
+        eprint!("{summary}");
+    }
+    let mut err = std::io::stderr().lock();
+    for f in &failures {
+        writeln!(err, "error: {f}")?;
+    }
+    if failures.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        writeln!(err, "error: {} bad row(s) in {file}; the other rows were priced", bad_lines.len())?;
+        Ok(ExitCode::FAILURE)
+    }
+}

@@ -1,0 +1,173 @@
+//! `tenor price` end to end: the binary on small portfolios, one test per bad input the spec
+//! lists (`shared/spec/portfolio-csv.md`): the command exits non-zero, names the file, line
+//! and column of every bad row, and still prices the good rows.
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+const HEADER: &str = "id,kind,type,spot,strike,maturity,rate,dividend,vol,barrier,barrier_type,rebate,fixings";
+const GOOD: &str = "good,european,call,100,100,1,0.05,0,0.2,,,,";
+
+fn file(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("price_cli");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write portfolio");
+    p
+}
+
+struct Run {
+    code: i32,
+    stderr: String,
+    stdout: String,
+    out: String,
+}
+
+fn tenor_price(name: &str, text: &str, extra: &[&str]) -> Run {
+    let input = file(name, text);
+    let out = input.with_extension("out.csv");
+    let _ = std::fs::remove_file(&out);
+    let a = Command::cargo_bin("tenor")
+        .expect("binary")
+        .env_remove("TENOR_BACKEND")
+        .args(["price", "--portfolio"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .args(["--paths", "2000"])
+        .args(extra)
+        .output()
+        .expect("ran");
+    Run {
+        code: a.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&a.stderr).into_owned(),
+        stdout: String::from_utf8_lossy(&a.stdout).into_owned(),
+        out: std::fs::read_to_string(&out).unwrap_or_default(),
+    }
+}
+
+/// Runs a file whose line 3 is bad and checks the common contract; returns stderr.
+fn bad_row(name: &str, bad: &str, column: &str) -> String {
+    let r = tenor_price(name, &format!("{HEADER}\n{GOOD}\n{bad}\n"), &[]);
+    assert_ne!(r.code, 0, "bad input must fail: {}", r.stderr);
+    let at = format!("{name}:3: column `{column}`");
+    assert!(r.stderr.contains(&at), "stderr should contain {at:?}:\n{}", r.stderr);
+    assert!(r.out.lines().any(|l| l.starts_with("good,")), "the good row is still priced:\n{}", r.out);
+    assert!(r.stdout.contains("rejected"), "summary names the rejection:\n{}", r.stdout);
+    r.stderr
+}
+
+#[test]
+fn prices_a_good_book_with_a_summary() {
+    let text = format!(
+        "{HEADER}\n{GOOD}\nasian,asian_arith,put,100,100,1,0.05,0,0.2,,,,12\nbar,barrier,call,100,100,1,0.05,0,0.2,120,up_out,,\n"
+    );
+    let r = tenor_price("good.csv", &text, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert_eq!(lines[0], "id,price,stderr,delta,gamma,vega,theta,rho,method,backend");
+    assert!(lines[1].starts_with("good,") && lines[1].ends_with(",analytic,host"), "{}", lines[1]);
+    assert!(lines[2].starts_with("asian,") && lines[2].ends_with(",mc,cpu"), "{}", lines[2]);
+    assert!(lines[3].starts_with("bar,") && lines[3].ends_with(",analytic,host"), "{}", lines[3]);
+    for k in ["european", "asian_arith", "barrier", "total", "backend     cpu", "time"] {
+        assert!(r.stdout.contains(k), "summary lacks {k:?}:\n{}", r.stdout);
+    }
+    // The Black-Scholes call at S = K = 100, T = 1, r = 5 %, sigma = 20 %: 10.4506 (Hull).
+    let price: f64 = lines[1].split(',').nth(1).and_then(|p| p.parse().ok()).expect("price");
+    assert!((price - 10.4506).abs() < 1e-4, "{price}");
+}
+
+#[test]
+fn non_numeric_cell() {
+    let e = bad_row("nonnum.csv", "bad,european,call,100,1oo,1,0.05,0,0.2,,,,", "strike");
+    assert!(e.contains("not a number"), "{e}");
+}
+
+#[test]
+fn negative_vol() {
+    bad_row("negvol.csv", "bad,european,call,100,100,1,0.05,0,-0.2,,,,", "vol");
+}
+
+#[test]
+fn negative_maturity() {
+    bad_row("negmat.csv", "bad,european,call,100,100,-1,0.05,0,0.2,,,,", "maturity");
+}
+
+#[test]
+fn strike_not_positive() {
+    bad_row("zerostrike.csv", "bad,european,call,100,0,1,0.05,0,0.2,,,,", "strike");
+}
+
+#[test]
+fn unknown_kind() {
+    let e = bad_row("kind.csv", "bad,bermudan,call,100,100,1,0.05,0,0.2,,,,", "kind");
+    assert!(e.contains("bermudan"), "{e}");
+}
+
+#[test]
+fn duplicate_id() {
+    let e = bad_row("dup.csv", "good,european,put,100,100,1,0.05,0,0.2,,,,", "id");
+    assert!(e.contains("duplicate id") && e.contains("line 2"), "{e}");
+}
+
+#[test]
+fn missing_required_column() {
+    let r = tenor_price("nostrike.csv", "id,kind,type,spot,maturity,rate,vol\nx,european,call,100,1,0.05,0.2\n", &[]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("nostrike.csv:1: column `strike`: missing required column"), "{}", r.stderr);
+}
+
+#[test]
+fn unknown_column() {
+    let r = tenor_price("extra.csv", &format!("{HEADER},notional\n{GOOD},1000000\n"), &[]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("extra.csv:1: column `notional`: unknown column"), "{}", r.stderr);
+}
+
+#[test]
+fn every_bad_row_is_named() {
+    let text = format!(
+        "{HEADER}\n{GOOD}\nb1,european,call,100,x,1,0.05,0,0.2,,,,\nok,european,put,100,100,1,0.05,0,0.2,,,,\nb2,european,call,100,100,1,0.05,0,-1,,,,\n"
+    );
+    let r = tenor_price("many.csv", &text, &[]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("many.csv:3:") && r.stderr.contains("many.csv:5:"), "{}", r.stderr);
+    assert!(r.stdout.contains("lines 3, 5") || r.stdout.contains("line(s): 3, 5"), "{}", r.stdout);
+    assert_eq!(r.out.lines().count(), 3, "header + two good rows:\n{}", r.out);
+}
+
+#[test]
+fn american_and_heston_are_not_yet_supported() {
+    let text = format!(
+        "{HEADER},v0,kappa,theta,xi,rho\n{GOOD},,,,,\nam,american,put,100,100,1,0.05,0,0.2,,,,,,,,,\nhe,heston,call,100,100,1,0.05,0,,,,,,0.04,2,0.04,0.5,-0.7\n"
+    );
+    let r = tenor_price("unsupported.csv", &text, &[]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("unsupported.csv:3: trade \"am\" (american)"), "{}", r.stderr);
+    assert!(r.stderr.contains("unsupported.csv:4: trade \"he\" (heston)"), "{}", r.stderr);
+    assert!(r.stderr.contains("not yet supported"), "{}", r.stderr);
+    assert!(!r.out.contains("\nam,") && !r.out.contains("\nhe,"), "no number for unsupported rows:\n{}", r.out);
+}
+
+#[test]
+fn backend_from_environment() {
+    let input = file("env.csv", &format!("{HEADER}\n{GOOD}\n"));
+    let a = Command::cargo_bin("tenor")
+        .expect("binary")
+        .env("TENOR_BACKEND", "no_such_backend")
+        .args(["price", "--portfolio"])
+        .arg(&input)
+        .output()
+        .expect("ran");
+    assert!(!a.status.success());
+    assert!(String::from_utf8_lossy(&a.stderr).contains("no_such_backend"));
+    let a = Command::cargo_bin("tenor")
+        .expect("binary")
+        .env("TENOR_BACKEND", "sim")
+        .args(["price", "--engine", "mc", "--paths", "2000", "--portfolio"])
+        .arg(&input)
+        .output()
+        .expect("ran");
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert!(String::from_utf8_lossy(&a.stdout).contains(",mc,sim"));
+}
