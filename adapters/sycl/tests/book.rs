@@ -2,8 +2,8 @@
 //! price agrees within 1e-12 relative (same random numbers, only the summation order within a
 //! block differs), and each is within 5 standard errors (plus the source's tolerance) of the
 //! published value. The book is the Haug European table, the discrete geometric Asian and the
-//! Haug barrier table of `shared/oracles/` (the example book examples/spx_book.csv was not on
-//! any branch when this was written).
+//! Haug barrier table of `shared/oracles/`, through the fused kernels directly; the example
+//! book (examples/spx_book.csv) through `tenor price` is pilot/tests/sycl_book.rs.
 #![cfg(feature = "runtime")]
 
 use std::collections::HashMap;
