@@ -1,4 +1,7 @@
-//! Records the git commit and the lines of adapter code per backend for the pilot's report.
+//! Records the git commit and the lines of adapter code per backend for the pilot's report;
+//! with the `sycl` feature, also embeds the DPC++ runtime's library directory (found by
+//! tenor-sycl's build script, passed on through its `links` metadata) as the binary's rpath, so
+//! `tenor` runs without LD_LIBRARY_PATH.
 use std::path::Path;
 
 fn count_lines(dir: &Path, exts: &[&str]) -> usize {
@@ -31,6 +34,10 @@ fn kernel_sources(kernels: &Path, file: &str) -> usize {
 }
 
 fn main() {
+    println!("cargo:rerun-if-env-changed=DEP_TENOR_SYCL_SHIM_ROOT");
+    if let Ok(root) = std::env::var("DEP_TENOR_SYCL_SHIM_ROOT") {
+        println!("cargo:rustc-link-arg-bins=-Wl,-rpath,{root}/lib");
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let commit = std::process::Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])

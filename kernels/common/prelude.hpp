@@ -1,0 +1,172 @@
+// Tenor's SYCL device prelude, prepended to every kernels/<name>/sycl.cpp before the run-time
+// compilation (sycl_ext_oneapi_kernel_compiler). The SYCL adapter puts `#define TENOR_BLOCK n`
+// (the manifest's launch block) in front of it.
+//
+// Philox4x32-10 (Salmon, Moraes, Dror and Shaw, SC'11) and Tenor's (seed, path, step) to
+// uniform and normal mapping, written exactly as kernels/src/philox.rs: the 32-bit words agree
+// bitwise with the CPU reference, the normals to the last ulps of log, sqrt, sin and cos.
+#include <sycl/sycl.hpp>
+
+#include <cstdint>
+
+namespace syclexp = sycl::ext::oneapi::experimental;
+
+#ifndef TENOR_BLOCK
+#define TENOR_BLOCK 256u
+#endif
+
+namespace tenor {
+
+struct u32x4 {
+    uint32_t v[4];
+};
+
+inline void mulhilo(uint32_t a, uint32_t b, uint32_t &hi, uint32_t &lo) {
+    uint64_t p = static_cast<uint64_t>(a) * static_cast<uint64_t>(b);
+    hi = static_cast<uint32_t>(p >> 32);
+    lo = static_cast<uint32_t>(p);
+}
+
+// One Philox4x32 bijection with 10 rounds: counter c under key (k0, k1).
+inline u32x4 philox4x32_10(u32x4 c, uint32_t k0, uint32_t k1) {
+    for (int round = 0; round < 10; ++round) {
+        if (round > 0) {
+            k0 += 0x9E3779B9u;
+            k1 += 0xBB67AE85u;
+        }
+        uint32_t hi0, lo0, hi1, lo1;
+        mulhilo(0xD2511F53u, c.v[0], hi0, lo0);
+        mulhilo(0xCD9E8D57u, c.v[2], hi1, lo1);
+        u32x4 n = {{hi1 ^ c.v[1] ^ k0, lo1, hi0 ^ c.v[3] ^ k1, lo0}};
+        c = n;
+    }
+    return c;
+}
+
+// The counter of a block of normals of `path` (block = step / 2 in fp64, step / 4 in fp32),
+// under the key of `seed`.
+inline u32x4 philox_path(uint64_t seed, uint64_t path, uint32_t block) {
+    u32x4 c = {{block, 0u, static_cast<uint32_t>(path), static_cast<uint32_t>(path >> 32)}};
+    return philox4x32_10(c, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+}
+
+// 52-bit uniform in (0, 1): (k + 0.5) 2^-52 with k = (hi << 20) ^ (lo >> 12).
+inline double uniform_f64(uint32_t hi, uint32_t lo) {
+    uint64_t k = (static_cast<uint64_t>(hi) << 20) ^ (static_cast<uint64_t>(lo) >> 12);
+    return (static_cast<double>(k) + 0.5) * (1.0 / 4503599627370496.0);
+}
+
+// 23-bit uniform in (0, 1): ((x >> 9) + 0.5) 2^-23.
+inline float uniform_f32(uint32_t x) { return (static_cast<float>(x >> 9) + 0.5f) * (1.0f / 8388608.0f); }
+
+// The fp64 normals of steps 2 pair and 2 pair + 1 of `path` (Box and Muller 1958).
+inline void normal_pair_f64(uint64_t seed, uint64_t path, uint32_t pair, double &z0, double &z1) {
+    u32x4 x = philox_path(seed, path, pair);
+    double u1 = uniform_f64(x.v[0], x.v[1]);
+    double u2 = uniform_f64(x.v[2], x.v[3]);
+    double r = sycl::sqrt(-2.0 * sycl::log(u1));
+    double a = 2.0 * 3.141592653589793 * u2;
+    z0 = r * sycl::cos(a);
+    z1 = r * sycl::sin(a);
+}
+
+// The fp64 standard normal of (seed, path, step).
+inline double normal_f64(uint64_t seed, uint64_t path, uint32_t step) {
+    double z0, z1;
+    normal_pair_f64(seed, path, step >> 1, z0, z1);
+    return (step & 1u) == 0u ? z0 : z1;
+}
+
+// The four fp32 normals of steps 4 quad .. 4 quad + 4 of `path`.
+inline void normal_quad_f32(uint64_t seed, uint64_t path, uint32_t quad, float z[4]) {
+    u32x4 x = philox_path(seed, path, quad);
+    for (int h = 0; h < 2; ++h) {
+        float r = sycl::sqrt(-2.0f * sycl::log(uniform_f32(x.v[2 * h])));
+        float a = 2.0f * 3.14159265358979323846f * uniform_f32(x.v[2 * h + 1]);
+        z[2 * h] = r * sycl::cos(a);
+        z[2 * h + 1] = r * sycl::sin(a);
+    }
+}
+
+// The fp32 standard normal of (seed, path, step).
+inline float normal_f32(uint64_t seed, uint64_t path, uint32_t step) {
+    float z[4];
+    normal_quad_f32(seed, path, step >> 2, z);
+    return z[step & 3u];
+}
+
+// This work-item's nd_item inside a free-function kernel.
+inline sycl::nd_item<1> item() { return sycl::ext::oneapi::this_work_item::get_nd_item<1>(); }
+
+// Block-reduction helpers: work-group g covers items g TENOR_BLOCK .. (g + 1) TENOR_BLOCK of
+// `items`; each work-item takes a strided share. `first` and `stride` give that share.
+inline uint64_t block_first(const sycl::nd_item<1> &it) {
+    return it.get_group(0) * static_cast<uint64_t>(TENOR_BLOCK) + it.get_local_id(0);
+}
+inline uint64_t block_end(const sycl::nd_item<1> &it, uint64_t items) {
+    uint64_t e = (it.get_group(0) + 1) * static_cast<uint64_t>(TENOR_BLOCK);
+    return e < items ? e : items;
+}
+inline double group_sum(const sycl::nd_item<1> &it, double x) {
+    return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>());
+}
+
+// Barrier monitoring of one path, as kernels/src/barrier.rs (the conventions of the
+// payoff_barrier and mc_barrier manifests).
+constexpr double BRIDGE_CUTOFF = 40.0;
+
+struct BarrierParams {
+    double h, two_over_var, rate_dt, rebate_offset, strike, w, rebate, discount;
+    bool down, out, continuous;
+};
+
+inline BarrierParams barrier_params(double strike, double barrier, double rebate, uint32_t is_call, uint32_t kind,
+                                    uint32_t continuous, double vol_sqrt_dt, double rate_dt, double discount) {
+    BarrierParams p;
+    p.h = sycl::log(barrier);
+    p.down = kind < 2u;
+    p.out = (kind & 1u) == 0u;
+    p.continuous = continuous != 0u;
+    p.two_over_var = 2.0 / (vol_sqrt_dt * vol_sqrt_dt);
+    p.rate_dt = rate_dt;
+    p.rebate_offset = continuous != 0u ? 0.5 : 1.0;
+    p.strike = strike;
+    p.w = is_call != 0u ? 1.0 : -1.0;
+    p.rebate = rebate;
+    p.discount = discount;
+    return p;
+}
+
+struct BarrierPath {
+    double x, survival, rebate_value;
+
+    void step(const BarrierParams &p, uint32_t k, double x_next) {
+        bool live = p.down ? x_next > p.h : x_next < p.h;
+        double pk;
+        if (!live) {
+            pk = 0.0;
+        } else if (p.continuous) {
+            double a = (x - p.h) * (x_next - p.h) * p.two_over_var;
+            pk = a > BRIDGE_CUTOFF ? 1.0 : 1.0 - sycl::exp(-a);
+        } else {
+            pk = 1.0;
+        }
+        if (pk < 1.0) {
+            if (p.out && p.rebate != 0.0)
+                rebate_value += p.rebate * survival * (1.0 - pk) *
+                                sycl::exp(-p.rate_dt * (static_cast<double>(k) + p.rebate_offset));
+            survival *= pk;
+        }
+        x = x_next;
+    }
+
+    double value(const BarrierParams &p) const {
+        double payoff = sycl::fmax(p.w * (sycl::exp(x) - p.strike), 0.0);
+        if (p.out) return p.discount * payoff * survival + rebate_value;
+        return p.discount * (payoff * (1.0 - survival) + p.rebate * survival);
+    }
+};
+
+inline BarrierPath barrier_path(double x0) { return BarrierPath{x0, 1.0, 0.0}; }
+
+}  // namespace tenor

@@ -51,7 +51,12 @@ fn open_feature(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
         "cuda" => Ok(Arc::new(tenor_cuda::cuda()?)),
         #[cfg(not(feature = "cuda"))]
         "cuda" => Err(not_built(name)),
-        "sycl" | "opencl" => Err(not_built(name)),
+        // The device comes from TENOR_SYCL_DEVICE (cpu, gpu, default, index:N or part of a name).
+        #[cfg(feature = "sycl")]
+        "sycl" => Ok(Arc::new(tenor_sycl::sycl_from_env()?)),
+        #[cfg(not(feature = "sycl"))]
+        "sycl" => Err(not_built(name)),
+        "opencl" => Err(not_built(name)),
         other => {
             Err(ComputeError::InvalidArgument(format!("unknown backend {other:?}; known: {}, auto", KNOWN.join(", "))))
         }

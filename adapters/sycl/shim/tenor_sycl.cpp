@@ -1,0 +1,474 @@
+// Tenor's C ABI over the SYCL 2020 runtime (Intel DPC++), see tenor_sycl.h.
+//
+// Host code only: compiled by g++ against the runtime's headers. Device code is compiled at run
+// time with sycl_ext_oneapi_kernel_compiler (Khronos SYCL 2020 and the oneAPI extension
+// specifications: kernel_compiler, free_function_kernels, enqueue_barrier, async_alloc).
+#include "tenor_sycl.h"
+
+#include <sycl/sycl.hpp>
+#include <sycl/ext/oneapi/experimental/async_alloc/async_alloc.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace syclex = sycl::ext::oneapi::experimental;
+
+namespace {
+
+thread_local std::string g_error;
+
+tsy_status fail(tsy_status s, std::string msg) {
+    g_error = std::move(msg);
+    return s;
+}
+
+tsy_status from_sycl(const sycl::exception &e) {
+    tsy_status s = TSY_ERR_SYCL;
+    if (e.code() == sycl::errc::memory_allocation) s = TSY_ERR_OUT_OF_MEMORY;
+    if (e.code() == sycl::errc::build) s = TSY_ERR_COMPILE;
+    if (e.code() == sycl::errc::feature_not_supported) s = TSY_ERR_UNSUPPORTED;
+    return fail(s, std::string(e.what()) + " (sycl errc " + std::to_string(e.code().value()) + ")");
+}
+
+// Runs f, turning every exception into a status and a message: nothing crosses the C ABI.
+template <class F>
+tsy_status guard(F &&f) noexcept {
+    try {
+        return f();
+    } catch (const sycl::exception &e) {
+        return from_sycl(e);
+    } catch (const std::bad_alloc &) {
+        return fail(TSY_ERR_OUT_OF_MEMORY, "host allocation failed (std::bad_alloc)");
+    } catch (const std::exception &e) {
+        return fail(TSY_ERR_OTHER, e.what());
+    } catch (...) {
+        return fail(TSY_ERR_OTHER, "unknown C++ exception");
+    }
+}
+
+// Selects Intel's OpenCL CPU runtime shipped beside libsycl (the PyPI intel-opencl-rt wheel)
+// unless the user chose ICDs already. Must run before the first platform query.
+void init_environment() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+#ifdef TENOR_SYCL_LIBDIR
+        std::string ocl = std::string(TENOR_SYCL_LIBDIR) + "/libintelocl.so";
+        FILE *f = std::fopen(ocl.c_str(), "rb");
+        if (f != nullptr) {
+            std::fclose(f);
+            setenv("OCL_ICD_FILENAMES", ocl.c_str(), 0);
+        }
+#endif
+    });
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+void copy_str(char *dst, size_t cap, const std::string &s) {
+    if (cap == 0) return;
+    size_t n = std::min(cap - 1, s.size());
+    std::memcpy(dst, s.data(), n);
+    dst[n] = '\0';
+}
+
+// Work whose completion releases a resource: a staged host copy or a USM block whose free
+// was ordered after the queue's prior work.
+struct Deferred {
+    sycl::event done;
+    void *usm;
+    std::unique_ptr<char[]> staging;
+};
+
+bool complete(const sycl::event &e) {
+    return e.get_info<sycl::info::event::command_execution_status>() ==
+           sycl::info::event_command_status::complete;
+}
+
+}  // namespace
+
+struct tsy_device {
+    sycl::device dev;
+    sycl::context ctx;
+    std::mutex mu;
+    std::vector<std::string> async_errors;
+    std::vector<Deferred> deferred;
+
+    // Releases the resources whose work completed (all of them with wait_all).
+    void reap(bool wait_all) {
+        std::lock_guard<std::mutex> lock(mu);
+        auto keep = deferred.begin();
+        for (auto it = deferred.begin(); it != deferred.end(); ++it) {
+            if (wait_all) it->done.wait();
+            if (wait_all || complete(it->done)) {
+                if (it->usm != nullptr) sycl::free(it->usm, ctx);
+            } else {
+                if (keep != it) *keep = std::move(*it);
+                ++keep;
+            }
+        }
+        deferred.erase(keep, deferred.end());
+    }
+    void defer(sycl::event e, void *usm, std::unique_ptr<char[]> staging) {
+        std::lock_guard<std::mutex> lock(mu);
+        deferred.push_back(Deferred{std::move(e), usm, std::move(staging)});
+    }
+    void keep_async(std::string msg) {
+        std::lock_guard<std::mutex> lock(mu);
+        async_errors.push_back(std::move(msg));
+    }
+    tsy_status take_async() {
+        std::lock_guard<std::mutex> lock(mu);
+        if (async_errors.empty()) return TSY_OK;
+        std::string first = async_errors.front();
+        size_t more = async_errors.size() - 1;
+        async_errors.clear();
+        if (more > 0) first += " (and " + std::to_string(more) + " more asynchronous errors)";
+        return fail(TSY_ERR_ASYNC, first);
+    }
+};
+
+struct tsy_queue {
+    tsy_device *owner;
+    sycl::queue q;
+};
+
+struct tsy_event {
+    tsy_device *owner;
+    sycl::event ev;
+};
+
+struct tsy_usm {
+    void *ptr;
+    size_t bytes;
+    bool async;
+};
+
+struct tsy_bundle {
+    sycl::kernel kernel;
+};
+
+extern "C" {
+
+const char *tsy_last_error(void) { return g_error.c_str(); }
+
+tsy_status tsy_device_count(size_t *out) {
+    if (out == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_count: null out");
+    return guard([&] {
+        init_environment();
+        *out = sycl::device::get_devices().size();
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_device_name(size_t index, char *buf, size_t len) {
+    if (buf == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_name: null buffer");
+    return guard([&] {
+        init_environment();
+        auto devs = sycl::device::get_devices();
+        if (index >= devs.size())
+            return fail(TSY_ERR_NOT_FOUND, "device index " + std::to_string(index) + " of " +
+                                               std::to_string(devs.size()));
+        const sycl::device &d = devs[index];
+        std::string s = d.get_info<sycl::info::device::name>() + " [" +
+                        d.get_platform().get_info<sycl::info::platform::name>() + "]";
+        copy_str(buf, len, s);
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_device_open(const char *selector, tsy_device **out) {
+    if (selector == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_open: null argument");
+    return guard([&] {
+        init_environment();
+        std::string sel = lower(selector);
+        auto devs = sycl::device::get_devices();
+        const sycl::device *chosen = nullptr;
+        sycl::device dflt;
+        if (sel == "default" || sel.empty()) {
+            dflt = sycl::device(sycl::default_selector_v);
+            chosen = &dflt;
+        } else if (sel.rfind("index:", 0) == 0) {
+            size_t i = std::strtoull(sel.c_str() + 6, nullptr, 10);
+            if (i < devs.size()) chosen = &devs[i];
+        } else {
+            for (const auto &d : devs) {
+                bool hit = (sel == "cpu" && d.is_cpu()) || (sel == "gpu" && d.is_gpu()) ||
+                           (sel != "cpu" && sel != "gpu" &&
+                            lower(d.get_info<sycl::info::device::name>()).find(sel) != std::string::npos);
+                if (hit) {
+                    chosen = &d;
+                    break;
+                }
+            }
+        }
+        if (chosen == nullptr) {
+            std::string names;
+            for (const auto &d : devs) names += (names.empty() ? "" : ", ") + d.get_info<sycl::info::device::name>();
+            return fail(TSY_ERR_NOT_FOUND, "no SYCL device matches \"" + std::string(selector) + "\" (devices: " +
+                                               (names.empty() ? std::string("none") : names) + ")");
+        }
+        auto d = std::make_unique<tsy_device>();
+        d->dev = *chosen;
+        // The platform's default context: every tsy_device of one SYCL device shares it, so
+        // kernel bundles and events are valid across them.
+        d->ctx = chosen->get_platform().ext_oneapi_get_default_context();
+        *out = d.release();
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_device_info(const tsy_device *dev, tsy_info *out) {
+    if (dev == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_info: null argument");
+    return guard([&] {
+        const sycl::device &d = dev->dev;
+        std::memset(out, 0, sizeof(*out));
+        copy_str(out->name, sizeof(out->name), d.get_info<sycl::info::device::name>());
+        copy_str(out->vendor, sizeof(out->vendor), d.get_info<sycl::info::device::vendor>());
+        copy_str(out->platform, sizeof(out->platform), d.get_platform().get_info<sycl::info::platform::name>());
+        copy_str(out->driver_version, sizeof(out->driver_version), d.get_info<sycl::info::device::driver_version>());
+        copy_str(out->backend_version, sizeof(out->backend_version), d.get_info<sycl::info::device::version>());
+        out->global_mem_bytes = d.get_info<sycl::info::device::global_mem_size>();
+        out->compute_units = d.get_info<sycl::info::device::max_compute_units>();
+        out->max_work_group_size = static_cast<uint32_t>(d.get_info<sycl::info::device::max_work_group_size>());
+        out->fp64 = d.has(sycl::aspect::fp64);
+        out->usm_device = d.has(sycl::aspect::usm_device_allocations);
+        out->async_alloc = d.has(sycl::aspect::ext_oneapi_async_memory_alloc);
+        out->kernel_compiler = const_cast<sycl::device &>(d).ext_oneapi_can_build(syclex::source_language::sycl);
+        out->is_cpu = d.is_cpu();
+        out->is_gpu = d.is_gpu();
+        out->identity = static_cast<uint64_t>(std::hash<sycl::device>{}(d));
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_device_take_async(tsy_device *dev) {
+    if (dev == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_take_async: null device");
+    return dev->take_async();
+}
+
+void tsy_device_close(tsy_device *dev) {
+    if (dev == nullptr) return;
+    (void)guard([&] {
+        dev->reap(true);
+        return TSY_OK;
+    });
+    delete dev;
+}
+
+tsy_status tsy_queue_create(tsy_device *dev, tsy_queue **out) {
+    if (dev == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_create: null argument");
+    return guard([&] {
+        // Asynchronous errors are kept on the device, never thrown: the handler must not throw.
+        auto handler = [dev](sycl::exception_list list) {
+            for (const auto &ep : list) {
+                try {
+                    std::rethrow_exception(ep);
+                } catch (const sycl::exception &e) {
+                    dev->keep_async(std::string(e.what()) + " (sycl errc " + std::to_string(e.code().value()) + ")");
+                } catch (const std::exception &e) {
+                    dev->keep_async(e.what());
+                } catch (...) {
+                    dev->keep_async("unknown asynchronous exception");
+                }
+            }
+        };
+        auto q = std::make_unique<tsy_queue>(
+            tsy_queue{dev, sycl::queue(dev->ctx, dev->dev, handler, sycl::property_list{sycl::property::queue::in_order()})});
+        *out = q.release();
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_queue_wait(tsy_queue *q) {
+    if (q == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_wait: null queue");
+    tsy_status s = guard([&] {
+        q->q.wait_and_throw();
+        q->owner->reap(false);
+        return TSY_OK;
+    });
+    if (s != TSY_OK) return s;
+    return q->owner->take_async();
+}
+
+tsy_status tsy_queue_record(tsy_queue *q, tsy_event **out) {
+    if (q == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_record: null argument");
+    return guard([&] {
+        auto e = std::make_unique<tsy_event>(tsy_event{q->owner, q->q.ext_oneapi_submit_barrier()});
+        *out = e.release();
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_queue_wait_event(tsy_queue *q, const tsy_event *ev) {
+    if (q == nullptr || ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_wait_event: null argument");
+    return guard([&] {
+        q->q.ext_oneapi_submit_barrier({ev->ev});
+        return TSY_OK;
+    });
+}
+
+void tsy_queue_destroy(tsy_queue *q) {
+    if (q == nullptr) return;
+    (void)guard([&] {
+        q->q.wait();
+        return TSY_OK;
+    });
+    delete q;
+}
+
+tsy_status tsy_event_wait(tsy_event *ev) {
+    if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait: null event");
+    tsy_status s = guard([&] {
+        ev->ev.wait_and_throw();
+        return TSY_OK;
+    });
+    if (s != TSY_OK) return s;
+    return ev->owner->take_async();
+}
+
+tsy_status tsy_event_wait_keep(tsy_event *ev) {
+    if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait_keep: null event");
+    return guard([&] {
+        ev->ev.wait_and_throw();
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_event_query(const tsy_event *ev, int *done) {
+    if (ev == nullptr || done == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_query: null argument");
+    return guard([&] {
+        *done = complete(ev->ev) ? 1 : 0;
+        return TSY_OK;
+    });
+}
+
+void tsy_event_destroy(tsy_event *ev) { delete ev; }
+
+tsy_status tsy_usm_alloc(tsy_queue *q, size_t bytes, int async, tsy_usm **out) {
+    if (q == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_usm_alloc: null argument");
+    return guard([&] {
+        q->owner->reap(false);
+        void *p = nullptr;
+        if (async != 0) {
+            p = syclex::async_malloc(q->q, sycl::usm::alloc::device, bytes);
+        } else {
+            p = sycl::malloc_device(bytes, q->owner->dev, q->owner->ctx);
+        }
+        if (p == nullptr)
+            return fail(TSY_ERR_OUT_OF_MEMORY, "USM device allocation of " + std::to_string(bytes) + " bytes failed");
+        *out = new tsy_usm{p, bytes, async != 0};
+        return TSY_OK;
+    });
+}
+
+uint64_t tsy_usm_address(const tsy_usm *m) { return m == nullptr ? 0 : reinterpret_cast<uint64_t>(m->ptr); }
+
+tsy_status tsy_usm_free(tsy_queue *q, tsy_usm *m) {
+    if (q == nullptr || m == nullptr) return fail(TSY_ERR_INVALID, "tsy_usm_free: null argument");
+    tsy_status s = guard([&] {
+        if (m->async) {
+            syclex::async_free(q->q, m->ptr);
+        } else {
+            // Stream-ordered release: the memory goes back once the queue's prior work is done.
+            q->owner->defer(q->q.ext_oneapi_submit_barrier(), m->ptr, nullptr);
+        }
+        return TSY_OK;
+    });
+    if (s == TSY_OK) delete m;
+    return s;
+}
+
+tsy_status tsy_copy_h2d(tsy_queue *q, uint64_t dst, const void *src, size_t len) {
+    if (q == nullptr || (src == nullptr && len > 0)) return fail(TSY_ERR_INVALID, "tsy_copy_h2d: null argument");
+    if (len == 0) return TSY_OK;
+    return guard([&] {
+        std::unique_ptr<char[]> stage(new char[len]);
+        std::memcpy(stage.get(), src, len);
+        sycl::event e = q->q.memcpy(reinterpret_cast<void *>(dst), stage.get(), len);
+        q->owner->defer(std::move(e), nullptr, std::move(stage));
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_copy_d2h(tsy_queue *q, void *dst, uint64_t src, size_t len, tsy_event **out) {
+    if (q == nullptr || out == nullptr || (dst == nullptr && len > 0))
+        return fail(TSY_ERR_INVALID, "tsy_copy_d2h: null argument");
+    return guard([&] {
+        sycl::event e = len == 0 ? q->q.ext_oneapi_submit_barrier()
+                                 : q->q.memcpy(dst, reinterpret_cast<const void *>(src), len);
+        *out = new tsy_event{q->owner, std::move(e)};
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_bundle_build(tsy_device *dev, const char *source, const char *name, tsy_bundle **out) {
+    if (dev == nullptr || source == nullptr || name == nullptr || out == nullptr)
+        return fail(TSY_ERR_INVALID, "tsy_bundle_build: null argument");
+    std::string log;
+    tsy_status s = guard([&] {
+        if (!dev->dev.ext_oneapi_can_build(syclex::source_language::sycl))
+            return fail(TSY_ERR_UNSUPPORTED, "device cannot build SYCL source (kernel_compiler)");
+        auto src = syclex::create_kernel_bundle_from_source(dev->ctx, syclex::source_language::sycl,
+                                                            std::string(source));
+        auto exe = syclex::build(src, std::vector<sycl::device>{dev->dev}, syclex::properties{syclex::save_log{&log}});
+        if (!exe.ext_oneapi_has_kernel(name))
+            return fail(TSY_ERR_NOT_FOUND, std::string("the source defines no kernel named ") + name);
+        *out = new tsy_bundle{exe.ext_oneapi_get_kernel(name)};
+        return TSY_OK;
+    });
+    if (s == TSY_ERR_COMPILE && !log.empty()) g_error += "\n" + log;
+    return s;
+}
+
+void tsy_bundle_destroy(tsy_bundle *b) { delete b; }
+
+tsy_status tsy_launch(tsy_queue *q, const tsy_bundle *b, uint64_t groups, uint32_t local, const tsy_arg *args,
+                      size_t nargs) {
+    if (q == nullptr || b == nullptr || (args == nullptr && nargs > 0) || local == 0)
+        return fail(TSY_ERR_INVALID, "tsy_launch: null argument or zero work-group size");
+    for (size_t i = 0; i < nargs; ++i)
+        if (args[i].kind > TSY_ARG_F64)
+            return fail(TSY_ERR_INVALID, "tsy_launch: argument " + std::to_string(i) + " has unknown kind " +
+                                             std::to_string(args[i].kind));
+    if (groups == 0) return TSY_OK;
+    return guard([&] {
+        q->q.submit([&](sycl::handler &h) {
+            for (size_t i = 0; i < nargs; ++i) {
+                uint64_t v = args[i].bits;
+                switch (args[i].kind) {
+                    case TSY_ARG_PTR: h.set_arg(static_cast<int>(i), reinterpret_cast<void *>(v)); break;
+                    case TSY_ARG_U32: h.set_arg(static_cast<int>(i), static_cast<uint32_t>(v)); break;
+                    case TSY_ARG_I32: h.set_arg(static_cast<int>(i), static_cast<int32_t>(static_cast<uint32_t>(v))); break;
+                    case TSY_ARG_U64: h.set_arg(static_cast<int>(i), v); break;
+                    case TSY_ARG_F32: {
+                        uint32_t w = static_cast<uint32_t>(v);
+                        float f;
+                        std::memcpy(&f, &w, 4);
+                        h.set_arg(static_cast<int>(i), f);
+                        break;
+                    }
+                    default: {
+                        double d;
+                        std::memcpy(&d, &v, 8);
+                        h.set_arg(static_cast<int>(i), d);
+                        break;
+                    }
+                }
+            }
+            h.parallel_for(sycl::nd_range<1>(sycl::range<1>(groups * local), sycl::range<1>(local)), b->kernel);
+        });
+        return TSY_OK;
+    });
+}
+
+}  // extern "C"

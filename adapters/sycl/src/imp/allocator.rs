@@ -1,0 +1,108 @@
+//! USM device memory behind the `Allocator` port.
+//!
+//! Where the device has `aspect::ext_oneapi_async_memory_alloc` (the oneAPI
+//! `sycl_ext_oneapi_async_alloc` extension: Level Zero and CUDA devices of recent DPC++; not
+//! the OpenCL CPU device), allocation and free are enqueued on the stream
+//! (`async_malloc`/`async_free`) and come from the runtime's pool. Elsewhere blocks come from
+//! `malloc_device`, and a free is stream-ordered by the shim: it records a barrier on the
+//! stream and releases the memory once the barrier completes, so work enqueued before the free
+//! never sees the memory reused. A pooling strategy from the allocation toolkit can wrap this
+//! allocator (`Device::with_allocator`).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+
+use super::driver::SyclStream;
+use super::handle::Usm;
+
+/// Stream-ordered USM device allocator.
+#[derive(Debug)]
+pub struct UsmAllocator {
+    is_async: bool,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    live: HashMap<u64, (Usm, usize)>,
+    report: AllocReport,
+}
+
+fn queue_of(stream: &Stream) -> Result<&SyclStream, AllocError> {
+    stream.downcast::<SyclStream>().ok_or_else(|| AllocError::Stream(format!("{stream:?} is not a SYCL stream")))
+}
+
+fn backend(e: tenor_core::ComputeError) -> AllocError {
+    match e {
+        tenor_core::ComputeError::Alloc(a) => a,
+        other => AllocError::Backend { backend: "sycl".into(), code: -1, message: other.to_string() },
+    }
+}
+
+impl UsmAllocator {
+    /// An allocator using the asynchronous extension when `is_async` (the device supports it).
+    pub fn new(is_async: bool) -> Self {
+        Self { is_async, state: Mutex::new(State::default()) }
+    }
+
+    /// Whether allocations use `sycl_ext_oneapi_async_alloc`.
+    pub fn is_async(&self) -> bool {
+        self.is_async
+    }
+}
+
+impl Allocator for UsmAllocator {
+    fn name(&self) -> &str {
+        if self.is_async {
+            "sycl-usm-async"
+        } else {
+            "sycl-usm"
+        }
+    }
+
+    fn allocate(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError> {
+        let q = queue_of(stream)?;
+        let size = bytes.max(1);
+        let usm = q.queue().alloc(size, self.is_async).map_err(|e| match backend(e) {
+            AllocError::Backend { code, .. } if code == i64::from(super::ffi::TSY_ERR_OUT_OF_MEMORY) => {
+                AllocError::OutOfMemory { requested: bytes, available: 0 }
+            }
+            other => other,
+        })?;
+        let block = Block::new(usm.address(), size);
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.live.insert(block.ptr, (usm, size));
+        let r = &mut st.report;
+        r.used += size;
+        r.reserved += size;
+        r.live_blocks += 1;
+        r.peak_used = r.peak_used.max(r.used);
+        r.peak_reserved = r.peak_reserved.max(r.reserved);
+        Ok(block)
+    }
+
+    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+        let q = queue_of(stream)?;
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let (usm, size) =
+            st.live.remove(&block.ptr).ok_or(AllocError::UnknownBlock { ptr: block.ptr, size: block.size })?;
+        let r = &mut st.report;
+        r.used -= size;
+        r.reserved -= size;
+        r.live_blocks -= 1;
+        drop(st);
+        q.queue().free(usm).map_err(backend)
+    }
+
+    fn report(&self) -> AllocReport {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).report
+    }
+
+    fn reset_peaks(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.report.peak_used = st.report.used;
+        st.report.peak_reserved = st.report.reserved;
+    }
+}
