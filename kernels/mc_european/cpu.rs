@@ -2,6 +2,7 @@
 use std::ops::Range;
 
 use crate::cpu::KernelCall;
+use crate::fastmath;
 use crate::philox::{counter, key, philox4x32_10, uniform_f64};
 
 /// Runs blocks `blocks` of the launch.
@@ -23,8 +24,8 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
             let x = philox4x32_10(counter(i, 0), k);
             let z = (-2.0 * uniform_f64(x[0], x[1]).ln()).sqrt()
                 * (2.0 * std::f64::consts::PI * uniform_f64(x[2], x[3])).cos();
-            let up = spot * (drift + vol * z).exp();
-            let dn = spot * (drift - vol * z).exp();
+            let up = spot * fastmath::exp(drift + vol * z);
+            let dn = spot * fastmath::exp(drift - vol * z);
             let y = half_discount * ((w * (up - strike)).max(0.0) + (w * (dn - strike)).max(0.0));
             sum += y;
             sum_sq += y * y;

@@ -10,6 +10,7 @@
 
 pub mod barrier;
 pub mod cpu;
+pub mod fastmath;
 pub mod philox;
 
 use std::sync::OnceLock;
