@@ -3,7 +3,6 @@ use std::ops::Range;
 
 use crate::cpu::KernelCall;
 use crate::fastmath;
-use crate::philox::normal_pair_f64;
 
 /// Running sums of one antithetic pair: log spots, sums of fixings and of log fixings.
 #[derive(Clone, Copy)]
@@ -54,7 +53,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
             let mut p = Pair { xu: x0, xd: x0, su: s0, sd: s0, lu: l0, ld: l0 };
             let mut k = 0u32;
             while k < steps {
-                let (z0, z1) = normal_pair_f64(seed, i, k >> 1);
+                let (z0, z1) = fastmath::normal_pair_f64(seed, i, k >> 1);
                 if k == 0 {
                     p.step(d1, v1 * z0, e2m[0]);
                 } else {
