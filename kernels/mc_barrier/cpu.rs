@@ -3,7 +3,7 @@ use std::ops::Range;
 
 use crate::barrier::{BarrierParams, BarrierPath};
 use crate::cpu::KernelCall;
-use crate::philox::normal_pair_f64;
+use crate::fastmath;
 
 /// Runs blocks `blocks` of the launch.
 ///
@@ -32,7 +32,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
             let (mut xu, mut xd) = (x0, x0);
             let mut k = 0u32;
             while k < steps {
-                let (z0, z1) = normal_pair_f64(seed, i, k >> 1);
+                let (z0, z1) = fastmath::normal_pair_f64(seed, i, k >> 1);
                 xu += drift + vol * z0;
                 xd += drift - vol * z0;
                 up.step(&prm, k, xu);

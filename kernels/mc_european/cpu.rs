@@ -2,7 +2,7 @@
 use std::ops::Range;
 
 use crate::cpu::KernelCall;
-use crate::philox::{counter, key, philox4x32_10, uniform_f64};
+use crate::fastmath;
 
 /// Runs blocks `blocks` of the launch.
 ///
@@ -14,17 +14,13 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let w = if call.u32(5) != 0 { 1.0 } else { -1.0 };
     let (drift, vol, discount) = (call.f64(6), call.f64(7), call.f64(8));
     let half_discount = 0.5 * discount;
-    let k = key(seed);
     for b in blocks {
         let (mut sum, mut sum_sq) = (0.0, 0.0);
         for i in call.block_items(b) {
-            // normal_f64(seed, i, 0): the cosine branch of Box-Muller only (std's sin_cos is
-            // (sin, cos), so this is bitwise the same value without computing the sine).
-            let x = philox4x32_10(counter(i, 0), k);
-            let z = (-2.0 * uniform_f64(x[0], x[1]).ln()).sqrt()
-                * (2.0 * std::f64::consts::PI * uniform_f64(x[2], x[3])).cos();
-            let up = spot * (drift + vol * z).exp();
-            let dn = spot * (drift - vol * z).exp();
+            // normal_f64(seed, i, 0) with the inlined elementary functions.
+            let z = fastmath::normal_pair_f64(seed, i, 0).0;
+            let up = spot * fastmath::exp(drift + vol * z);
+            let dn = spot * fastmath::exp(drift - vol * z);
             let y = half_discount * ((w * (up - strike)).max(0.0) + (w * (dn - strike)).max(0.0));
             sum += y;
             sum_sq += y * y;

@@ -11,6 +11,7 @@
 pub mod barrier;
 pub mod black;
 pub mod cpu;
+pub mod fastmath;
 pub mod philox;
 
 use std::sync::OnceLock;

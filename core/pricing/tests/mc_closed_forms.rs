@@ -42,8 +42,9 @@ fn barrier_mc_within_three_standard_errors_of_haug() {
     let cfg = McConfig { paths: 200_000, seed: 7, steps: 64, ..McConfig::default() };
     let rows = oracle("barrier_haug.csv");
     let mut kinds = std::collections::BTreeSet::new();
-    let mut simulated = 0;
-    // Every 5th row: all four barrier types, rebates 0 and 3, H = S rows (valued on the host).
+    let (mut simulated, mut on_host) = (0, 0);
+    // Every 5th row: all four barrier types, calls and puts, the rebate, and H = S rows (a
+    // knock-out there is its rebate, valued on the host; a knock-in the simulated European).
     for row in rows.iter().step_by(5) {
         let b = BarrierOption {
             vanilla: row.vanilla("t"),
@@ -55,10 +56,12 @@ fn barrier_mc_within_three_standard_errors_of_haug() {
         kinds.insert(row.str("barrier_type").to_owned());
         let got = mc::price(&dev, &McProduct::Barrier(b), &cfg).expect("price");
         simulated += usize::from(got.paths > 0);
+        on_host += usize::from(got.paths == 0);
         check(&format!("barrier_haug.csv line {}", row.line), got, row.f("expected"), 0.5e-4);
     }
     assert_eq!(kinds.len(), 4, "selection covers {kinds:?}");
     assert!(simulated >= 8, "only {simulated} rows were simulated");
+    assert!(on_host >= 1, "no knocked-out row valued on the host");
 }
 
 fn geometric(row: &common::Row) -> GeometricAsian {

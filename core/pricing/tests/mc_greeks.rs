@@ -76,3 +76,69 @@ fn put_call_parity_holds_on_common_random_numbers() {
         p.price
     );
 }
+
+#[test]
+fn in_out_parity_for_discrete_and_continuous_barriers() {
+    // Without rebate, knock-in + knock-out = the European on every path (the kernel values the
+    // in option with 1 - P(survive)); summed estimates must match Black-Scholes within 3 SE.
+    use tenor_pricing::mc::{BarrierOption, Monitoring};
+    use tenor_pricing::types::BarrierType;
+    let dev = tenor_cpu::cpu().expect("cpu");
+    let cfg = McConfig { paths: 100_000, seed: 31, steps: 50, ..McConfig::default() };
+    let v = Vanilla {
+        option: OptionType::Put,
+        spot: 100.0,
+        strike: 100.0,
+        maturity: 0.5,
+        rate: 0.05,
+        dividend: 0.0,
+        vol: 0.3,
+    };
+    let want = bsm(&v).price;
+    for monitoring in [Monitoring::Continuous, Monitoring::Discrete(12)] {
+        for (out_type, in_type, barrier) in
+            [(BarrierType::DownOut, BarrierType::DownIn, 90.0), (BarrierType::UpOut, BarrierType::UpIn, 110.0)]
+        {
+            let b = |barrier_type| {
+                McProduct::Barrier(BarrierOption { vanilla: v, barrier_type, barrier, rebate: 0.0, monitoring })
+            };
+            let o = mc::price(&dev, &b(out_type), &cfg).expect("out");
+            let i = mc::price(&dev, &b(in_type), &cfg).expect("in");
+            assert!(o.price > 0.0 && i.price > 0.0);
+            let sum = o.price + i.price;
+            assert!(
+                (sum - want).abs() < 3.0 * (o.stderr + i.stderr),
+                "{monitoring:?} {out_type:?}: {} + {} vs {want}",
+                o.price,
+                i.price
+            );
+        }
+    }
+}
+
+#[test]
+fn discrete_monitoring_knocks_out_less_than_continuous() {
+    // Fewer monitoring dates can only let more paths survive: a down-and-out is worth more
+    // monitored monthly than continuously, and a daily grid sits between them.
+    use tenor_pricing::mc::{BarrierOption, Monitoring};
+    use tenor_pricing::types::BarrierType;
+    let dev = tenor_cpu::cpu().expect("cpu");
+    let cfg = McConfig { paths: 100_000, seed: 37, steps: 64, ..McConfig::default() };
+    let v = Vanilla {
+        option: OptionType::Call,
+        spot: 100.0,
+        strike: 100.0,
+        maturity: 1.0,
+        rate: 0.03,
+        dividend: 0.0,
+        vol: 0.25,
+    };
+    let price = |monitoring| {
+        let b =
+            BarrierOption { vanilla: v, barrier_type: BarrierType::DownOut, barrier: 90.0, rebate: 0.0, monitoring };
+        mc::price(&dev, &McProduct::Barrier(b), &cfg).expect("price")
+    };
+    let (monthly, daily, continuous) =
+        (price(Monitoring::Discrete(12)), price(Monitoring::Discrete(252)), price(Monitoring::Continuous));
+    assert!(monthly.price > daily.price && daily.price > continuous.price, "{monthly:?} {daily:?} {continuous:?}");
+}
