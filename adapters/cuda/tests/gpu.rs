@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use tenor_core::{AllocError, Allocator, Compute, ComputeError, ComputeExt};
+use tenor_core::{AllocError, Allocator, Compute, ComputeExt};
 use tenor_cuda::alloc::{
     DefaultPool, ExplicitPool, ExplicitPoolConfig, ImportedPool, IpcPointer, PlainAllocator, PoolConfig, ReusePolicy,
     Sharing,
@@ -149,20 +149,6 @@ fn rdma_buffers_come_from_cumemalloc_outside_every_pool() {
     assert!(b.sync_memops().expect("attribute"), "SYNC_MEMOPS set for GPUDirect RDMA");
     assert!(!b.in_pool().expect("attribute"), "not pool memory");
     assert_eq!(b.len(), 1 << 20);
-}
-
-#[test]
-#[ignore = "needs an NVIDIA GPU: run by scripts/gpu-check with --ignored"]
-fn unavailable_names_the_missing_piece_not_a_panic() {
-    // With CUDA present the probe succeeds; its error type is exercised on machines without it.
-    match tenor_cuda::probe() {
-        Ok(()) => {}
-        Err(ComputeError::Unavailable { backend, reason }) => {
-            assert_eq!(backend, "cuda");
-            assert!(!reason.is_empty());
-        }
-        Err(e) => panic!("unexpected error kind {e:?}"),
-    }
 }
 
 /// The IPC child: imports the pool and the pointer named by the environment and prints a
