@@ -261,10 +261,27 @@ pub fn implied_total_vol_otm(beta: f64, x: f64) -> Result<f64, IvStatus> {
     let (mut lo, mut hi) = (0.0f64, f64::INFINITY);
     let mut s = if sc > 0.0 { sc } else { SQRT_2PI * beta };
     if objective == 0 {
-        // b(s) ~ exp(-x^2 / (2 s^2)) in the lower wing: start from that estimate, below s_c.
-        let guess = x.abs() / (-2.0 * beta.ln()).max(1e-300).sqrt();
-        if guess.is_finite() && guess > 0.0 && guess < sc {
-            s = guess;
+        // Lower wing: b ≈ exp(-(h² + t²)/2) 2t / (√(2π) (h² - t²)) (leading asymptotic term), so
+        // s = |x| / √(2 (ln P(s) - ln β) - t²) with P the prefactor; three fixed-point steps
+        // from the guess without P, kept only if they stay below s_c.
+        let lb = beta.ln();
+        let mut g = x.abs() / (-2.0 * lb).max(1e-300).sqrt();
+        for _ in 0..3 {
+            let h = x / g;
+            let t = 0.5 * g;
+            let p = (2.0 * t * INV_SQRT_2PI / (h * h - t * t).max(1e-300)).ln();
+            let arg = 2.0 * (p - lb) - t * t;
+            if !(arg > 0.0) {
+                break;
+            }
+            let next = x.abs() / arg.sqrt();
+            if !(next.is_finite() && next > 0.0 && next < sc) {
+                break;
+            }
+            g = next;
+        }
+        if g.is_finite() && g > 0.0 && g < sc {
+            s = g;
         }
     }
     for _ in 0..MAX_ITERATIONS {
@@ -301,6 +318,9 @@ pub fn implied_total_vol_otm(beta: f64, x: f64) -> Result<f64, IvStatus> {
             let denom = 1.0 + 0.5 * newton * f2 / f1;
             let step = if denom > 0.5 && denom.is_finite() { newton / denom } else { newton };
             next = s + step;
+            if step.abs() <= 2.0 * f64::EPSILON * s {
+                return Ok(next);
+            }
         }
         if !(next > lo && next < hi) {
             next = if hi.is_finite() { 0.5 * (lo + hi) } else { 2.0 * s.max(lo).max(1e-3) };
@@ -338,3 +358,4 @@ pub fn implied_vol(price: f64, forward: f64, strike: f64, maturity: f64, is_call
     let beta = (price - intrinsic) / (forward * strike).sqrt();
     implied_total_vol_otm(beta, (forward / strike).ln()).map(|s| s / maturity.sqrt())
 }
+
