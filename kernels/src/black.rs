@@ -271,7 +271,7 @@ pub fn implied_total_vol_otm(beta: f64, x: f64) -> Result<f64, IvStatus> {
             let t = 0.5 * g;
             let p = (2.0 * t * INV_SQRT_2PI / (h * h - t * t).max(1e-300)).ln();
             let arg = 2.0 * (p - lb) - t * t;
-            if !(arg > 0.0) {
+            if arg.is_nan() || arg <= 0.0 {
                 break;
             }
             let next = x.abs() / arg.sqrt();
@@ -358,4 +358,3 @@ pub fn implied_vol(price: f64, forward: f64, strike: f64, maturity: f64, is_call
     let beta = (price - intrinsic) / (forward * strike).sqrt();
     implied_total_vol_otm(beta, (forward / strike).ln()).map(|s| s / maturity.sqrt())
 }
-

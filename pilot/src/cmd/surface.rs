@@ -133,18 +133,35 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut w = BufWriter::new(File::create(args.out.join("calendar.csv"))?);
     writeln!(w, "earlier,later,min_total_variance_gap,at_k,calendar_free")?;
     for c in &checks {
-        writeln!(w, "{} {},{} {},{:.6e},{:.4},{}", c.earlier.0, c.earlier.1.as_str(), c.later.0, c.later.1.as_str(), c.min_gap, c.at, c.min_gap >= 0.0)?;
+        writeln!(
+            w,
+            "{} {},{} {},{:.6e},{:.4},{}",
+            c.earlier.0,
+            c.earlier.1.as_str(),
+            c.later.0,
+            c.later.1.as_str(),
+            c.min_gap,
+            c.at,
+            c.min_gap >= 0.0
+        )?;
     }
     w.flush()?;
     let crossings = checks.iter().filter(|c| c.min_gap < 0.0).count();
-    println!("calendar: {crossings} of {} consecutive slice pairs cross inside their common strike range", checks.len());
+    println!(
+        "calendar: {crossings} of {} consecutive slice pairs cross inside their common strike range",
+        checks.len()
+    );
 
     let mut w = BufWriter::new(File::create(args.out.join("implied_vols.csv"))?);
-    writeln!(w, "symbol,expiry,settlement,maturity,type,strike,bid,ask,mid,forward,discount,iv_mid,status,svi_vol,fit_error")?;
+    writeln!(
+        w,
+        "symbol,expiry,settlement,maturity,type,strike,bid,ask,mid,forward,discount,iv_mid,status,svi_vol,fit_error"
+    )?;
     for v in &vols {
         let q = &chain.quotes[v.index];
         let slice = surface.slices.iter().find(|s| s.slice == (q.expiry, q.settlement));
-        let svi = slice.map(|s| (s.fit.params.total_variance((q.strike / s.forward).ln()).max(0.0) / s.maturity).sqrt());
+        let svi =
+            slice.map(|s| (s.fit.params.total_variance((q.strike / s.forward).ln()).max(0.0) / s.maturity).sqrt());
         let (iv, status, err) = match (&v.vol, svi) {
             (Ok(x), Some(m)) => (format!("{x:.10}"), "ok".to_owned(), format!("{:.6}", m - x)),
             (Ok(x), None) => (format!("{x:.10}"), "ok".to_owned(), String::new()),
@@ -170,7 +187,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     w.flush()?;
 
     let svg = args.out.join("surface.svg");
-    let title = format!("{} implied volatility and SVI fits, {}", chain.quotes.first().map_or("", |q| q.root.as_str()), chain.as_of.date());
+    let title = format!(
+        "{} implied volatility and SVI fits, {}",
+        chain.quotes.first().map_or("", |q| q.root.as_str()),
+        chain.as_of.date()
+    );
     tenor_market::plot::plot_surface(&svg, &title, &chain, &vols, &forwards, &surface, args.plot_slices)?;
     println!("wrote {}/{{implied_vols.csv, svi_params.csv, calendar.csv, surface.svg}}", args.out.display());
     Ok(ExitCode::SUCCESS)
