@@ -178,7 +178,9 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
             if occ.expiry != expiry || occ.option_type != option_type || (occ.strike - strike).abs() > 1e-9 {
                 return Err(cell(
                     base,
-                    format!("symbol {symbol} disagrees with the row (expiry {expiry}, strike {strike}, {option_type:?})"),
+                    format!(
+                        "symbol {symbol} disagrees with the row (expiry {expiry}, strike {strike}, {option_type:?})"
+                    ),
                 ));
             }
             let bid = num(base + 3)?;

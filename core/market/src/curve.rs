@@ -97,11 +97,8 @@ impl DiscountCurve {
             if tenor <= *curve.times.last().unwrap_or(&0.0) {
                 return Err(MarketError::Curve(format!("tenor {tenor} repeated")));
             }
-            let log_df = if tenor <= 1.0 + 1e-12 {
-                -2.0 * tenor * (0.5 * y).ln_1p()
-            } else {
-                curve.solve_par_bond(tenor, y)?
-            };
+            let log_df =
+                if tenor <= 1.0 + 1e-12 { -2.0 * tenor * (0.5 * y).ln_1p() } else { curve.solve_par_bond(tenor, y)? };
             curve.times.push(tenor);
             curve.log_dfs.push(log_df);
         }

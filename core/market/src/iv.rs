@@ -144,7 +144,8 @@ pub fn chain_vols<C: Compute + ?Sized>(
     let mut slots = Vec::new();
     for (index, q) in chain.quotes.iter().enumerate() {
         let fwd = by_slice.get(&(q.expiry, q.settlement));
-        let (maturity, forward, discount) = fwd.map_or((0.0, f64::NAN, f64::NAN), |f| (f.maturity, f.forward, f.discount));
+        let (maturity, forward, discount) =
+            fwd.map_or((0.0, f64::NAN, f64::NAN), |f| (f.maturity, f.forward, f.discount));
         let vol = if q.bid <= 0.0 || q.ask <= 0.0 {
             Err(NoVol::NoTwoSidedQuote)
         } else if q.bid > q.ask {

@@ -39,12 +39,15 @@ pub struct ParityForward {
 }
 
 const NEAR: f64 = 0.15;
+
+/// (mid, spread) of the call and the put at one strike (keyed by the strike's bits).
+type PairSlot = [Option<(f64, f64)>; 2];
 const MIN_PAIRS: usize = 8;
 
 /// Parity forwards of every slice of `chain` with at least 3 usable pairs, sorted by maturity;
 /// slices with fewer are returned in the second vector with the reason.
 pub fn parity_forwards(chain: &Chain) -> (Vec<ParityForward>, Vec<MarketError>) {
-    let mut pairs: BTreeMap<SliceKey, BTreeMap<u64, [Option<(f64, f64)>; 2]>> = BTreeMap::new();
+    let mut pairs: BTreeMap<SliceKey, BTreeMap<u64, PairSlot>> = BTreeMap::new();
     for q in &chain.quotes {
         if !q.is_two_sided() {
             continue;

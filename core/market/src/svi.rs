@@ -123,7 +123,8 @@ pub fn fit_svi(points: &[(f64, f64)], maturity: f64) -> Result<SviFit, String> {
     if points.len() < 5 {
         return Err(format!("{} points, need at least 5", points.len()));
     }
-    if !(maturity > 0.0) || points.iter().any(|p| !(p.0.is_finite() && p.1.is_finite() && p.1 > 0.0)) {
+    if maturity.is_nan() || maturity <= 0.0 || points.iter().any(|p| !(p.0.is_finite() && p.1.is_finite() && p.1 > 0.0))
+    {
         return Err("maturity and total variances must be positive and finite".into());
     }
     let kmin = points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
@@ -182,6 +183,7 @@ pub fn fit_svi(points: &[(f64, f64)], maturity: f64) -> Result<SviFit, String> {
 
 /// The inner problem: best `(a, d, c)` for fixed `(m, σ)` on the Zeliade polytope, with its
 /// sum of squared errors.
+#[allow(clippy::needless_range_loop)] // dense 3x3 and KKT algebra reads best with indices
 fn inner_fit(points: &[(f64, f64)], m: f64, sigma: f64, wmax: f64) -> ([f64; 3], f64) {
     // normal equations of min |A p - w|² with rows (1, y, √(y²+1))
     let mut ata = [[0.0f64; 3]; 3];
@@ -264,6 +266,7 @@ fn inner_fit(points: &[(f64, f64)], m: f64, sigma: f64, wmax: f64) -> ([f64; 3],
 
 /// Gaussian elimination with partial pivoting on the `n × n` system stored in `mat[..n][..n]`
 /// with right-hand side in column 6; `None` when singular.
+#[allow(clippy::needless_range_loop)]
 fn solve_dense(mat: &mut [[f64; 7]; 6], n: usize) -> Option<[f64; 6]> {
     for col in 0..n {
         let piv = (col..n).max_by(|&a, &b| mat[a][col].abs().total_cmp(&mat[b][col].abs()))?;

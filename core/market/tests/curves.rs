@@ -29,10 +29,10 @@ fn bootstrap_reprices_par_bonds_on_real_curves() {
     let old = load_treasury(&tenor_testdata::shared("data/rates/us_treasury_par_yield_1990_2023.csv")).expect("old");
     for row in [
         y25.on(date(2025, 7, 11)).expect("row"),
-        old.on(date(1990, 1, 2)).expect("row"),      // no 20y, inverted short end
-        old.on(date(2008, 12, 10)).expect("row"),    // 3 mo missing, near-zero bills
-        old.on(date(2005, 6, 1)).expect("row"),      // no 30y
-        old.on(date(2020, 4, 9)).expect("row"),      // zero yields
+        old.on(date(1990, 1, 2)).expect("row"),   // no 20y, inverted short end
+        old.on(date(2008, 12, 10)).expect("row"), // 3 mo missing, near-zero bills
+        old.on(date(2005, 6, 1)).expect("row"),   // no 30y
+        old.on(date(2020, 4, 9)).expect("row"),   // zero yields
     ] {
         let curve = DiscountCurve::bootstrap_par(&row.points).expect("bootstraps");
         assert_reprices(&row.points, &curve);

@@ -109,7 +109,12 @@ fn yahoo_chain_accounts_for_every_quote_and_round_trips() {
     assert!(solved > 14000, "{solved}");
     // README: parity gives a forward of 6936.4 for 2026-02-02 and 6940.5 for 2026-02-06
     let f = |d: u32| fwds.iter().find(|f| f.slice.0 == NaiveDate::from_ymd_opt(2026, 2, d).expect("d")).expect("fwd");
-    assert!((f(2).forward - 6936.4).abs() < 1.0 && (f(6).forward - 6940.5).abs() < 1.0, "{} {}", f(2).forward, f(6).forward);
+    assert!(
+        (f(2).forward - 6936.4).abs() < 1.0 && (f(6).forward - 6940.5).abs() < 1.0,
+        "{} {}",
+        f(2).forward,
+        f(6).forward
+    );
 }
 
 #[test]

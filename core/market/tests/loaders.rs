@@ -50,7 +50,8 @@ fn cboe_snapshot_has_957_strike_rows_and_the_readme_expiries() {
 
 #[test]
 fn cboe_single_file_reads_the_mixed_am_pm_file() {
-    let chain = load_cboe(&tenor_testdata::shared("data/options/spx_cboe_2025-10-01/spx_quotedata-3.csv")).expect("loads");
+    let chain =
+        load_cboe(&tenor_testdata::shared("data/options/spx_cboe_2025-10-01/spx_quotedata-3.csv")).expect("loads");
     assert_eq!(chain.quotes.len(), 2 * (142 + 75));
     let q = &chain.quotes[0];
     assert_eq!(q.symbol, "SPX260618C00600000");
@@ -85,7 +86,8 @@ fn yahoo_chain_has_17107_rows_with_the_readme_counts() {
     keys.sort();
     keys.dedup();
     assert_eq!(keys.len(), 17107);
-    let feb20 = |s: Settlement| chain.quotes.iter().filter(|q| q.expiry == date(2026, 2, 20) && q.settlement == s).count();
+    let feb20 =
+        |s: Settlement| chain.quotes.iter().filter(|q| q.expiry == date(2026, 2, 20) && q.settlement == s).count();
     assert_eq!((feb20(Settlement::Am), feb20(Settlement::Pm)), (503, 376));
     // CRLF: the last field parses as a date, so no '\r' is left in it; line numbers count the header
     assert_eq!(chain.quotes[0].line, 2);
@@ -168,7 +170,10 @@ fn malformed_yahoo_and_treasury_rows_name_file_line_and_column() {
         other => panic!("{other:?}"),
     }
     let wrong_expiry = row.replace(",2026-02-02", ",2026-02-03");
-    assert!(matches!(parse_yahoo(&format!("{head}{wrong_expiry}"), "y.csv", d), Err(MarketError::Cell { line: 2, column: 1, .. })));
+    assert!(matches!(
+        parse_yahoo(&format!("{head}{wrong_expiry}"), "y.csv", d),
+        Err(MarketError::Cell { line: 2, column: 1, .. })
+    ));
     let missing = head.replace("bid,", "bidd,");
     assert!(matches!(parse_yahoo(&format!("{missing}{row}"), "y.csv", d), Err(MarketError::Row { line: 1, .. })));
 

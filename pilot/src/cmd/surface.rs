@@ -33,6 +33,10 @@ pub struct Args {
     /// Compute backend (`cpu`, `sim`, `auto`, ...).
     #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
     pub backend: String,
+    /// A US Treasury par-yield CSV: the zero curve bootstrapped from the latest date on or
+    /// before the snapshot is printed beside each slice's parity rate.
+    #[arg(long)]
+    pub rates: Option<PathBuf>,
     /// Most slices drawn in the plot.
     #[arg(long, default_value_t = 12)]
     pub plot_slices: usize,
@@ -86,14 +90,26 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     bar.finish_and_clear();
     let surface = VolSurface::new(slices)?;
+    let treasury = match &args.rates {
+        None => None,
+        Some(path) => {
+            let table = tenor_market::treasury::load_treasury(path)?;
+            let Some(row) = table.latest_on_or_before(chain.as_of.date()) else {
+                bail!("{}: no par yields on or before {}", path.display(), chain.as_of.date())
+            };
+            println!("Treasury zero curve bootstrapped from the par yields of {} ({})", row.date, path.display());
+            Some(tenor_market::curve::DiscountCurve::bootstrap_par(&row.points)?)
+        }
+    };
+    let treasury_rate = |t: f64| treasury.as_ref().map(|c| c.zero_rate(t));
 
     let mut w = BufWriter::new(File::create(args.out.join("svi_params.csv"))?);
-    writeln!(w, "expiry,settlement,maturity,forward,discount,parity_rate,points,a,b,rho,m,sigma,rmse_vol,max_vol_error,min_g,min_g_at_k,butterfly_free,min_g_wide,min_g_wide_at_k")?;
+    writeln!(w, "expiry,settlement,maturity,forward,discount,parity_rate,points,a,b,rho,m,sigma,rmse_vol,max_vol_error,min_g,min_g_at_k,butterfly_free,min_g_wide,min_g_wide_at_k,treasury_zero_rate")?;
     for s in &surface.slices {
         let p = s.fit.params;
         writeln!(
             w,
-            "{},{},{:.6},{:.4},{:.8},{:.6},{},{:.8},{:.8},{:.8},{:.8},{:.8},{:.6},{:.6},{:.6},{:.4},{},{:.6},{:.4}",
+            "{},{},{:.6},{:.4},{:.8},{:.6},{},{:.8},{:.8},{:.8},{:.8},{:.8},{:.6},{:.6},{:.6},{:.4},{},{:.6},{:.4},{}",
             s.slice.0,
             s.slice.1.as_str(),
             s.maturity,
@@ -112,15 +128,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             s.butterfly.at,
             s.butterfly.is_free(),
             s.butterfly_wide.min_g,
-            s.butterfly_wide.at
+            s.butterfly_wide.at,
+            treasury_rate(s.maturity).map(|r| format!("{r:.6}")).unwrap_or_default()
         )?;
         println!(
-            "  {} {} T {:.3}  F {:.2}  r {:.3}%  {} pts  SVI rmse {:.2} vol pts (max {:.2})  butterfly {}",
+            "  {} {} T {:.3}  F {:.2}  parity r {:.3}%{}  {} pts  SVI rmse {:.2} vol pts (max {:.2})  butterfly {}",
             s.slice.0,
             s.slice.1.as_str(),
             s.maturity,
             s.forward,
             100.0 * -s.discount.ln() / s.maturity,
+            treasury_rate(s.maturity).map(|r| format!(" (Treasury {:.3}%)", 100.0 * r)).unwrap_or_default(),
             s.fit.points,
             100.0 * s.fit.rmse_vol,
             100.0 * s.fit.max_vol_error,
@@ -133,18 +151,35 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut w = BufWriter::new(File::create(args.out.join("calendar.csv"))?);
     writeln!(w, "earlier,later,min_total_variance_gap,at_k,calendar_free")?;
     for c in &checks {
-        writeln!(w, "{} {},{} {},{:.6e},{:.4},{}", c.earlier.0, c.earlier.1.as_str(), c.later.0, c.later.1.as_str(), c.min_gap, c.at, c.min_gap >= 0.0)?;
+        writeln!(
+            w,
+            "{} {},{} {},{:.6e},{:.4},{}",
+            c.earlier.0,
+            c.earlier.1.as_str(),
+            c.later.0,
+            c.later.1.as_str(),
+            c.min_gap,
+            c.at,
+            c.min_gap >= 0.0
+        )?;
     }
     w.flush()?;
     let crossings = checks.iter().filter(|c| c.min_gap < 0.0).count();
-    println!("calendar: {crossings} of {} consecutive slice pairs cross inside their common strike range", checks.len());
+    println!(
+        "calendar: {crossings} of {} consecutive slice pairs cross inside their common strike range",
+        checks.len()
+    );
 
     let mut w = BufWriter::new(File::create(args.out.join("implied_vols.csv"))?);
-    writeln!(w, "symbol,expiry,settlement,maturity,type,strike,bid,ask,mid,forward,discount,iv_mid,status,svi_vol,fit_error")?;
+    writeln!(
+        w,
+        "symbol,expiry,settlement,maturity,type,strike,bid,ask,mid,forward,discount,iv_mid,status,svi_vol,fit_error"
+    )?;
     for v in &vols {
         let q = &chain.quotes[v.index];
         let slice = surface.slices.iter().find(|s| s.slice == (q.expiry, q.settlement));
-        let svi = slice.map(|s| (s.fit.params.total_variance((q.strike / s.forward).ln()).max(0.0) / s.maturity).sqrt());
+        let svi =
+            slice.map(|s| (s.fit.params.total_variance((q.strike / s.forward).ln()).max(0.0) / s.maturity).sqrt());
         let (iv, status, err) = match (&v.vol, svi) {
             (Ok(x), Some(m)) => (format!("{x:.10}"), "ok".to_owned(), format!("{:.6}", m - x)),
             (Ok(x), None) => (format!("{x:.10}"), "ok".to_owned(), String::new()),
@@ -170,7 +205,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     w.flush()?;
 
     let svg = args.out.join("surface.svg");
-    let title = format!("{} implied volatility and SVI fits, {}", chain.quotes.first().map_or("", |q| q.root.as_str()), chain.as_of.date());
+    let title = format!(
+        "{} implied volatility and SVI fits, {}",
+        chain.quotes.first().map_or("", |q| q.root.as_str()),
+        chain.as_of.date()
+    );
     tenor_market::plot::plot_surface(&svg, &title, &chain, &vols, &forwards, &surface, args.plot_slices)?;
     println!("wrote {}/{{implied_vols.csv, svi_params.csv, calendar.csv, surface.svg}}", args.out.display());
     Ok(ExitCode::SUCCESS)
