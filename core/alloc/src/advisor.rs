@@ -136,6 +136,27 @@ impl Profile {
         out
     }
 
+    /// Slab classes: the most frequent sizes covering 95 % of the allocations, plus the sizes
+    /// carrying the most bytes until they cover 95 % of the bytes requested (at most 32).
+    pub fn slab_classes(&self) -> Vec<usize> {
+        let mut out = self.classes(0.95, 32);
+        let total: usize = self.size_counts.iter().map(|(s, c)| s * c).sum();
+        let mut by_bytes: Vec<(usize, usize)> = self.size_counts.iter().map(|(s, c)| (s * c, *s)).collect();
+        by_bytes.sort_unstable_by(|a, b| b.cmp(a));
+        let mut covered: usize = out.iter().filter_map(|s| self.size_counts.get(s).map(|c| s * c)).sum();
+        for (bytes, s) in by_bytes {
+            if out.len() >= 32 || covered as f64 >= 0.95 * total as f64 {
+                break;
+            }
+            if !out.contains(&s) {
+                out.push(s);
+                covered += bytes;
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
     /// Share of allocations that the classes `classes(coverage, max)` serve exactly.
     pub fn class_coverage(&self, coverage: f64, max: usize) -> f64 {
         let cls = self.classes(coverage, max);
@@ -197,7 +218,7 @@ pub struct Advice {
     pub reasons: Vec<String>,
     /// Suggested binning exponents (`2^lo..2^hi`).
     pub bin_exponents: (u32, u32),
-    /// Suggested slab classes.
+    /// Suggested slab classes ([`Profile::slab_classes`]).
     pub classes: Vec<usize>,
     /// Suggested per-job cap in bytes.
     pub job_cap: usize,
@@ -215,7 +236,7 @@ pub const POOL_OVERHEAD: f64 = 1.15;
 /// Advice for `profile`, given a replay of the same trace under the [`crate::Pool`].
 pub fn advise(profile: &Profile, pool: &ReplayResult) -> Advice {
     let coverage = profile.class_coverage(CLUSTER_COVERAGE, CLUSTER_MAX_CLASSES);
-    let classes = profile.classes(CLUSTER_COVERAGE, CLUSTER_MAX_CLASSES);
+    let n_classes = profile.classes(CLUSTER_COVERAGE, CLUSTER_MAX_CLASSES).len();
     let mut reasons = vec![
         format!(
             "{} allocations, {} distinct sizes (256 B granularity), 5th-95th percentile {} B to {} B ({:.1} decades)",
@@ -233,7 +254,7 @@ pub fn advise(profile: &Profile, pool: &ReplayResult) -> Advice {
         format!("{} streams on {} host threads", profile.streams, profile.threads),
         format!(
             "{} classes cover {:.1} % of allocations exactly",
-            classes.len(),
+            n_classes,
             100.0 * coverage
         ),
         format!(
@@ -261,5 +282,5 @@ pub fn advise(profile: &Profile, pool: &ReplayResult) -> Advice {
         Choice::DevicePool
     };
     reasons.push("buffers used with GPUDirect RDMA belong on cudaMalloc, outside any pool".into());
-    Advice { choice, reasons, bin_exponents: profile.bin_exponents(), classes, job_cap: profile.job_cap() }
+    Advice { choice, reasons, bin_exponents: profile.bin_exponents(), classes: profile.slab_classes(), job_cap: profile.job_cap() }
 }

@@ -67,6 +67,7 @@ impl Arena {
             reuse: if reuse == Reuse::Opportunistic { Reuse::Opportunistic } else { Reuse::FollowEvents },
             max_waste: 1.0,
             keying: Keying::Thread,
+            upstream_ordered: true,
         };
         let p: Arc<dyn Allocator> = pool.clone();
         Self { small: ClassCache::new(spec, p, None), pool }

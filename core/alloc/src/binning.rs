@@ -20,12 +20,16 @@ pub struct BinningConfig {
     pub chunk_bytes: usize,
     /// Cross-stream reuse policy.
     pub reuse: Reuse,
+    /// Whether the upstream orders reuse across streams itself (this crate's [`crate::Pool`],
+    /// CUDA's stream-ordered pool); when not, returns to it wait for the freeing stream on the
+    /// host.
+    pub upstream_ordered: bool,
 }
 
 impl Default for BinningConfig {
     /// 256 B to 4 MiB bins from 1 MiB chunks (RMM's example range, seed notes).
     fn default() -> Self {
-        Self { min_exp: 8, max_exp: 22, chunk_bytes: 1 << 20, reuse: Reuse::FollowEvents }
+        Self { min_exp: 8, max_exp: 22, chunk_bytes: 1 << 20, reuse: Reuse::FollowEvents, upstream_ordered: false }
     }
 }
 
@@ -49,6 +53,7 @@ impl Binning {
             reuse: config.reuse,
             max_waste: 1.0,
             keying: Keying::Stream,
+            upstream_ordered: config.upstream_ordered,
         };
         Self { cache: ClassCache::new(spec, upstream, None) }
     }

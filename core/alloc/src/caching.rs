@@ -29,12 +29,16 @@ pub struct CachingConfig {
     /// Cross-stream reuse: [`Reuse::Opportunistic`] is CUB's; [`Reuse::FollowEvents`] is the
     /// deterministic mode.
     pub reuse: Reuse,
+    /// Whether the upstream orders reuse across streams itself (this crate's [`crate::Pool`],
+    /// CUDA's stream-ordered pool); when not, returns to it wait for the freeing stream on the
+    /// host.
+    pub upstream_ordered: bool,
 }
 
 impl Default for CachingConfig {
     /// Growth 2 from 256 B to 64 MiB, 256 MiB cached per stream, opportunistic reuse.
     fn default() -> Self {
-        Self { growth: 2, min_bin: 8, max_bin: 26, max_cached_bytes: 256 << 20, reuse: Reuse::Opportunistic }
+        Self { growth: 2, min_bin: 8, max_bin: 26, max_cached_bytes: 256 << 20, reuse: Reuse::Opportunistic, upstream_ordered: false }
     }
 }
 
@@ -61,6 +65,7 @@ impl Caching {
             reuse: config.reuse,
             max_waste: 1.0,
             keying: Keying::Stream,
+            upstream_ordered: config.upstream_ordered,
         };
         Self { cache: ClassCache::new(spec, upstream, None) }
     }

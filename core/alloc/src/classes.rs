@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
 
 use crate::budget::JobBudgets;
-use crate::order::{lock, FastMap, Keying, Releaser, Reuse, Shards};
+use crate::order::{lock, FastMap, Keying, ReleaseMode, Releaser, Reuse, Shards};
 use crate::{ids, job, FreeSpace};
 
 /// Class index of blocks that went to the `large` allocator.
@@ -34,6 +34,8 @@ pub(crate) struct ClassSpec {
     /// Largest share of a class a request may leave unused; requests that would waste more go
     /// to the upstream (1.0: every request up to the largest class is rounded up).
     pub(crate) max_waste: f64,
+    /// Whether the upstream itself orders reuse across streams (see [`ReleaseMode`]).
+    pub(crate) upstream_ordered: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -103,13 +105,13 @@ impl ClassCache {
     ) -> Self {
         Self {
             shards: Shards::new(spec.reuse, spec.keying),
+            releaser: Releaser::new(ReleaseMode::pick(spec.upstream_ordered, spec.reuse)),
             spec,
             upstream,
             chunks: std::sync::Mutex::new(FastMap::default()),
             reserved: AtomicUsize::new(0),
             peak_reserved: AtomicUsize::new(0),
             budgets,
-            releaser: Releaser::default(),
         }
     }
 

@@ -319,29 +319,63 @@ impl<P: Default, L> Shards<P, L> {
     }
 }
 
-/// Returns memory to an upstream only once the host observed that the freeing stream's work
-/// completed, and synchronises the stream after the return.
+/// How memory goes back to the upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReleaseMode {
+    /// At once, on the freeing stream: the upstream honours the port's stream order (rule 3)
+    /// itself (this crate's [`crate::Pool`], CUDA's stream-ordered pool).
+    Direct,
+    /// Queued until an event recorded on the freeing stream is seen complete (opportunistic).
+    Deferred,
+    /// The host waits for the freeing stream's work, returns the block and waits again:
+    /// deterministic, for upstreams that may hand a block to another stream at once.
+    Synchronous,
+}
+
+impl ReleaseMode {
+    /// The mode for an upstream that does (`ordered`) or may not honour stream order, under
+    /// the reuse policy `reuse`.
+    pub(crate) fn pick(ordered: bool, reuse: Reuse) -> Self {
+        match (ordered, reuse) {
+            (true, _) => Self::Direct,
+            (false, Reuse::Opportunistic) => Self::Deferred,
+            (false, Reuse::FollowEvents) => Self::Synchronous,
+        }
+    }
+}
+
+/// Returns memory to an upstream per its [`ReleaseMode`].
 ///
-/// An upstream may hand a returned block to any stream at once (a first-fit device allocator,
-/// `cudaFree`-like calls, the simulated device's allocator), so a return must be ordered before
-/// every later use on any stream: the block waits in a queue until an event recorded on the
-/// freeing stream is observed complete, and the host then synchronises with the stream after
-/// the upstream's free, as CUDA's pool releases memory to the OS only at a synchronisation.
-/// Returns are rare (trim, a cache above its threshold), never on the fast path.
-#[derive(Debug, Default)]
+/// An upstream that does not itself order reuse across streams (a first-fit device allocator,
+/// `cudaFree`-like calls, the simulated device's allocator) may hand a returned block to any
+/// stream at once, so a return must be ordered before every later use on any stream: the host
+/// observes an event recorded on the freeing stream after the free, returns the block, and
+/// synchronises with the stream after the upstream's free, as CUDA's pool releases memory to
+/// the OS only at a synchronisation. [`ReleaseMode::Deferred`] queues blocks until their event is
+/// seen complete (and a request of the same size takes one back from the queue);
+/// [`ReleaseMode::Synchronous`] waits at once, so nothing depends on device timing. Returns are
+/// rare (trim, a cache above its threshold, requests above the classes), never on the fast path.
+#[derive(Debug)]
 pub(crate) struct Releaser {
+    mode: ReleaseMode,
     pending: Mutex<Vec<(tenor_core::Block, Stream, Event)>>,
 }
 
 impl Releaser {
-    /// Queues `block` for return after the work enqueued so far on `stream`, and returns what
-    /// is ready.
+    pub(crate) fn new(mode: ReleaseMode) -> Self {
+        Self { mode, pending: Mutex::new(Vec::new()) }
+    }
+
+    /// Returns `block`, freed in the order of `stream`, per the mode.
     pub(crate) fn release(
         &self,
         upstream: &dyn tenor_core::Allocator,
         block: tenor_core::Block,
         stream: &Stream,
     ) -> Result<(), AllocError> {
+        if self.mode == ReleaseMode::Direct {
+            return upstream.deallocate(block, stream);
+        }
         let ev = stream.record().map_err(stream_err)?;
         lock(&self.pending).push((block, stream.clone(), ev));
         self.collect(upstream, false)
@@ -355,8 +389,10 @@ impl Releaser {
         Some(p.remove(i))
     }
 
-    /// Returns queued blocks whose events completed (all of them, blocking, when `all`).
+    /// Returns queued blocks whose events completed (every one, blocking, when `all` or in
+    /// synchronous mode).
     pub(crate) fn collect(&self, upstream: &dyn tenor_core::Allocator, all: bool) -> Result<(), AllocError> {
+        let all = all || self.mode == ReleaseMode::Synchronous;
         let ready: Vec<(tenor_core::Block, Stream, Event)> = {
             let mut p = lock(&self.pending);
             if p.is_empty() {
@@ -366,7 +402,7 @@ impl Releaser {
             let mut k = 0;
             while k < p.len() {
                 if all || p[k].2.is_complete().map_err(stream_err)? {
-                    ready.push(p.swap_remove(k));
+                    ready.push(p.remove(k));
                 } else {
                     k += 1;
                 }

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use tenor_core::allocator::align_up;
 use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
 
-use crate::order::{lock, FastMap, Keying, Releaser, Reuse, Shards};
+use crate::order::{lock, FastMap, Keying, ReleaseMode, Releaser, Reuse, Shards};
 use crate::{ids, FreeSpace, Strategy};
 
 /// Alignment and granularity of pool blocks (CUDA's allocation granularity for small blocks).
@@ -30,11 +30,15 @@ pub struct PoolConfig {
     pub maximum_bytes: Option<usize>,
     /// Cross-stream reuse policy; [`Reuse::FollowEvents`] is the deterministic one.
     pub reuse: Reuse,
+    /// Whether the upstream orders reuse across streams itself (CUDA's stream-ordered pool);
+    /// when not (a first-fit device allocator, the simulated device), returns to it wait for
+    /// the freeing stream on the host.
+    pub upstream_ordered: bool,
 }
 
 impl Default for PoolConfig {
     fn default() -> Self {
-        Self { initial_bytes: 32 << 20, maximum_bytes: None, reuse: Reuse::FollowEvents }
+        Self { initial_bytes: 32 << 20, maximum_bytes: None, reuse: Reuse::FollowEvents, upstream_ordered: false }
     }
 }
 
@@ -119,7 +123,7 @@ impl Pool {
             chunks: Mutex::new(FastMap::default()),
             reserved: AtomicUsize::new(0),
             peak_reserved: AtomicUsize::new(0),
-            releaser: Releaser::default(),
+            releaser: Releaser::new(ReleaseMode::pick(config.upstream_ordered, config.reuse)),
         }
     }
 

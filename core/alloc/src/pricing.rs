@@ -1,10 +1,13 @@
 //! Allocation traces from Tenor's own pricing kernels.
 //!
-//! [`run_pricing`] runs a small desk of Monte Carlo jobs (the fused antithetic European kernel
-//! `mc_european`, and GBM paths + European payoff + reduction) on any [`Compute`], each job in
-//! its own [`JobScope`], jobs spread round-robin over streams, with a portfolio of spots
-//! uploaded once and kept. Built with `Device::with_allocator(driver, Arc::new(Recorder::new(..)))`,
-//! the recorder's trace is the run's allocation trace.
+//! [`run_pricing`] runs a small desk of Monte Carlo European calls on any [`Compute`], each job
+//! in its own [`JobScope`], jobs spread round-robin over streams, with the strikes uploaded once
+//! and kept for the whole run. Each job generates its normals on the device with
+//! `philox_normals` (one step for terminal-value jobs, `steps` steps for path jobs), checks
+//! their moments with `reduce_sum_sumsq`, and prices on the host from the downloaded normals
+//! (antithetic terminal values; GBM's exact log-step sum for path jobs). Built with
+//! `Device::with_allocator(driver, Arc::new(Recorder::new(..)))`, the recorder's trace is the
+//! run's allocation trace.
 
 use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt, Stream};
 
@@ -17,7 +20,7 @@ pub struct PricingRun {
     pub jobs: usize,
     /// Streams.
     pub streams: usize,
-    /// Antithetic pairs (fused kernel) or paths (path kernels) per job.
+    /// Paths per job (antithetic pairs for terminal-value jobs).
     pub paths: u64,
     /// Time steps of the path jobs.
     pub steps: u32,
@@ -58,15 +61,19 @@ fn mean_and_error(partials: &[f64], n: f64) -> (f64, f64) {
     (mean, (var / n).sqrt())
 }
 
+/// Discounted call payoff.
+fn call(s: f64, k: f64, discount: f64) -> f64 {
+    discount * (s - k).max(0.0)
+}
+
 /// Prices `run.jobs` European calls (strikes 80..120) and returns them.
 ///
 /// # Errors
-/// Any device error.
+/// Any device error; [`ComputeError::InvalidArgument`] when the device's normals have a mean
+/// or variance far from N(0, 1) (more than 6 standard errors).
 pub fn run_pricing(dev: &dyn Compute, run: &PricingRun) -> Result<Vec<Priced>, ComputeError> {
     let streams: Vec<Stream> = (0..run.streams.max(1)).map(|_| dev.create_stream()).collect::<Result<_, _>>()?;
-    let fused = dev.load_kernel(tenor_kernels::get("mc_european")?)?;
-    let gbm = dev.load_kernel(tenor_kernels::get("gbm_paths")?)?;
-    let payoff = dev.load_kernel(tenor_kernels::get("payoff_european")?)?;
+    let normals = dev.load_kernel(tenor_kernels::get("philox_normals")?)?;
     let reduce = dev.load_kernel(tenor_kernels::get("reduce_sum_sumsq")?)?;
     let portfolio: Vec<f64> = (0..run.jobs).map(|j| 80.0 + 40.0 * j as f64 / run.jobs.max(1) as f64).collect();
     let strikes = dev.upload_slice(&streams[0], &portfolio)?;
@@ -77,72 +84,53 @@ pub fn run_pricing(dev: &dyn Compute, run: &PricingRun) -> Result<Vec<Priced>, C
         let _scope = JobScope::enter(job);
         let s = &streams[j % streams.len()];
         let n = run.paths;
-        let (price, std_error) = if j % 2 == 0 {
-            let blocks = n.div_ceil(u64::from(fused.def().launch.block));
-            let partials = dev.alloc_elems::<f64>(s, 2 * blocks as usize)?;
-            let t = MATURITY;
-            dev.launch(
-                s,
-                &fused,
-                n,
-                &[
-                    Arg::Buf(&partials, Access::Write),
-                    Arg::U64(job),
-                    Arg::U64(n),
-                    Arg::F64(SPOT),
-                    Arg::F64(strike),
-                    Arg::U32(1),
-                    Arg::F64((RATE - 0.5 * VOL * VOL) * t),
-                    Arg::F64(VOL * t.sqrt()),
-                    Arg::F64(discount),
-                ],
-            )?;
-            mean_and_error(&dev.download_vec::<f64>(s, &partials)?, n as f64)
+        let steps = if j % 2 == 0 { 1 } else { run.steps.max(1) };
+        let count = (n * u64::from(steps)) as usize;
+        let z = dev.alloc_elems::<f64>(s, count)?;
+        dev.launch(
+            s,
+            &normals,
+            n,
+            &[Arg::Buf(&z, Access::Write), Arg::U64(job), Arg::U64(0), Arg::U64(n), Arg::U32(steps)],
+        )?;
+        let blocks = (count as u64).div_ceil(u64::from(reduce.def().launch.block));
+        let partials = dev.alloc_elems::<f64>(s, 2 * blocks as usize)?;
+        dev.launch(
+            s,
+            &reduce,
+            count as u64,
+            &[Arg::Buf(&z, Access::Read), Arg::Buf(&partials, Access::Write), Arg::U64(count as u64)],
+        )?;
+        let (mean, se) = mean_and_error(&dev.download_vec::<f64>(s, &partials)?, count as f64);
+        if mean.abs() > 6.0 * se.max(1e-12) {
+            return Err(ComputeError::InvalidArgument(format!(
+                "job {job}: device normals have mean {mean} (standard error {se})"
+            )));
+        }
+        let zs = dev.download_vec::<f64>(s, &z)?;
+        drop((z, partials));
+        let pays: Vec<f64> = if steps == 1 {
+            let (drift, vol) = ((RATE - 0.5 * VOL * VOL) * MATURITY, VOL * MATURITY.sqrt());
+            zs.iter()
+                .map(|&x| {
+                    0.5 * (call(SPOT * (drift + vol * x).exp(), strike, discount)
+                        + call(SPOT * (drift - vol * x).exp(), strike, discount))
+                })
+                .collect()
         } else {
-            let steps = run.steps.max(1);
             let dt = MATURITY / f64::from(steps);
-            let paths = dev.alloc_elems::<f64>(s, (n * u64::from(steps)) as usize)?;
-            dev.launch(
-                s,
-                &gbm,
-                n,
-                &[
-                    Arg::Buf(&paths, Access::Write),
-                    Arg::U64(job),
-                    Arg::U64(n),
-                    Arg::U32(steps),
-                    Arg::F64(SPOT),
-                    Arg::F64((RATE - 0.5 * VOL * VOL) * dt),
-                    Arg::F64(VOL * dt.sqrt()),
-                ],
-            )?;
-            let pay = dev.alloc_elems::<f64>(s, n as usize)?;
-            dev.launch(
-                s,
-                &payoff,
-                n,
-                &[
-                    Arg::Buf(&paths, Access::Read),
-                    Arg::Buf(&pay, Access::Write),
-                    Arg::U64(n),
-                    Arg::U32(steps),
-                    Arg::F64(strike),
-                    Arg::U32(1),
-                    Arg::F64(discount),
-                ],
-            )?;
-            drop(paths);
-            let blocks = n.div_ceil(u64::from(reduce.def().launch.block));
-            let partials = dev.alloc_elems::<f64>(s, 2 * blocks as usize)?;
-            dev.launch(
-                s,
-                &reduce,
-                n,
-                &[Arg::Buf(&pay, Access::Read), Arg::Buf(&partials, Access::Write), Arg::U64(n)],
-            )?;
-            mean_and_error(&dev.download_vec::<f64>(s, &partials)?, n as f64)
+            let (drift, vol) = ((RATE - 0.5 * VOL * VOL) * dt, VOL * dt.sqrt());
+            (0..n as usize)
+                .map(|p| {
+                    let log: f64 = (0..steps as usize).map(|k| drift + vol * zs[k * n as usize + p]).sum();
+                    call(SPOT * log.exp(), strike, discount)
+                })
+                .collect()
         };
-        out.push(Priced { job, strike, price, std_error });
+        let m = pays.len() as f64;
+        let price = pays.iter().sum::<f64>() / m;
+        let var = pays.iter().map(|p| (p - price) * (p - price)).sum::<f64>() / (m - 1.0).max(1.0);
+        out.push(Priced { job, strike, price, std_error: (var / m).sqrt() });
     }
     drop(strikes);
     dev.synchronize()?;

@@ -161,7 +161,10 @@ pub fn build(kind: Kind, upstream: Arc<dyn Allocator>, trace: &Trace, opts: &Rep
         Kind::Binning => {
             let (lo, hi) = p.bin_exponents();
             let pool: Arc<dyn Allocator> = Arc::new(Pool::new(upstream, pool_cfg));
-            Arc::new(Binning::new(pool, BinningConfig { min_exp: lo, max_exp: hi, ..BinningConfig::default() }))
+            Arc::new(Binning::new(
+                pool,
+                BinningConfig { min_exp: lo, max_exp: hi, upstream_ordered: true, ..BinningConfig::default() },
+            ))
         }
         Kind::Arena => Arc::new(Arena::new(upstream, ArenaConfig { pool: pool_cfg, ..ArenaConfig::default() })),
         Kind::Caching => {
@@ -170,7 +173,7 @@ pub fn build(kind: Kind, upstream: Arc<dyn Allocator>, trace: &Trace, opts: &Rep
         Kind::Slab => Arc::new(Slab::new(
             upstream,
             SlabConfig {
-                classes: p.classes(0.95, 32),
+                classes: p.slab_classes(),
                 job_cap: p.job_cap(),
                 release_threshold: opts.slab_release_threshold,
                 reuse: follow(Reuse::FollowEvents),

@@ -33,6 +33,10 @@ pub struct SlabConfig {
     /// Largest share of a class a request may leave unused; a request that fits no class that
     /// closely goes to the upstream exactly (1/8 by default).
     pub max_waste: f64,
+    /// Whether the upstream orders reuse across streams itself (this crate's [`crate::Pool`],
+    /// CUDA's stream-ordered pool); when not, returns to it wait for the freeing stream on the
+    /// host.
+    pub upstream_ordered: bool,
 }
 
 impl Default for SlabConfig {
@@ -46,6 +50,7 @@ impl Default for SlabConfig {
             job_cap: usize::MAX,
             reuse: Reuse::FollowEvents,
             max_waste: 0.125,
+            upstream_ordered: false,
         }
     }
 }
@@ -73,6 +78,7 @@ impl Slab {
             reuse: config.reuse,
             max_waste: config.max_waste,
             keying: Keying::Stream,
+            upstream_ordered: config.upstream_ordered,
         };
         Self { cache: ClassCache::new(spec, upstream, Some(budgets.clone())), budgets }
     }
