@@ -16,12 +16,15 @@ struct Cli {
 enum Command {
     /// List the backends and whether each can run here.
     Backends,
+    /// Allocation toolkit: profile a trace, replay it against every strategy, advise.
+    Alloc(cmd::alloc::AllocArgs),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
+        Command::Alloc(args) => cmd::alloc::run(args),
     };
     match result {
         Ok(code) => code,

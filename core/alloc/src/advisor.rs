@@ -230,7 +230,8 @@ pub const CLUSTER_COVERAGE: f64 = 0.9;
 pub const CLUSTER_MAX_CLASSES: usize = 16;
 /// Fragmentation under the pool that "persists".
 pub const POOL_FRAGMENTATION: f64 = 0.10;
-/// Peak reserved over peak used under the pool that counts as fragmentation persisting.
+/// Peak reserved over peak used under the pool that counts as fragmentation persisting (once
+/// the pool grew past its first chunk).
 pub const POOL_OVERHEAD: f64 = 1.15;
 
 /// Advice for `profile`, given a replay of the same trace under the [`crate::Pool`].
@@ -252,11 +253,7 @@ pub fn advise(profile: &Profile, pool: &ReplayResult) -> Advice {
             100.0 * profile.short_lived_share
         ),
         format!("{} streams on {} host threads", profile.streams, profile.threads),
-        format!(
-            "{} classes cover {:.1} % of allocations exactly",
-            n_classes,
-            100.0 * coverage
-        ),
+        format!("{} classes cover {:.1} % of allocations exactly", n_classes, 100.0 * coverage),
         format!(
             "under the pool: peak reserved / peak used = {:.2}, mean fragmentation {:.1} % (max {:.1} %)",
             pool.overhead(),
@@ -265,7 +262,10 @@ pub fn advise(profile: &Profile, pool: &ReplayResult) -> Advice {
         ),
     ];
     let clustered = coverage >= CLUSTER_COVERAGE;
-    let fragmented = pool.fragmentation_mean >= POOL_FRAGMENTATION || pool.overhead() >= POOL_OVERHEAD;
+    // Overhead counts only once the pool grew past its first chunk: below that it is the
+    // chunk size, not fragmentation.
+    let grown = pool.peak_reserved > crate::PoolConfig::default().initial_bytes;
+    let fragmented = pool.fragmentation_mean >= POOL_FRAGMENTATION || (grown && pool.overhead() >= POOL_OVERHEAD);
     let per_thread_streams = profile.threads >= 4 && profile.streams >= profile.threads;
     let churn = profile.small_share >= 0.5 && profile.short_lived_share >= 0.5;
     let choice = if clustered && fragmented {
@@ -282,5 +282,11 @@ pub fn advise(profile: &Profile, pool: &ReplayResult) -> Advice {
         Choice::DevicePool
     };
     reasons.push("buffers used with GPUDirect RDMA belong on cudaMalloc, outside any pool".into());
-    Advice { choice, reasons, bin_exponents: profile.bin_exponents(), classes: profile.slab_classes(), job_cap: profile.job_cap() }
+    Advice {
+        choice,
+        reasons,
+        bin_exponents: profile.bin_exponents(),
+        classes: profile.slab_classes(),
+        job_cap: profile.job_cap(),
+    }
 }

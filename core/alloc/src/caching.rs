@@ -38,7 +38,14 @@ pub struct CachingConfig {
 impl Default for CachingConfig {
     /// Growth 2 from 256 B to 64 MiB, 256 MiB cached per stream, opportunistic reuse.
     fn default() -> Self {
-        Self { growth: 2, min_bin: 8, max_bin: 26, max_cached_bytes: 256 << 20, reuse: Reuse::Opportunistic, upstream_ordered: false }
+        Self {
+            growth: 2,
+            min_bin: 8,
+            max_bin: 26,
+            max_cached_bytes: 256 << 20,
+            reuse: Reuse::Opportunistic,
+            upstream_ordered: false,
+        }
     }
 }
 

@@ -98,11 +98,7 @@ impl std::fmt::Debug for ClassCache {
 }
 
 impl ClassCache {
-    pub(crate) fn new(
-        spec: ClassSpec,
-        upstream: Arc<dyn Allocator>,
-        budgets: Option<Arc<JobBudgets>>,
-    ) -> Self {
+    pub(crate) fn new(spec: ClassSpec, upstream: Arc<dyn Allocator>, budgets: Option<Arc<JobBudgets>>) -> Self {
         Self {
             shards: Shards::new(spec.reuse, spec.keying),
             releaser: Releaser::new(ReleaseMode::pick(spec.upstream_ordered, spec.reuse)),
@@ -122,7 +118,8 @@ impl ClassCache {
     fn class_of(&self, bytes: usize) -> Option<usize> {
         let s = &self.spec.sizes;
         let i = s.partition_point(|&c| c < bytes);
-        (i < s.len() && (s[i] - bytes) as f64 <= self.spec.max_waste * s[i] as f64).then_some(i)
+        (i < s.len() && (self.spec.max_waste >= 1.0 || (s[i] - bytes) as f64 <= self.spec.max_waste * s[i] as f64))
+            .then_some(i)
     }
 
     fn charge(&self, job: u64, bytes: usize) -> Result<(), AllocError> {
@@ -141,7 +138,7 @@ impl ClassCache {
     }
 
     pub(crate) fn allocate(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError> {
-        let job = job::current_job();
+        let job = if self.budgets.is_some() { job::current_job() } else { 0 };
         let Some(c) = self.class_of(bytes.max(1)) else {
             let b = self.allocate_large(bytes, stream)?;
             if let Err(e) = self.charge(job, b.size) {
@@ -311,8 +308,11 @@ impl ClassCache {
                 }
             }
         }
-        let mut done: Vec<u64> =
-            free_count.iter().filter(|(k, n)| chunks.get(k).is_some_and(|ch| ch.blocks == **n)).map(|(k, _)| *k).collect();
+        let mut done: Vec<u64> = free_count
+            .iter()
+            .filter(|(k, n)| chunks.get(k).is_some_and(|ch| ch.blocks == **n))
+            .map(|(k, _)| *k)
+            .collect();
         done.sort_unstable();
         let mut result = Ok(());
         for ptr in done {
@@ -415,10 +415,18 @@ macro_rules! class_strategy {
             fn name(&self) -> &str {
                 self.cache.name()
             }
-            fn allocate(&self, bytes: usize, stream: &tenor_core::Stream) -> Result<tenor_core::Block, tenor_core::AllocError> {
+            fn allocate(
+                &self,
+                bytes: usize,
+                stream: &tenor_core::Stream,
+            ) -> Result<tenor_core::Block, tenor_core::AllocError> {
                 self.cache.allocate(bytes, stream)
             }
-            fn deallocate(&self, block: tenor_core::Block, stream: &tenor_core::Stream) -> Result<(), tenor_core::AllocError> {
+            fn deallocate(
+                &self,
+                block: tenor_core::Block,
+                stream: &tenor_core::Stream,
+            ) -> Result<(), tenor_core::AllocError> {
                 self.cache.deallocate(block, stream)
             }
             fn report(&self) -> tenor_core::AllocReport {

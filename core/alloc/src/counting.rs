@@ -18,7 +18,12 @@ pub struct Counting {
 
 impl Default for Counting {
     fn default() -> Self {
-        Self { next: AtomicU64::new(0x1000_0000_0000), allocs: AtomicU64::new(0), frees: AtomicU64::new(0), used: AtomicUsize::new(0) }
+        Self {
+            next: AtomicU64::new(0x1000_0000_0000),
+            allocs: AtomicU64::new(0),
+            frees: AtomicU64::new(0),
+            used: AtomicUsize::new(0),
+        }
     }
 }
 

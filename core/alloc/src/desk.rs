@@ -32,7 +32,16 @@ pub struct DeskConfig {
 
 impl Default for DeskConfig {
     fn default() -> Self {
-        Self { seed: 7, streams: 4, jobs: 400, in_flight: 3, curves: 12, portfolios: 4, refresh_every: 10, paths: 1 << 16 }
+        Self {
+            seed: 7,
+            streams: 4,
+            jobs: 400,
+            in_flight: 3,
+            curves: 12,
+            portfolios: 4,
+            refresh_every: 10,
+            paths: 1 << 16,
+        }
     }
 }
 
@@ -146,10 +155,10 @@ pub fn desk_trace(cfg: &DeskConfig) -> Trace {
                 bytes: [0; 8],
             });
             started += 1;
-            if cfg.refresh_every > 0 && started % cfg.refresh_every == 0 && !persistent.is_empty() {
+            if cfg.refresh_every > 0 && started.is_multiple_of(cfg.refresh_every) && !persistent.is_empty() {
                 // Replace a curve (every fourth time a portfolio) while jobs are in flight.
                 refreshes += 1;
-                let want_portfolio = refreshes % 4 == 0;
+                let want_portfolio = refreshes.is_multiple_of(4);
                 let candidates: Vec<usize> =
                     (0..persistent.len()).filter(|&i| persistent[i].2 == want_portfolio).collect();
                 if !candidates.is_empty() {

@@ -43,7 +43,7 @@ impl FaultInjecting {
         let mut z = *s;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (z ^ (z >> 31)) % self.one_in == 0
+        (z ^ (z >> 31)).is_multiple_of(self.one_in)
     }
     /// Blocks handed out and not returned: (address, size).
     pub fn live(&self) -> Vec<(u64, usize)> {

@@ -52,7 +52,7 @@ pub use limit::Limit;
 pub use order::Reuse;
 pub use pool::{Pool, PoolConfig};
 pub use slab::{Slab, SlabConfig};
-pub use stats::{StatsSnapshot, Statistics};
+pub use stats::{Statistics, StatsSnapshot};
 pub use trace::{Recorder, Trace, TraceEvent, TraceOp};
 
 use tenor_core::Allocator;

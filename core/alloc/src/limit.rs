@@ -38,9 +38,9 @@ impl Allocator for Limit {
             return Err(self.out_of_memory(bytes));
         }
         let b = self.inner.allocate(bytes, stream)?;
-        let charged = self.used.fetch_update(Ordering::AcqRel, Ordering::Relaxed, |u| {
-            u.checked_add(b.size).filter(|&n| n <= self.cap)
-        });
+        let charged = self
+            .used
+            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |u| u.checked_add(b.size).filter(|&n| n <= self.cap));
         if charged.is_err() {
             self.inner.deallocate(b, stream)?;
             return Err(self.out_of_memory(bytes));

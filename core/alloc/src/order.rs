@@ -98,7 +98,13 @@ impl<P: Default, L> Slot<P, L> {
             return i;
         }
         ranks.note_slot(self.index);
-        self.lanes.push(Lane { stream: stream.clone(), rank: ranks.rank(stream), epoch: 0, mark: None, free: P::default() });
+        self.lanes.push(Lane {
+            stream: stream.clone(),
+            rank: ranks.rank(stream),
+            epoch: 0,
+            mark: None,
+            free: P::default(),
+        });
         self.lanes.len() - 1
     }
     /// Adds `bytes` to the slot's used bytes.
@@ -110,6 +116,9 @@ impl<P: Default, L> Slot<P, L> {
 
 #[repr(align(128))]
 struct Padded<T>(T);
+
+/// One slot behind its lock, on its own cache lines.
+type Shard<P, L> = Padded<Mutex<Slot<P, L>>>;
 
 /// First-seen order of streams, and the slots that hold lanes.
 #[derive(Debug, Default)]
@@ -136,7 +145,7 @@ impl Ranks {
 
 /// The slots, the ranks and the inserted-wait log of one strategy.
 pub(crate) struct Shards<P, L> {
-    slots: Box<[Padded<Mutex<Slot<P, L>>>]>,
+    slots: Box<[Shard<P, L>]>,
     pub(crate) ranks: Ranks,
     pub(crate) reuse: Reuse,
     keying: Keying,

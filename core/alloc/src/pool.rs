@@ -51,11 +51,39 @@ struct Range {
 
 #[derive(Debug, Default)]
 pub(crate) struct Ranges {
+    /// Recently freed ranges, not yet coalesced: a same-size request takes one back without
+    /// touching the trees (dlmalloc's and tcmalloc's quick lists).
+    quick: Vec<(u64, Range)>,
     by_addr: BTreeMap<u64, Range>,
     by_size: BTreeSet<(usize, u64)>,
 }
 
+/// Ranges a lane keeps uncoalesced at most.
+const QUICK: usize = 16;
+
 impl Ranges {
+    /// Takes back a recently freed range of exactly `size` bytes.
+    fn take_quick(&mut self, size: usize) -> Option<(u64, Range)> {
+        let i = self.quick.iter().rposition(|(_, r)| r.size == size)?;
+        Some(self.quick.swap_remove(i))
+    }
+    /// Keeps a freed range uncoalesced for now.
+    fn free_quick(&mut self, ptr: u64, r: Range) {
+        if self.quick.len() == QUICK {
+            self.flush();
+        }
+        self.quick.push((ptr, r));
+    }
+    /// Coalesces every quick range into the trees.
+    fn flush(&mut self) {
+        while let Some((p, r)) = self.quick.pop() {
+            self.insert_coalesced(p, r);
+        }
+    }
+    /// Whether some free range holds `size` bytes.
+    fn fits(&self, size: usize) -> bool {
+        self.best_fit(size).is_some() || self.quick.iter().any(|(_, r)| r.size >= size)
+    }
     fn insert(&mut self, ptr: u64, r: Range) {
         self.by_addr.insert(ptr, r);
         self.by_size.insert((r.size, ptr));
@@ -136,12 +164,13 @@ impl Pool {
     }
 
     fn steal(&self, size: usize, stream: &Stream) -> Result<Option<(Block, u64)>, AllocError> {
-        let cands = self.shards.candidates(stream, |l: &Ranges| l.best_fit(size).is_some());
+        let cands = self.shards.candidates(stream, |l: &Ranges| l.fits(size));
         for (rank, si) in cands {
             let mut g = self.shards.lock(si);
             let Some(lane) = g.lanes.iter_mut().find(|l| l.rank == rank && l.stream.id() != stream.id()) else {
                 continue;
             };
+            lane.free.flush();
             let Some(p) = lane.free.best_fit(size) else { continue };
             let epoch = lane.free.by_addr[&p].epoch;
             if self.shards.make_ready(stream, lane, epoch)? {
@@ -193,6 +222,11 @@ impl Pool {
 
     fn release_free(&self, keep: usize) -> Result<(), AllocError> {
         let mut slots = self.shards.lock_all();
+        for g in slots.iter_mut() {
+            for l in g.lanes.iter_mut() {
+                l.free.flush();
+            }
+        }
         let mut chunks = lock(&self.chunks);
         let mut free: FastMap<u64, usize> = FastMap::default();
         for g in slots.iter() {
@@ -256,6 +290,12 @@ impl Allocator for Pool {
             let mut g = self.shards.lock(si);
             let li = g.lane_index(stream, &self.shards.ranks);
             let lane = &mut g.lanes[li].free;
+            if let Some((p, r)) = lane.take_quick(size) {
+                g.live.insert(p, Live { size, chunk: r.chunk });
+                g.add_used(size);
+                return Ok(ids::block(p, size));
+            }
+            lane.flush();
             if let Some(p) = lane.best_fit(size) {
                 if let Some(r) = lane.remove(p) {
                     let b = Self::take(p, r, size, lane);
@@ -301,7 +341,7 @@ impl Allocator for Pool {
         let lane = &mut g.lanes[li];
         lane.epoch += 1;
         let epoch = lane.epoch;
-        lane.free.insert_coalesced(block.ptr, Range { size: live.size, chunk: live.chunk, epoch });
+        lane.free.free_quick(block.ptr, Range { size: live.size, chunk: live.chunk, epoch });
         Ok(())
     }
 
@@ -340,7 +380,7 @@ impl Strategy for Pool {
         let mut f = FreeSpace::default();
         for g in self.shards.lock_all() {
             for l in &g.lanes {
-                for r in l.free.by_addr.values() {
+                for r in l.free.by_addr.values().chain(l.free.quick.iter().map(|(_, r)| r)) {
                     f.free_bytes += r.size;
                     f.largest_free = f.largest_free.max(r.size);
                 }

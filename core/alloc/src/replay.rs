@@ -24,8 +24,8 @@ use tenor_sim::{SimConfig, SimDriver};
 
 use crate::trace::{Trace, TraceOp};
 use crate::{
-    advisor, Arena, ArenaConfig, Binning, BinningConfig, Caching, CachingConfig, Pool, PoolConfig, Reuse,
-    Slab, SlabConfig, Strategy,
+    advisor, Arena, ArenaConfig, Binning, BinningConfig, Caching, CachingConfig, Pool, PoolConfig, Reuse, Slab,
+    SlabConfig, Strategy,
 };
 
 /// The strategies a trace can be replayed against.
@@ -77,7 +77,14 @@ pub struct ReplayOptions {
 
 impl Default for ReplayOptions {
     fn default() -> Self {
-        Self { deterministic: true, seed: 1, memory_bytes: 0, sync_every: 16, sample_every: 16, slab_release_threshold: 2 << 20 }
+        Self {
+            deterministic: true,
+            seed: 1,
+            memory_bytes: 0,
+            sync_every: 16,
+            sample_every: 16,
+            slab_release_threshold: 2 << 20,
+        }
     }
 }
 
@@ -167,9 +174,10 @@ pub fn build(kind: Kind, upstream: Arc<dyn Allocator>, trace: &Trace, opts: &Rep
             ))
         }
         Kind::Arena => Arc::new(Arena::new(upstream, ArenaConfig { pool: pool_cfg, ..ArenaConfig::default() })),
-        Kind::Caching => {
-            Arc::new(Caching::new(upstream, CachingConfig { reuse: follow(Reuse::Opportunistic), ..CachingConfig::default() }))
-        }
+        Kind::Caching => Arc::new(Caching::new(
+            upstream,
+            CachingConfig { reuse: follow(Reuse::Opportunistic), ..CachingConfig::default() },
+        )),
         Kind::Slab => Arc::new(Slab::new(
             upstream,
             SlabConfig {
@@ -196,8 +204,11 @@ pub fn replay(
     progress: &mut dyn FnMut(usize),
 ) -> Result<ReplayResult, ReplayError> {
     let peak = trace.peak_live_bytes();
-    let memory_bytes =
-        if opts.memory_bytes > 0 { opts.memory_bytes } else { (4 * peak).clamp(256 << 20, 4 << 30).next_multiple_of(1 << 20) };
+    let memory_bytes = if opts.memory_bytes > 0 {
+        opts.memory_bytes
+    } else {
+        (4 * peak).clamp(256 << 20, 4 << 30).next_multiple_of(1 << 20)
+    };
     let driver = SimDriver::new(SimConfig { seed: opts.seed, memory_bytes });
     let device = driver.sim_allocator();
     let upstream: Arc<dyn Allocator> = device.clone();
@@ -277,7 +288,9 @@ pub fn replay(
         }
     }
     for (_, (b, si, _)) in live.drain() {
-        strategy.deallocate(b, &streams[si]).map_err(|source| ReplayError::Alloc { event: trace.events.len(), source })?;
+        strategy
+            .deallocate(b, &streams[si])
+            .map_err(|source| ReplayError::Alloc { event: trace.events.len(), source })?;
     }
     strategy.trim(0).map_err(|source| ReplayError::Alloc { event: trace.events.len(), source })?;
     let _ = driver.synchronize();

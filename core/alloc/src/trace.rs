@@ -130,7 +130,8 @@ impl Trace {
         let mut live: FastMap<u64, ()> = FastMap::default();
         for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
-            let err = |column: usize, message: String| TraceError { origin: origin.into(), line: i + 1, column, message };
+            let err =
+                |column: usize, message: String| TraceError { origin: origin.into(), line: i + 1, column, message };
             if line.is_empty() || line.starts_with('#') || line == TRACE_COLUMNS {
                 continue;
             }
@@ -139,7 +140,8 @@ impl Trace {
                 return Err(err(1, format!("expected 7 fields ({TRACE_COLUMNS}), found {}", f.len())));
             }
             let num = |k: usize, name: &str| -> Result<u64, TraceError> {
-                f[k].parse::<u64>().map_err(|e| err(k + 1, format!("{name} `{}` is not a non-negative integer: {e}", f[k])))
+                f[k].parse::<u64>()
+                    .map_err(|e| err(k + 1, format!("{name} `{}` is not a non-negative integer: {e}", f[k])))
             };
             let op = match f[1] {
                 "alloc" => TraceOp::Alloc,

@@ -88,7 +88,8 @@ fn trace_round_trips_and_errors_name_line_and_column() {
     assert_eq!((t.events[1].op, t.events[1].bytes, t.events[1].block), (TraceOp::Free, 100, a.id));
     assert_eq!(Trace::parse(&t.to_text(), "mem").expect("parse"), t);
 
-    let bad = "# tenor-alloc trace v1\ntime_ns,op,bytes,stream,job,block,thread\n1,alloc,64,1,0,1,0\n2,grow,64,1,0,2,0\n";
+    let bad =
+        "# tenor-alloc trace v1\ntime_ns,op,bytes,stream,job,block,thread\n1,alloc,64,1,0,1,0\n2,grow,64,1,0,2,0\n";
     let e: TraceError = Trace::parse(bad, "t.csv").expect_err("unknown op");
     assert_eq!((e.line, e.column), (4, 2));
     assert!(e.to_string().starts_with("t.csv:4:2:"), "{e}");
@@ -130,7 +131,8 @@ fn cross_stream_reuse_waits_only_when_following_events() {
     for (blk, s) in [(z, &s2), (w, &s2)] {
         cub.deallocate(blk, s).expect("free");
     }
-    let f = Caching::new(driver.sim_allocator(), CachingConfig { reuse: Reuse::FollowEvents, ..CachingConfig::default() });
+    let f =
+        Caching::new(driver.sim_allocator(), CachingConfig { reuse: Reuse::FollowEvents, ..CachingConfig::default() });
     let p = f.allocate(300, &s1).expect("alloc");
     f.deallocate(p, &s1).expect("free");
     assert_eq!(f.allocate(300, &s2).expect("steal").ptr, p.ptr);

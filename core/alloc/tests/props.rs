@@ -136,7 +136,9 @@ fn run(kind: Kind, ops: &[Op], seed: u64, fault_one_in: u64) -> Result<(), TestC
             Op::Free { pick, stream } if !live.is_empty() => {
                 let b = live.swap_remove(pick % live.len());
                 order(&streams, &b, stream);
-                stats.deallocate(b.block, &streams[stream]).map_err(|e| TestCaseError::fail(format!("{kind:?}: free: {e}")))?;
+                stats
+                    .deallocate(b.block, &streams[stream])
+                    .map_err(|e| TestCaseError::fail(format!("{kind:?}: free: {e}")))?;
                 frees += 1;
                 bytes_out += b.bytes as u64;
             }

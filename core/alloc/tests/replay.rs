@@ -61,17 +61,41 @@ fn synthetic(n: usize, streams: u64, life: usize, size: impl Fn(usize) -> usize)
         let b = i as u64 + 1;
         let bytes = size(i);
         let t = events.len() as u64;
-        events.push(TraceEvent { time_ns: t, op: TraceOp::Alloc, bytes, stream: s, job: 0, block: b, thread: (s - 1) as u32 });
+        events.push(TraceEvent {
+            time_ns: t,
+            op: TraceOp::Alloc,
+            bytes,
+            stream: s,
+            job: 0,
+            block: b,
+            thread: (s - 1) as u32,
+        });
         live.push_back((b, bytes, s));
         if live.len() > life {
             let (b, bytes, s) = live.pop_front().expect("live");
             let t = events.len() as u64;
-            events.push(TraceEvent { time_ns: t, op: TraceOp::Free, bytes, stream: s, job: 0, block: b, thread: (s - 1) as u32 });
+            events.push(TraceEvent {
+                time_ns: t,
+                op: TraceOp::Free,
+                bytes,
+                stream: s,
+                job: 0,
+                block: b,
+                thread: (s - 1) as u32,
+            });
         }
     }
     for (b, bytes, s) in live {
         let t = events.len() as u64;
-        events.push(TraceEvent { time_ns: t, op: TraceOp::Free, bytes, stream: s, job: 0, block: b, thread: (s - 1) as u32 });
+        events.push(TraceEvent {
+            time_ns: t,
+            op: TraceOp::Free,
+            bytes,
+            stream: s,
+            job: 0,
+            block: b,
+            thread: (s - 1) as u32,
+        });
     }
     Trace { events }
 }
@@ -117,9 +141,14 @@ fn black_scholes_call(s: f64, k: f64, r: f64, v: f64, t: f64) -> f64 {
     let n = |x: f64| {
         let z = x.abs() / std::f64::consts::SQRT_2;
         let u = 1.0 / (1.0 + 0.327_591_1 * z);
-        let poly = u * (0.254_829_592 + u * (-0.284_496_736 + u * (1.421_413_741 + u * (-1.453_152_027 + u * 1.061_405_429))));
+        let poly =
+            u * (0.254_829_592 + u * (-0.284_496_736 + u * (1.421_413_741 + u * (-1.453_152_027 + u * 1.061_405_429))));
         let erfc = poly * (-z * z).exp();
-        if x >= 0.0 { 1.0 - 0.5 * erfc } else { 0.5 * erfc }
+        if x >= 0.0 {
+            1.0 - 0.5 * erfc
+        } else {
+            0.5 * erfc
+        }
     };
     let d1 = ((s / k).ln() + (r + 0.5 * v * v) * t) / (v * t.sqrt());
     let d2 = d1 - v * t.sqrt();
@@ -134,7 +163,13 @@ fn pricing_run_is_recorded_and_replays_cleanly() {
     let priced = run_pricing(&dev, &run_cfg).expect("pricing run");
     for p in &priced {
         let bs = black_scholes_call(SPOT, p.strike, RATE, VOL, MATURITY);
-        assert!((p.price - bs).abs() < 4.0 * p.std_error + 1e-3, "job {}: {} vs {bs} (se {})", p.job, p.price, p.std_error);
+        assert!(
+            (p.price - bs).abs() < 4.0 * p.std_error + 1e-3,
+            "job {}: {} vs {bs} (se {})",
+            p.job,
+            p.price,
+            p.std_error
+        );
     }
     let trace = Trace::parse(&recorder.trace().to_text(), "recorded").expect("recorded trace parses");
     let allocs: Vec<&TraceEvent> = trace.events.iter().filter(|e| e.op == TraceOp::Alloc).collect();

@@ -1,2 +1,4 @@
 //! One module per subcommand.
+pub mod alloc;
+mod alloc_charts;
 pub mod backends;
