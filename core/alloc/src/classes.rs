@@ -89,6 +89,8 @@ pub(crate) struct ClassCache {
     peak_reserved: AtomicUsize,
     budgets: Option<Arc<JobBudgets>>,
     releaser: Releaser,
+    /// `Some(lo)` when the classes are 2^lo, 2^(lo+1), ... (direct class lookup).
+    pow2_lo: Option<u32>,
 }
 
 impl std::fmt::Debug for ClassCache {
@@ -99,7 +101,10 @@ impl std::fmt::Debug for ClassCache {
 
 impl ClassCache {
     pub(crate) fn new(spec: ClassSpec, upstream: Arc<dyn Allocator>, budgets: Option<Arc<JobBudgets>>) -> Self {
+        let lo = spec.sizes.first().map_or(0, |s| s.trailing_zeros());
+        let pow2 = spec.sizes.iter().enumerate().all(|(i, &s)| s == 1usize << (lo as usize + i));
         Self {
+            pow2_lo: (pow2 && !spec.sizes.is_empty()).then_some(lo),
             shards: Shards::new(spec.reuse, spec.keying),
             releaser: Releaser::new(ReleaseMode::pick(spec.upstream_ordered, spec.reuse)),
             spec,
@@ -116,6 +121,18 @@ impl ClassCache {
     }
 
     fn class_of(&self, bytes: usize) -> Option<usize> {
+        if let Some(lo) = self.pow2_lo {
+            // Consecutive powers of two from 2^lo: the class is the exponent, no search.
+            let e = bytes.checked_next_power_of_two().map_or(usize::BITS, usize::trailing_zeros).max(lo);
+            let c = (e - lo) as usize;
+            return (c < self.spec.sizes.len() && self.spec.max_waste >= 1.0)
+                .then_some(c)
+                .or_else(|| self.search(bytes));
+        }
+        self.search(bytes)
+    }
+
+    fn search(&self, bytes: usize) -> Option<usize> {
         let s = &self.spec.sizes;
         let i = s.partition_point(|&c| c < bytes);
         (i < s.len() && (self.spec.max_waste >= 1.0 || (s[i] - bytes) as f64 <= self.spec.max_waste * s[i] as f64))

@@ -112,6 +112,9 @@ fn load(c: &Common) -> anyhow::Result<Trace> {
         }
     };
     if let Some(path) = &c.save_trace {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
         std::fs::write(path, trace.to_text()).with_context(|| format!("writing {}", path.display()))?;
         println!("trace written to {}", path.display());
     }
