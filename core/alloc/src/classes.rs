@@ -261,6 +261,10 @@ impl ClassCache {
             let mut g = self.shards.lock(si);
             let li = g.lane_index(stream, &self.shards.ranks);
             let lane = &mut g.lanes[li];
+            // New memory counts as a new event on this stream: the upstream may have made the
+            // stream wait on others to hand it over, and a mark recorded before that wait must
+            // not cover these blocks.
+            lane.epoch += 1;
             let epoch = lane.epoch;
             for k in (1..blocks).rev() {
                 lane.free.push(c, size, Cached { ptr: block.ptr + (k * size) as u64, chunk: block.ptr, epoch });

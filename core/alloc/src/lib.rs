@@ -17,6 +17,11 @@
 //! pricing kernels ([`pricing`]), [`replay`] of a trace against every strategy on the simulated
 //! device, and the [`advisor`].
 //!
+//! **Reports**: a strategy's [`tenor_core::Allocator::report`] gives exact current used and
+//! reserved bytes and the exact reserved high watermark; its `peak_used` is the sum of the lock
+//! shards' high watermarks (an upper bound, kept without a shared counter on the fast path).
+//! Wrap the strategy in [`Statistics`] for the exact used high watermark.
+//!
 //! **Deterministic mode**: with [`Reuse::FollowEvents`] (the default everywhere but
 //! [`Caching`]) every choice depends only on the sequence of calls, so the same trace replayed
 //! twice gives the same addresses and the same inserted waits ([`replay::replay`] checks it).

@@ -215,6 +215,8 @@ impl Pool {
         let mut g = self.shards.lock(si);
         let li = g.lane_index(stream, &self.shards.ranks);
         let lane = &mut g.lanes[li];
+        // New memory counts as a new event on this stream (see `ClassCache::refill`).
+        lane.epoch += 1;
         let r = Range { size: chunk.size, chunk: chunk.ptr, epoch: lane.epoch };
         let b = Self::take(chunk.ptr, r, size, &mut lane.free);
         Ok((b, chunk.ptr))
