@@ -16,6 +16,8 @@ struct Cli {
 enum Command {
     /// List the backends and whether each can run here.
     Backends,
+    /// Allocation toolkit: profile a trace, replay it against every strategy, advise.
+    Alloc(cmd::alloc::AllocArgs),
     /// Calibrate a model to an option chain (writes parameters, per-quote fit and a plot).
     Calibrate {
         /// The model.
@@ -48,6 +50,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
+        Command::Alloc(args) => cmd::alloc::run(args),
         Command::Calibrate { model } => cmd::calibrate::run(model),
         Command::Surface(args) => cmd::surface::run(&args),
         Command::Price(args) => cmd::price::run(&args),

@@ -1,4 +1,6 @@
 //! One module per subcommand.
+pub mod alloc;
+mod alloc_charts;
 pub mod backends;
 pub mod backtest;
 pub mod book;

@@ -1,0 +1,476 @@
+//! The size-class cache behind binning, caching, the slab and the arena's small blocks.
+//!
+//! A request is rounded up to the smallest class that holds it (requests above the largest
+//! class go to the upstream, and come back through the release queue). Each stream's lane keeps one LIFO stack of free blocks per
+//! class. Blocks come from the upstream either one per upstream allocation (CUB's caching
+//! allocator) or carved from chunks of `chunk_bytes` (RMM's `fixed_size_memory_resource`, a
+//! slab). A miss on the stream's own lane steals from other streams' lanes through
+//! [`crate::order`], and only then asks the upstream.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+
+use crate::budget::JobBudgets;
+use crate::order::{lock, FastMap, Keying, ReleaseMode, Releaser, Reuse, Shards};
+use crate::{ids, job, FreeSpace};
+
+/// Class index of blocks that went to the `large` allocator.
+const LARGE: u32 = u32::MAX;
+
+/// How a class cache is set up.
+#[derive(Debug, Clone)]
+pub(crate) struct ClassSpec {
+    pub(crate) name: String,
+    /// Class sizes in bytes, ascending, each a multiple of 256.
+    pub(crate) sizes: Vec<usize>,
+    /// Upstream chunk carved into blocks of a class (0: one block per upstream allocation).
+    pub(crate) chunk_bytes: usize,
+    /// Free bytes a lane keeps; a single-block chunk freed above it returns to the upstream.
+    pub(crate) max_cached: usize,
+    pub(crate) reuse: Reuse,
+    pub(crate) keying: Keying,
+    /// Largest share of a class a request may leave unused; requests that would waste more go
+    /// to the upstream (1.0: every request up to the largest class is rounded up).
+    pub(crate) max_waste: f64,
+    /// Whether the upstream itself orders reuse across streams (see [`ReleaseMode`]).
+    pub(crate) upstream_ordered: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Cached {
+    ptr: u64,
+    chunk: u64,
+    epoch: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Lists {
+    classes: Vec<Vec<Cached>>,
+    cached: usize,
+}
+
+impl Lists {
+    fn has(&self, c: usize) -> bool {
+        self.classes.get(c).is_some_and(|v| !v.is_empty())
+    }
+    fn push(&mut self, c: usize, size: usize, x: Cached) {
+        if self.classes.len() <= c {
+            self.classes.resize_with(c + 1, Vec::new);
+        }
+        self.classes[c].push(x);
+        self.cached += size;
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Live {
+    class: u32,
+    chunk: u64,
+    job: u64,
+    size: usize,
+}
+
+#[derive(Debug)]
+struct Chunk {
+    block: Block,
+    class: usize,
+    blocks: usize,
+}
+
+/// A size-class cache over an upstream.
+pub(crate) struct ClassCache {
+    spec: ClassSpec,
+    upstream: Arc<dyn Allocator>,
+    shards: Shards<Lists, Live>,
+    chunks: std::sync::Mutex<FastMap<u64, Chunk>>,
+    reserved: AtomicUsize,
+    peak_reserved: AtomicUsize,
+    budgets: Option<Arc<JobBudgets>>,
+    releaser: Releaser,
+    /// `Some(lo)` when the classes are 2^lo, 2^(lo+1), ... (direct class lookup).
+    pow2_lo: Option<u32>,
+}
+
+impl std::fmt::Debug for ClassCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClassCache").field("spec", &self.spec).field("upstream", &self.upstream.name()).finish()
+    }
+}
+
+impl ClassCache {
+    pub(crate) fn new(spec: ClassSpec, upstream: Arc<dyn Allocator>, budgets: Option<Arc<JobBudgets>>) -> Self {
+        let lo = spec.sizes.first().map_or(0, |s| s.trailing_zeros());
+        let pow2 = spec.sizes.iter().enumerate().all(|(i, &s)| s == 1usize << (lo as usize + i));
+        Self {
+            pow2_lo: (pow2 && !spec.sizes.is_empty()).then_some(lo),
+            shards: Shards::new(spec.reuse, spec.keying),
+            releaser: Releaser::new(ReleaseMode::pick(spec.upstream_ordered, spec.reuse)),
+            spec,
+            upstream,
+            chunks: std::sync::Mutex::new(FastMap::default()),
+            reserved: AtomicUsize::new(0),
+            peak_reserved: AtomicUsize::new(0),
+            budgets,
+        }
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    fn class_of(&self, bytes: usize) -> Option<usize> {
+        if let Some(lo) = self.pow2_lo {
+            // Consecutive powers of two from 2^lo: the class is the exponent, no search.
+            let e = bytes.checked_next_power_of_two().map_or(usize::BITS, usize::trailing_zeros).max(lo);
+            let c = (e - lo) as usize;
+            return (c < self.spec.sizes.len() && self.spec.max_waste >= 1.0)
+                .then_some(c)
+                .or_else(|| self.search(bytes));
+        }
+        self.search(bytes)
+    }
+
+    fn search(&self, bytes: usize) -> Option<usize> {
+        let s = &self.spec.sizes;
+        let i = s.partition_point(|&c| c < bytes);
+        (i < s.len() && (self.spec.max_waste >= 1.0 || (s[i] - bytes) as f64 <= self.spec.max_waste * s[i] as f64))
+            .then_some(i)
+    }
+
+    fn charge(&self, job: u64, bytes: usize) -> Result<(), AllocError> {
+        match &self.budgets {
+            Some(b) if job != 0 => b.charge(job, bytes),
+            _ => Ok(()),
+        }
+    }
+
+    fn refund(&self, job: u64, bytes: usize) {
+        if let Some(b) = &self.budgets {
+            if job != 0 {
+                b.refund(job, bytes);
+            }
+        }
+    }
+
+    pub(crate) fn allocate(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError> {
+        let job = if self.budgets.is_some() { job::current_job() } else { 0 };
+        let Some(c) = self.class_of(bytes.max(1)) else {
+            let b = self.allocate_large(bytes, stream)?;
+            if let Err(e) = self.charge(job, b.size) {
+                self.releaser.release(self.upstream.as_ref(), b, stream)?;
+                return Err(e);
+            }
+            let si = self.shards.slot_of(stream);
+            let mut g = self.shards.lock(si);
+            g.live.insert(b.ptr, Live { class: LARGE, chunk: 0, job, size: b.size });
+            g.add_used(b.size);
+            return Ok(b);
+        };
+        let size = self.spec.sizes[c];
+        self.charge(job, size)?;
+        self.allocate_class(c, size, job, stream).inspect_err(|_| self.refund(job, size))
+    }
+
+    /// A request above the classes: a block of the same rounded size back from the release
+    /// queue, or the upstream.
+    fn allocate_large(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError> {
+        if let Some((b, owner, ev)) = self.releaser.rescue(bytes.max(1), bytes.max(1).next_multiple_of(256)) {
+            self.shards.wait_on(stream, &owner, &ev)?;
+            return Ok(b);
+        }
+        self.releaser.collect(self.upstream.as_ref(), false)?;
+        self.upstream.allocate(bytes, stream)
+    }
+
+    fn allocate_class(&self, c: usize, size: usize, job: u64, stream: &Stream) -> Result<Block, AllocError> {
+        let si = self.shards.slot_of(stream);
+        {
+            let mut g = self.shards.lock(si);
+            let li = g.lane_index(stream, &self.shards.ranks);
+            let lane = &mut g.lanes[li].free;
+            if let Some(x) = lane.classes.get_mut(c).and_then(Vec::pop) {
+                lane.cached -= size;
+                g.live.insert(x.ptr, Live { class: c as u32, chunk: x.chunk, job, size });
+                g.add_used(size);
+                return Ok(ids::block(x.ptr, size));
+            }
+        }
+        let got = match self.steal(c, size, stream)? {
+            Some(x) => x,
+            None => self.refill(c, size, stream)?,
+        };
+        let mut g = self.shards.lock(si);
+        g.live.insert(got.ptr, Live { class: c as u32, chunk: got.chunk, job, size });
+        g.add_used(size);
+        Ok(ids::block(got.ptr, size))
+    }
+
+    /// A block of class `c` from another stream's lane, made usable on `stream`.
+    fn steal(&self, c: usize, size: usize, stream: &Stream) -> Result<Option<Cached>, AllocError> {
+        for (rank, si) in self.shards.candidates(stream, |l: &Lists| l.has(c)) {
+            let mut g = self.shards.lock(si);
+            let Some(lane) = g.lanes.iter_mut().find(|l| l.rank == rank && l.stream.id() != stream.id()) else {
+                continue;
+            };
+            let Some(pos) = (match self.shards.reuse {
+                Reuse::FollowEvents => lane.free.classes.get(c).and_then(|v| v.len().checked_sub(1)),
+                Reuse::Opportunistic => lane.free.classes.get(c).and_then(|v| (!v.is_empty()).then_some(0)),
+            }) else {
+                continue;
+            };
+            let epoch = lane.free.classes[c][pos].epoch;
+            if self.shards.make_ready(stream, lane, epoch)? {
+                let x = lane.free.classes[c].remove(pos);
+                lane.free.cached -= size;
+                return Ok(Some(x));
+            }
+        }
+        Ok(None)
+    }
+
+    /// New blocks of class `c` from the upstream; the first is returned, the rest cached on
+    /// `stream`'s lane.
+    fn refill(&self, c: usize, size: usize, stream: &Stream) -> Result<Cached, AllocError> {
+        let chunk_bytes = if self.spec.chunk_bytes <= size { size } else { self.spec.chunk_bytes / size * size };
+        if chunk_bytes == size {
+            if let Some((block, owner, ev)) = self.releaser.rescue(size, size) {
+                self.shards.wait_on(stream, &owner, &ev)?;
+                let r = self.reserved.fetch_add(block.size, Ordering::Relaxed) + block.size;
+                self.peak_reserved.fetch_max(r, Ordering::Relaxed);
+                lock(&self.chunks).insert(block.ptr, Chunk { block, class: c, blocks: 1 });
+                return Ok(Cached { ptr: block.ptr, chunk: block.ptr, epoch: 0 });
+            }
+        }
+        self.releaser.collect(self.upstream.as_ref(), false)?;
+        let block = match self.upstream.allocate(chunk_bytes, stream) {
+            Ok(b) => b,
+            Err(AllocError::OutOfMemory { .. }) => {
+                self.release_free(0)?;
+                self.upstream.allocate(chunk_bytes, stream)?
+            }
+            Err(e) => return Err(e),
+        };
+        let blocks = chunk_bytes / size;
+        let r = self.reserved.fetch_add(block.size, Ordering::Relaxed) + block.size;
+        self.peak_reserved.fetch_max(r, Ordering::Relaxed);
+        lock(&self.chunks).insert(block.ptr, Chunk { block, class: c, blocks });
+        if blocks > 1 {
+            let si = self.shards.slot_of(stream);
+            let mut g = self.shards.lock(si);
+            let li = g.lane_index(stream, &self.shards.ranks);
+            let lane = &mut g.lanes[li];
+            // New memory counts as a new event on this stream: the upstream may have made the
+            // stream wait on others to hand it over, and a mark recorded before that wait must
+            // not cover these blocks.
+            lane.epoch += 1;
+            let epoch = lane.epoch;
+            for k in (1..blocks).rev() {
+                lane.free.push(c, size, Cached { ptr: block.ptr + (k * size) as u64, chunk: block.ptr, epoch });
+            }
+        }
+        Ok(Cached { ptr: block.ptr, chunk: block.ptr, epoch: 0 })
+    }
+
+    pub(crate) fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+        let si = self.shards.slot_of(stream);
+        let mut g = self.shards.lock(si);
+        let live = match g.live.remove(&block.ptr) {
+            Some(l) => {
+                g.used -= l.size;
+                l
+            }
+            None => {
+                drop(g);
+                let (oi, l) = self
+                    .shards
+                    .take_live(block.ptr, si)
+                    .ok_or(AllocError::UnknownBlock { ptr: block.ptr, size: block.size })?;
+                self.shards.lock(oi).used -= l.size;
+                g = self.shards.lock(si);
+                l
+            }
+        };
+        self.refund(live.job, live.size);
+        if live.class == LARGE {
+            drop(g);
+            return self.releaser.release(self.upstream.as_ref(), block, stream);
+        }
+        let c = live.class as usize;
+        let li = g.lane_index(stream, &self.shards.ranks);
+        let lane = &mut g.lanes[li];
+        lane.epoch += 1;
+        let unit = self.spec.chunk_bytes <= live.size;
+        if unit && lane.free.cached + live.size > self.spec.max_cached {
+            drop(g);
+            let chunk = lock(&self.chunks).remove(&live.chunk);
+            if let Some(ch) = chunk {
+                self.reserved.fetch_sub(ch.block.size, Ordering::Relaxed);
+                return self.releaser.release(self.upstream.as_ref(), ch.block, stream);
+            }
+            return Ok(());
+        }
+        let epoch = lane.epoch;
+        lane.free.push(c, live.size, Cached { ptr: block.ptr, chunk: live.chunk, epoch });
+        Ok(())
+    }
+
+    /// Returns chunks whose blocks are all free to the upstream until at most `keep` bytes
+    /// stay reserved. The returning stream first waits on the other lanes holding parts.
+    pub(crate) fn release_free(&self, keep: usize) -> Result<(), AllocError> {
+        let mut slots = self.shards.lock_all();
+        let mut chunks = lock(&self.chunks);
+        let mut free_count: FastMap<u64, usize> = FastMap::default();
+        for g in slots.iter() {
+            for l in &g.lanes {
+                for x in l.free.classes.iter().flatten() {
+                    *free_count.entry(x.chunk).or_default() += 1;
+                }
+            }
+        }
+        let mut done: Vec<u64> = free_count
+            .iter()
+            .filter(|(k, n)| chunks.get(k).is_some_and(|ch| ch.blocks == **n))
+            .map(|(k, _)| *k)
+            .collect();
+        done.sort_unstable();
+        let mut result = Ok(());
+        for ptr in done {
+            if self.reserved.load(Ordering::Relaxed) <= keep {
+                break;
+            }
+            let Some(ch) = chunks.remove(&ptr) else { continue };
+            let size = self.spec.sizes[ch.class];
+            // Lanes holding parts, by (slot, lane); the first one's stream returns the chunk.
+            let mut holders: Vec<(usize, usize)> = Vec::new();
+            for (si, g) in slots.iter().enumerate() {
+                for (li, l) in g.lanes.iter().enumerate() {
+                    if l.free.classes.get(ch.class).is_some_and(|v| v.iter().any(|x| x.chunk == ptr)) {
+                        holders.push((si, li));
+                    }
+                }
+            }
+            let Some(&(s0, l0)) = holders.first() else { continue };
+            let on = slots[s0].lanes[l0].stream.clone();
+            for &(si, li) in &holders {
+                let lane = &mut slots[si].lanes[li];
+                if let Err(e) = self.shards.order_after(&on, lane) {
+                    result = Err(e);
+                }
+                let v = &mut lane.free.classes[ch.class];
+                let before = v.len();
+                v.retain(|x| x.chunk != ptr);
+                lane.free.cached -= (before - v.len()) * size;
+            }
+            self.reserved.fetch_sub(ch.block.size, Ordering::Relaxed);
+            if let Err(e) = self.releaser.release(self.upstream.as_ref(), ch.block, &on) {
+                result = Err(e);
+            }
+        }
+        drop(chunks);
+        drop(slots);
+        let all = self.releaser.collect(self.upstream.as_ref(), keep == 0);
+        result.and(all)
+    }
+
+    /// Releases free chunks (see [`Self::release_free`]), then trims the upstream.
+    pub(crate) fn trim(&self, keep: usize) -> Result<(), AllocError> {
+        self.release_free(keep)?;
+        self.upstream.trim(keep)
+    }
+
+    pub(crate) fn report(&self) -> AllocReport {
+        let mut r = AllocReport::default();
+        for g in self.shards.lock_all() {
+            r.used += g.used;
+            r.peak_used += g.peak_used;
+            r.live_blocks += g.live.len();
+        }
+        r.reserved = self.reserved.load(Ordering::Relaxed);
+        r.peak_reserved = self.peak_reserved.load(Ordering::Relaxed);
+        r
+    }
+
+    pub(crate) fn reset_peaks(&self) {
+        for mut g in self.shards.lock_all() {
+            g.peak_used = g.used;
+        }
+        self.peak_reserved.store(self.reserved.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    pub(crate) fn free_space(&self) -> FreeSpace {
+        let mut f = FreeSpace::default();
+        for g in self.shards.lock_all() {
+            for l in &g.lanes {
+                f.free_bytes += l.free.cached;
+                for (c, v) in l.free.classes.iter().enumerate() {
+                    if !v.is_empty() {
+                        f.largest_free = f.largest_free.max(self.spec.sizes[c]);
+                    }
+                }
+            }
+        }
+        f
+    }
+
+    pub(crate) fn waits(&self) -> u64 {
+        self.shards.waits()
+    }
+
+    pub(crate) fn wait_log(&self) -> Vec<(u64, u64)> {
+        self.shards.wait_log()
+    }
+}
+
+impl Drop for ClassCache {
+    fn drop(&mut self) {
+        let _ = self.release_free(0);
+    }
+}
+
+/// Implements [`Allocator`] and [`Strategy`] for a newtype around a [`ClassCache`] field `cache`.
+macro_rules! class_strategy {
+    ($t:ty) => {
+        impl tenor_core::Allocator for $t {
+            fn name(&self) -> &str {
+                self.cache.name()
+            }
+            fn allocate(
+                &self,
+                bytes: usize,
+                stream: &tenor_core::Stream,
+            ) -> Result<tenor_core::Block, tenor_core::AllocError> {
+                self.cache.allocate(bytes, stream)
+            }
+            fn deallocate(
+                &self,
+                block: tenor_core::Block,
+                stream: &tenor_core::Stream,
+            ) -> Result<(), tenor_core::AllocError> {
+                self.cache.deallocate(block, stream)
+            }
+            fn report(&self) -> tenor_core::AllocReport {
+                self.cache.report()
+            }
+            fn reset_peaks(&self) {
+                self.cache.reset_peaks();
+            }
+            fn trim(&self, keep_bytes: usize) -> Result<(), tenor_core::AllocError> {
+                self.cache.trim(keep_bytes)
+            }
+        }
+        impl $crate::Strategy for $t {
+            fn inserted_waits(&self) -> u64 {
+                self.cache.waits()
+            }
+            fn wait_log(&self) -> Vec<(u64, u64)> {
+                self.cache.wait_log()
+            }
+            fn free_space(&self) -> $crate::FreeSpace {
+                self.cache.free_space()
+            }
+        }
+    };
+}
+pub(crate) use class_strategy;

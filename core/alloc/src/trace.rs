@@ -1,0 +1,275 @@
+//! Allocation traces: the event format, its parser and writer, and the recording adaptor.
+//!
+//! # Format (`tenor-alloc trace v1`)
+//! A text file, one event per line, comma-separated, after the header lines
+//! `# tenor-alloc trace v1` and `time_ns,op,bytes,stream,job,block,thread`:
+//!
+//! | field | meaning |
+//! | --- | --- |
+//! | `time_ns` | nanoseconds since recording started (host clock) |
+//! | `op` | `alloc`, `free`, or `fail` (an allocation the allocator refused) |
+//! | `bytes` | bytes requested (for `free`: those of the allocation being freed) |
+//! | `stream` | id of the stream passed to the call |
+//! | `job` | the thread's job ([`crate::JobScope`]; 0: none) |
+//! | `block` | allocation id ([`tenor_core::Block::id`]) matching a `free` to its `alloc`; 0 for `fail` |
+//! | `thread` | index of the calling host thread in first-use order |
+//!
+//! Lines starting with `#` are comments. RMM's `logging_resource_adaptor` CSV (Thread, Time,
+//! Action, Pointer, Size, Stream) is the model; ids instead of pointers make the trace
+//! independent of the allocator that recorded it.
+
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use thiserror::Error;
+
+use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+
+use crate::job::current_job;
+use crate::order::{lock, thread_index, FastMap};
+
+/// The header line naming the format.
+pub const TRACE_HEADER: &str = "# tenor-alloc trace v1";
+/// The column line.
+pub const TRACE_COLUMNS: &str = "time_ns,op,bytes,stream,job,block,thread";
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TraceOp {
+    /// An allocation.
+    Alloc,
+    /// A free.
+    Free,
+    /// A refused allocation.
+    Fail,
+}
+
+impl TraceOp {
+    /// The op's name in the format.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Alloc => "alloc",
+            Self::Free => "free",
+            Self::Fail => "fail",
+        }
+    }
+}
+
+/// One line of a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceEvent {
+    /// Nanoseconds since recording started.
+    pub time_ns: u64,
+    /// The operation.
+    pub op: TraceOp,
+    /// Bytes requested.
+    pub bytes: usize,
+    /// Stream id.
+    pub stream: u64,
+    /// Job (0: none).
+    pub job: u64,
+    /// Allocation id (0 for `fail`).
+    pub block: u64,
+    /// Host thread index.
+    pub thread: u32,
+}
+
+/// A parse error naming the origin, line and column (1-based).
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("{origin}:{line}:{column}: {message}")]
+pub struct TraceError {
+    /// File name or other origin of the text.
+    pub origin: String,
+    /// Line number.
+    pub line: usize,
+    /// Column number (1-based field index).
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A sequence of allocation events.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Events in recording order.
+    pub events: Vec<TraceEvent>,
+}
+
+impl Trace {
+    /// The trace in the `tenor-alloc trace v1` format.
+    pub fn to_text(&self) -> String {
+        let mut s = String::with_capacity(48 * (self.events.len() + 2));
+        s.push_str(TRACE_HEADER);
+        s.push('\n');
+        s.push_str(TRACE_COLUMNS);
+        s.push('\n');
+        for e in &self.events {
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},{},{}",
+                e.time_ns,
+                e.op.as_str(),
+                e.bytes,
+                e.stream,
+                e.job,
+                e.block,
+                e.thread
+            );
+        }
+        s
+    }
+
+    /// Parses a trace; `origin` names the source in errors.
+    ///
+    /// # Errors
+    /// [`TraceError`] at the first malformed line: wrong field count, a field that is not a
+    /// number, an unknown op, a `free` of an id with no live `alloc`, or a repeated live id.
+    pub fn parse(text: &str, origin: &str) -> Result<Self, TraceError> {
+        let mut events = Vec::new();
+        let mut live: FastMap<u64, ()> = FastMap::default();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            let err =
+                |column: usize, message: String| TraceError { origin: origin.into(), line: i + 1, column, message };
+            if line.is_empty() || line.starts_with('#') || line == TRACE_COLUMNS {
+                continue;
+            }
+            let f: Vec<&str> = line.split(',').map(str::trim).collect();
+            if f.len() != 7 {
+                return Err(err(1, format!("expected 7 fields ({TRACE_COLUMNS}), found {}", f.len())));
+            }
+            let num = |k: usize, name: &str| -> Result<u64, TraceError> {
+                f[k].parse::<u64>()
+                    .map_err(|e| err(k + 1, format!("{name} `{}` is not a non-negative integer: {e}", f[k])))
+            };
+            let op = match f[1] {
+                "alloc" => TraceOp::Alloc,
+                "free" => TraceOp::Free,
+                "fail" => TraceOp::Fail,
+                other => return Err(err(2, format!("unknown op `{other}` (alloc, free or fail)"))),
+            };
+            let e = TraceEvent {
+                time_ns: num(0, "time_ns")?,
+                op,
+                bytes: usize::try_from(num(2, "bytes")?).map_err(|e| err(3, e.to_string()))?,
+                stream: num(3, "stream")?,
+                job: num(4, "job")?,
+                block: num(5, "block")?,
+                thread: u32::try_from(num(6, "thread")?).map_err(|e| err(7, e.to_string()))?,
+            };
+            match op {
+                TraceOp::Alloc => {
+                    if live.insert(e.block, ()).is_some() {
+                        return Err(err(6, format!("block {} allocated again while live", e.block)));
+                    }
+                }
+                TraceOp::Free => {
+                    if live.remove(&e.block).is_none() {
+                        return Err(err(6, format!("free of block {} which is not live", e.block)));
+                    }
+                }
+                TraceOp::Fail => {}
+            }
+            events.push(e);
+        }
+        Ok(Self { events })
+    }
+
+    /// Distinct streams in first-appearance order.
+    pub fn streams(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = Vec::new();
+        for e in &self.events {
+            if !v.contains(&e.stream) {
+                v.push(e.stream);
+            }
+        }
+        v
+    }
+
+    /// Peak of the bytes requested by live allocations.
+    pub fn peak_live_bytes(&self) -> usize {
+        let (mut cur, mut peak) = (0usize, 0usize);
+        for e in &self.events {
+            match e.op {
+                TraceOp::Alloc => {
+                    cur += e.bytes;
+                    peak = peak.max(cur);
+                }
+                TraceOp::Free => cur = cur.saturating_sub(e.bytes),
+                TraceOp::Fail => {}
+            }
+        }
+        peak
+    }
+}
+
+/// An adaptor that records every call into a [`Trace`].
+#[derive(Debug)]
+pub struct Recorder {
+    inner: Arc<dyn Allocator>,
+    start: Instant,
+    state: Mutex<RecState>,
+}
+
+#[derive(Debug, Default)]
+struct RecState {
+    events: Vec<TraceEvent>,
+    requested: FastMap<u64, usize>,
+}
+
+impl Recorder {
+    /// Records calls to `inner`.
+    pub fn new(inner: Arc<dyn Allocator>) -> Self {
+        Self { inner, start: Instant::now(), state: Mutex::new(RecState::default()) }
+    }
+    /// The trace so far.
+    pub fn trace(&self) -> Trace {
+        Trace { events: lock(&self.state).events.clone() }
+    }
+    fn push(&self, st: &mut RecState, op: TraceOp, bytes: usize, stream: &Stream, block: u64) {
+        st.events.push(TraceEvent {
+            time_ns: u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX),
+            op,
+            bytes,
+            stream: stream.id(),
+            job: current_job(),
+            block,
+            thread: u32::try_from(thread_index()).unwrap_or(u32::MAX),
+        });
+    }
+}
+
+impl Allocator for Recorder {
+    fn name(&self) -> &str {
+        "recorder"
+    }
+    fn allocate(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError> {
+        let r = self.inner.allocate(bytes, stream);
+        let mut st = lock(&self.state);
+        match &r {
+            Ok(b) => {
+                st.requested.insert(b.id, bytes);
+                self.push(&mut st, TraceOp::Alloc, bytes, stream, b.id);
+            }
+            Err(_) => self.push(&mut st, TraceOp::Fail, bytes, stream, 0),
+        }
+        r
+    }
+    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+        self.inner.deallocate(block, stream)?;
+        let mut st = lock(&self.state);
+        let bytes = st.requested.remove(&block.id).unwrap_or(block.size);
+        self.push(&mut st, TraceOp::Free, bytes, stream, block.id);
+        Ok(())
+    }
+    fn report(&self) -> AllocReport {
+        self.inner.report()
+    }
+    fn reset_peaks(&self) {
+        self.inner.reset_peaks();
+    }
+    fn trim(&self, keep_bytes: usize) -> Result<(), AllocError> {
+        self.inner.trim(keep_bytes)
+    }
+}

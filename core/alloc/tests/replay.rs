@@ -1,0 +1,188 @@
+//! Replay on the simulated device: the desk trace against every strategy, determinism, the
+//! advisor's decision table, and traces recorded from Tenor's own pricing kernels.
+
+use std::sync::Arc;
+
+use tenor_alloc::advisor::{advise, Choice, Profile};
+use tenor_alloc::desk::{desk_trace, DeskConfig};
+use tenor_alloc::pricing::{run_pricing, PricingRun, MATURITY, RATE, SPOT, VOL};
+use tenor_alloc::replay::{replay, Kind, ReplayOptions, ReplayResult};
+use tenor_alloc::{Recorder, Trace, TraceEvent, TraceOp};
+use tenor_core::Device;
+
+fn run(trace: &Trace, kind: Kind, opts: &ReplayOptions) -> ReplayResult {
+    let r = replay(trace, kind, opts, &mut |_| {}).expect("replay");
+    assert!(r.hazards.is_empty(), "{kind:?}: {:?}", r.hazards.first());
+    assert_eq!(r.left_reserved, 0, "{kind:?} returns every byte to the device");
+    assert_eq!(r.peak_used, trace.peak_live_bytes(), "{kind:?}: used follows the trace");
+    assert!(r.peak_reserved >= r.peak_used, "{kind:?}: reserved covers used");
+    r
+}
+
+#[test]
+fn desk_replay_slab_stays_within_ten_percent() {
+    let trace = desk_trace(&DeskConfig::default());
+    let opts = ReplayOptions::default();
+    let mut best = f64::INFINITY;
+    for kind in Kind::ALL {
+        let r = run(&trace, kind, &opts);
+        println!("{:8} {:28} peak reserved / peak used = {:.3}", kind.name(), r.name, r.overhead());
+        assert_eq!(r.failures, 0, "{kind:?}");
+        if matches!(kind, Kind::Slab | Kind::Arena) {
+            best = best.min(r.overhead());
+        }
+    }
+    assert!(best <= 1.10, "slab or arena keeps peak reserved within 10 % of peak used: {best:.3}");
+}
+
+#[test]
+fn deterministic_mode_repeats_addresses_and_waits() {
+    let trace = desk_trace(&DeskConfig { jobs: 80, ..DeskConfig::default() });
+    let opts = ReplayOptions::default();
+    let mut any_waits = false;
+    for kind in Kind::ALL {
+        let a = run(&trace, kind, &opts);
+        let b = run(&trace, kind, &ReplayOptions { seed: 99, ..opts });
+        assert_eq!(a.addresses, b.addresses, "{kind:?}: same trace, same addresses");
+        assert_eq!(a.wait_log, b.wait_log, "{kind:?}: same inserted waits");
+        assert_eq!(a.inserted_waits as usize, a.wait_log.len());
+        any_waits |= a.inserted_waits > 0;
+    }
+    assert!(any_waits, "the desk trace reuses memory across streams");
+}
+
+/// A trace of `n` allocations on `streams` streams and as many threads, sizes from `size(i)`,
+/// each freed `life` allocations later.
+fn synthetic(n: usize, streams: u64, life: usize, size: impl Fn(usize) -> usize) -> Trace {
+    let mut events = Vec::new();
+    let mut live: std::collections::VecDeque<(u64, usize, u64)> = Default::default();
+    for i in 0..n {
+        let s = i as u64 % streams + 1;
+        let b = i as u64 + 1;
+        let bytes = size(i);
+        let t = events.len() as u64;
+        events.push(TraceEvent {
+            time_ns: t,
+            op: TraceOp::Alloc,
+            bytes,
+            stream: s,
+            job: 0,
+            block: b,
+            thread: (s - 1) as u32,
+        });
+        live.push_back((b, bytes, s));
+        if live.len() > life {
+            let (b, bytes, s) = live.pop_front().expect("live");
+            let t = events.len() as u64;
+            events.push(TraceEvent {
+                time_ns: t,
+                op: TraceOp::Free,
+                bytes,
+                stream: s,
+                job: 0,
+                block: b,
+                thread: (s - 1) as u32,
+            });
+        }
+    }
+    for (b, bytes, s) in live {
+        let t = events.len() as u64;
+        events.push(TraceEvent {
+            time_ns: t,
+            op: TraceOp::Free,
+            bytes,
+            stream: s,
+            job: 0,
+            block: b,
+            thread: (s - 1) as u32,
+        });
+    }
+    Trace { events }
+}
+
+/// A scrambled size in `lo..hi` (a multiplicative hash of `i`).
+fn spread(i: usize, lo: usize, hi: usize) -> usize {
+    let h = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20;
+    lo + (h as usize) % (hi - lo)
+}
+
+fn advice_for(trace: &Trace) -> tenor_alloc::advisor::Advice {
+    let pool = run(trace, Kind::Pool, &ReplayOptions::default());
+    advise(&Profile::from_trace(trace), &pool)
+}
+
+#[test]
+fn advisor_follows_the_decision_table() {
+    let desk = desk_trace(&DeskConfig::default());
+    let a = advice_for(&desk);
+    assert_eq!(a.choice, Choice::Slab, "{:#?}", a.reasons);
+    // The largest desk job holds an 8 MiB path buffer, a 512 KiB payoff buffer and small
+    // blocks: 1.25 x that, in whole MiB, is 11 MiB.
+    assert_eq!(a.job_cap, 11 << 20);
+    assert!(a.classes.contains(&(8 << 20)) && a.classes.contains(&(512 << 10)), "{:?}", a.classes);
+    assert!(a.classes.contains(&(1 << 20)) && a.classes.contains(&256), "{:?}", a.classes);
+
+    let threads = synthetic(2000, 8, 40, |i| spread(i, 1000, 3 << 20));
+    assert_eq!(advice_for(&threads).choice, Choice::Arena);
+
+    let churn = synthetic(3000, 1, 8, |i| spread(i, 64, 200_000));
+    let c = advice_for(&churn);
+    assert_eq!(c.choice, Choice::BinningOverPool, "{:#?}", c.reasons);
+    // 5th percentile ~ 10 KB -> 2^13; 90th percentile of the small sizes ~ 180 KB -> 2^18.
+    assert_eq!(c.bin_exponents, (13, 18));
+
+    let wide = synthetic(400, 2, 300, |i| spread(i, 1 << 20, 24 << 20));
+    assert_eq!(advice_for(&wide).choice, Choice::DevicePool);
+}
+
+/// Black-Scholes call (Black and Scholes 1973), with the normal CDF from erfc
+/// (Abramowitz and Stegun 7.1.26, absolute error below 1.5e-7).
+fn black_scholes_call(s: f64, k: f64, r: f64, v: f64, t: f64) -> f64 {
+    let n = |x: f64| {
+        let z = x.abs() / std::f64::consts::SQRT_2;
+        let u = 1.0 / (1.0 + 0.327_591_1 * z);
+        let poly =
+            u * (0.254_829_592 + u * (-0.284_496_736 + u * (1.421_413_741 + u * (-1.453_152_027 + u * 1.061_405_429))));
+        let erfc = poly * (-z * z).exp();
+        if x >= 0.0 {
+            1.0 - 0.5 * erfc
+        } else {
+            0.5 * erfc
+        }
+    };
+    let d1 = ((s / k).ln() + (r + 0.5 * v * v) * t) / (v * t.sqrt());
+    let d2 = d1 - v * t.sqrt();
+    s * n(d1) - k * (-r * t).exp() * n(d2)
+}
+
+#[test]
+fn pricing_run_is_recorded_and_replays_cleanly() {
+    let recorder = Arc::new(Recorder::new(Arc::new(tenor_cpu::HostAllocator::new())));
+    let dev = Device::with_allocator(tenor_cpu::CpuDriver::new(Some(2)).expect("cpu"), recorder.clone()).expect("dev");
+    let run_cfg = PricingRun::default();
+    let priced = run_pricing(&dev, &run_cfg).expect("pricing run");
+    for p in &priced {
+        let bs = black_scholes_call(SPOT, p.strike, RATE, VOL, MATURITY);
+        assert!(
+            (p.price - bs).abs() < 4.0 * p.std_error + 1e-3,
+            "job {}: {} vs {bs} (se {})",
+            p.job,
+            p.price,
+            p.std_error
+        );
+    }
+    let trace = Trace::parse(&recorder.trace().to_text(), "recorded").expect("recorded trace parses");
+    let allocs: Vec<&TraceEvent> = trace.events.iter().filter(|e| e.op == TraceOp::Alloc).collect();
+    // One strike upload, then normals and partial sums per job.
+    let jobs = run_cfg.jobs;
+    assert_eq!(allocs.len(), 1 + 2 * jobs);
+    for j in 1..=jobs as u64 {
+        assert_eq!(allocs.iter().filter(|e| e.job == j).count(), 2, "job {j}");
+    }
+    assert_eq!(allocs.iter().filter(|e| e.job == 0).count(), 1);
+    assert_eq!(trace.events.iter().filter(|e| e.op == TraceOp::Free).count(), allocs.len());
+    assert_eq!(trace.streams().len(), run_cfg.streams);
+    for kind in Kind::ALL {
+        run(&trace, kind, &ReplayOptions::default());
+    }
+}

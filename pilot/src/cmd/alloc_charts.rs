@@ -1,0 +1,82 @@
+//! SVG charts of `tenor alloc` (plotters): the size histogram, and reserved and used bytes
+//! over the replay per strategy.
+
+use std::path::Path;
+
+use anyhow::{anyhow, Context};
+use plotters::prelude::*;
+use tenor_alloc::replay::ReplayResult;
+
+const MIB: f64 = (1u64 << 20) as f64;
+
+fn err(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow!("chart: {e}")
+}
+
+/// Writes a bar chart of allocation counts per log2 size bucket to `path`.
+pub fn size_histogram(path: &Path, hist: &[u64]) -> anyhow::Result<()> {
+    let first = hist.iter().position(|&c| c > 0).unwrap_or(0);
+    let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0);
+    let top = hist.iter().copied().max().unwrap_or(1).max(1);
+    let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Allocation sizes (log2 buckets)", ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((first as u32..last as u32 + 1).into_segmented(), 0u64..top + top / 10 + 1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("size bucket: 2^k bytes")
+        .y_desc("allocations")
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(k) | SegmentValue::Exact(k) => format!("2^{k}"),
+            SegmentValue::Last => String::new(),
+        })
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(Histogram::vertical(&chart).style(BLUE.filled()).data((first..=last).map(|k| (k as u32, hist[k]))))
+        .map_err(err)?;
+    root.present().map_err(err).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Writes reserved bytes over the replay per strategy, with the (shared) used bytes, to `path`.
+pub fn reserved_over_time(path: &Path, results: &[ReplayResult]) -> anyhow::Result<()> {
+    let events = results.iter().map(|r| r.events).max().unwrap_or(1).max(1);
+    let top =
+        results.iter().flat_map(|r| r.series.iter().map(|s| s.reserved.max(s.used))).max().unwrap_or(1) as f64 / MIB;
+    let root = SVGBackend::new(path, (1000, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Reserved and used over the replay", ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0usize..events, 0f64..top * 1.05 + 1.0)
+        .map_err(err)?;
+    chart.configure_mesh().x_desc("trace event").y_desc("MiB").draw().map_err(err)?;
+    let palette = [&RED, &BLUE, &GREEN, &MAGENTA, &CYAN, &BLACK];
+    for (i, r) in results.iter().enumerate() {
+        let color = palette[i % palette.len()];
+        chart
+            .draw_series(LineSeries::new(r.series.iter().map(|s| (s.event, s.reserved as f64 / MIB)), color))
+            .map_err(err)?
+            .label(format!("{} reserved", r.kind.name()))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    if let Some(r) = results.first() {
+        let grey = RGBColor(120, 120, 120);
+        chart
+            .draw_series(LineSeries::new(r.series.iter().map(|s| (s.event, s.used as f64 / MIB)), grey.stroke_width(2)))
+            .map_err(err)?
+            .label("used (requested, live)")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
+    }
+    chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(err)?;
+    root.present().map_err(err).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
