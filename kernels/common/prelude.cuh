@@ -205,3 +205,18 @@ __device__ __forceinline__ double tenor_barrier_value(const tenor_barrier_params
     if (p.out) return p.discount * payoff * s.survival + s.rebate_value;
     return p.discount * (payoff * (1.0 - s.survival) + p.rebate * s.survival);
 }
+
+// Laguerre polynomial L_j(x) by the three-term recurrence L_0 = 1, L_1 = 1 - x,
+// L_{n+1} = ((2n + 1 - x) L_n - n L_{n-1}) / (n + 1), as kernels/lsm_basis/cpu.rs (the
+// Longstaff-Schwartz basis of lsm_basis and lsm_exercise).
+__device__ __forceinline__ double tenor_laguerre(u32 j, double x) {
+    double prev = 1.0, cur = 1.0 - x;
+    if (j == 0) return prev;
+    for (u32 n = 1; n < j; ++n) {
+        const double dn = (double)n;
+        const double next = ((2.0 * dn + 1.0 - x) * cur - dn * prev) / (dn + 1.0);
+        prev = cur;
+        cur = next;
+    }
+    return cur;
+}

@@ -169,4 +169,19 @@ struct BarrierPath {
 
 inline BarrierPath barrier_path(double x0) { return BarrierPath{x0, 1.0, 0.0}; }
 
+// Laguerre polynomial L_j(x) by the three-term recurrence L_0 = 1, L_1 = 1 - x,
+// L_{n+1} = ((2n + 1 - x) L_n - n L_{n-1}) / (n + 1), as kernels/lsm_basis/cpu.rs (the
+// Longstaff-Schwartz basis of lsm_basis and lsm_exercise).
+inline double laguerre(uint32_t j, double x) {
+    double prev = 1.0, cur = 1.0 - x;
+    if (j == 0) return prev;
+    for (uint32_t n = 1; n < j; ++n) {
+        double dn = static_cast<double>(n);
+        double next = ((2.0 * dn + 1.0 - x) * cur - dn * prev) / (dn + 1.0);
+        prev = cur;
+        cur = next;
+    }
+    return cur;
+}
+
 }  // namespace tenor

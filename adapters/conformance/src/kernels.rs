@@ -15,6 +15,13 @@ pub enum KArg {
     Out(usize),
     /// An `f64*` input with these contents.
     In(Vec<f64>),
+    /// An `f64*` read-write buffer with these initial contents (downloaded after the launch).
+    InOut(Vec<f64>),
+    /// A `u32*` input with these contents.
+    InU32(Vec<u32>),
+    /// A `u32*` output of this many elements (downloaded after the launch, each value
+    /// converted exactly to `f64`).
+    OutU32(usize),
     /// A `u32` scalar.
     U32(u32),
     /// A `u64` scalar.
@@ -29,8 +36,8 @@ fn err(e: ComputeError) -> String {
     e.to_string()
 }
 
-/// Launches built-in kernel `name` over `items` on `dev` and returns its `Out` buffers in
-/// argument order.
+/// Launches built-in kernel `name` over `items` on `dev` and returns its `Out`, `InOut` and
+/// `OutU32` buffers in argument order (`u32` values converted exactly to `f64`).
 ///
 /// # Errors
 /// The device's error, as text.
@@ -44,7 +51,9 @@ pub fn launch_outputs(dev: &dyn Compute, name: &str, items: u64, args: &[KArg]) 
     for a in args {
         bufs.push(match a {
             KArg::Out(n) => Some(dev.alloc_elems::<f64>(&s, *n).map_err(err)?),
-            KArg::In(v) => Some(dev.upload_slice(&s, v).map_err(err)?),
+            KArg::In(v) | KArg::InOut(v) => Some(dev.upload_slice(&s, v).map_err(err)?),
+            KArg::InU32(v) => Some(dev.upload_slice(&s, v).map_err(err)?),
+            KArg::OutU32(n) => Some(dev.alloc_elems::<u32>(&s, *n).map_err(err)?),
             _ => None,
         });
     }
@@ -52,19 +61,27 @@ pub fn launch_outputs(dev: &dyn Compute, name: &str, items: u64, args: &[KArg]) 
     for (a, b) in args.iter().zip(&bufs) {
         raw.push(match (a, b) {
             (KArg::Out(_), Some(b)) => Arg::Buf(b, Access::Write),
-            (KArg::In(_), Some(b)) => Arg::Buf(b, Access::Read),
+            (KArg::In(_) | KArg::InU32(_), Some(b)) => Arg::Buf(b, Access::Read),
+            (KArg::InOut(_), Some(b)) => Arg::Buf(b, Access::ReadWrite),
+            (KArg::OutU32(_), Some(b)) => Arg::Buf(b, Access::Write),
             (KArg::U32(v), _) => Arg::U32(*v),
             (KArg::U64(v), _) => Arg::U64(*v),
             (KArg::F32(v), _) => Arg::F32(*v),
             (KArg::F64(v), _) => Arg::F64(*v),
-            (KArg::Out(_) | KArg::In(_), None) => return Err(format!("{name}: buffer argument not allocated")),
+            (KArg::Out(_) | KArg::In(_) | KArg::InOut(_) | KArg::InU32(_) | KArg::OutU32(_), None) => {
+                return Err(format!("{name}: buffer argument not allocated"))
+            }
         });
     }
     dev.launch(&s, &k, items, &raw).map_err(err)?;
     let mut outs = Vec::new();
     for (a, b) in args.iter().zip(&bufs) {
-        if let (KArg::Out(_), Some(b)) = (a, b) {
-            outs.push(dev.download_vec::<f64>(&s, b).map_err(err)?);
+        match (a, b) {
+            (KArg::Out(_) | KArg::InOut(_), Some(b)) => outs.push(dev.download_vec::<f64>(&s, b).map_err(err)?),
+            (KArg::OutU32(_), Some(b)) => {
+                outs.push(dev.download_vec::<u32>(&s, b).map_err(err)?.into_iter().map(f64::from).collect())
+            }
+            _ => {}
         }
     }
     drop(raw);
@@ -345,6 +362,170 @@ pub fn mc_barrier(dev: &dyn Compute) -> Result<(), String> {
             let case = format!("kind {kind}, continuous {continuous}");
             against_cpu(dev, "mc_barrier", &case, pairs, &args, FP64_RTOL)?;
         }
+    }
+    Ok(())
+}
+
+/// `lsm_paths`: antithetic halves, odd steps, a partial last block.
+pub fn lsm_paths(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps) = (1000u64, 7u32);
+    let args = [
+        KArg::Out((paths * u64::from(steps)) as usize),
+        KArg::U64(SEED),
+        KArg::U64(paths),
+        KArg::U32(steps),
+        KArg::F64(100.0),
+        KArg::F64(-0.0004),
+        KArg::F64(0.06),
+    ];
+    against_cpu(dev, "lsm_paths", "1000 paths x 7 steps", paths, &args, FP64_RTOL)
+}
+
+/// Put and call parameters of the Longstaff-Schwartz checks: (sign, strike).
+const LSM_CASES: [(f64, f64); 2] = [(-1.0, 100.0), (1.0, 102.0)];
+
+/// `lsm_basis`: regression rows of a put and a call at an interior exercise date, four
+/// Laguerre polynomials, cash flows of the terminal payoff (some paths out of the money).
+pub fn lsm_basis(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps, step, nbasis) = (1000u64, 6u32, 3u32, 4u32);
+    let spots = host_paths(paths, steps, 100.0, 0.0, 0.05)?;
+    let last = &spots[(steps as usize - 1) * paths as usize..];
+    for (sign, strike) in LSM_CASES {
+        let cash: Vec<f64> = last.iter().map(|s| (sign * (s - strike)).max(0.0) + 0.25).collect();
+        let args = [
+            KArg::In(spots.clone()),
+            KArg::In(cash),
+            KArg::Out(((nbasis + 1) as u64 * paths) as usize),
+            KArg::U64(paths),
+            KArg::U32(step),
+            KArg::U32(nbasis),
+            KArg::F64(strike),
+            KArg::F64(sign),
+            KArg::F64(0.995),
+        ];
+        against_cpu(dev, "lsm_basis", if sign > 0.0 { "call" } else { "put" }, paths, &args, FP64_RTOL)?;
+    }
+    Ok(())
+}
+
+/// `lsm_exercise`: a put and a call at an interior exercise date; the continuation values
+/// `4 + 20 L_1(x) + 0.5 L_2(x)` put the exercise boundary inside the in-the-money region
+/// (about 5% in the money), so paths exercise, continue in the money and lie out of the money.
+pub fn lsm_exercise(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps, step, nbasis) = (1000u64, 6u32, 3u32, 3u32);
+    let spots = host_paths(paths, steps, 100.0, 0.0, 0.05)?;
+    let last = &spots[(steps as usize - 1) * paths as usize..];
+    for (sign, strike) in LSM_CASES {
+        let cash: Vec<f64> = last.iter().map(|s| (sign * (s - strike)).max(0.0) + 0.25).collect();
+        // L_1(x) = 1 - x has the sign of the put's moneyness: flip it for the call.
+        let coef: Vec<f64> = (0..steps).flat_map(|_| [4.0, -sign * 20.0, 0.5]).collect();
+        let args = [
+            KArg::In(spots.clone()),
+            KArg::InOut(cash),
+            KArg::In(coef),
+            KArg::U64(paths),
+            KArg::U32(step),
+            KArg::U32(nbasis),
+            KArg::F64(strike),
+            KArg::F64(sign),
+            KArg::F64(0.995),
+        ];
+        against_cpu(dev, "lsm_exercise", if sign > 0.0 { "call" } else { "put" }, paths, &args, FP64_RTOL)?;
+    }
+    Ok(())
+}
+
+/// `heston_qe`: a high volatility of variance (sigma = 1), so both the quadratic and the
+/// exponential branch of the QE step occur (psi is about 1.8 at v = theta), monthly steps over
+/// two years, a partial last block.
+pub fn heston_qe(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps, dt) = (2000u64, 24u32, 1.0 / 12.0);
+    let args = [
+        KArg::Out(paths as usize),
+        KArg::U64(SEED),
+        KArg::U64(paths),
+        KArg::U32(steps),
+        KArg::F64(100.0),
+        KArg::F64(0.02 * dt),
+        KArg::F64(dt),
+        KArg::F64(0.04),
+        KArg::F64(1.5),
+        KArg::F64(0.04),
+        KArg::F64(1.0),
+        KArg::F64(-0.7),
+    ];
+    against_cpu(dev, "heston_qe", "sigma 1, rho -0.7, 24 monthly steps", paths, &args, FP64_RTOL)
+}
+
+/// `implied_vol`: discounted Black prices (from [`tenor_kernels::black::black_price`]) of calls
+/// and puts over strikes 50..150, maturities 0.05..5 years and volatilities 5%..150%, plus
+/// quotes below intrinsic, above the upper bound and with invalid inputs. Statuses must agree
+/// exactly, volatilities within [`FP64_RTOL`] relative per item, NaN where the status is not 0.
+pub fn implied_vol(dev: &dyn Compute) -> Result<(), String> {
+    let (forward, discount) = (100.0, 0.97);
+    let mut cols: [Vec<f64>; 5] = Default::default();
+    let mut is_call = Vec::new();
+    let mut push = |price: f64, f: f64, k: f64, t: f64, d: f64, call: u32| {
+        for (c, v) in cols.iter_mut().zip([price, f, k, t, d]) {
+            c.push(v);
+        }
+        is_call.push(call);
+    };
+    for &k in &[50.0, 80.0, 95.0, 100.0, 103.0, 120.0, 150.0] {
+        for &t in &[0.05, 0.5, 2.0, 5.0] {
+            for &vol in &[0.05, 0.2, 0.6, 1.5] {
+                for call in [1u32, 0] {
+                    let p = tenor_kernels::black::black_price(forward, k, vol, t, call == 1);
+                    let intrinsic = if call == 1 { forward - k } else { k - forward }.max(0.0);
+                    // Quotes with time value below a thousandth of a tick hold no volatility.
+                    if p - intrinsic > 1e-5 {
+                        push(discount * p, forward, k, t, discount, call);
+                    }
+                }
+            }
+        }
+    }
+    push(discount * 19.0, forward, 80.0, 1.0, discount, 1); // below intrinsic (20)
+    push(discount * 101.0, forward, 80.0, 1.0, discount, 1); // above the forward
+    push(discount * 5.0, forward, 100.0, -1.0, discount, 0); // negative maturity
+    push(5.0, forward, 100.0, 1.0, -0.5, 1); // negative discount factor
+    let n = is_call.len();
+    let [price, fwd, strike, maturity, disc] = cols;
+    let args = [
+        KArg::In(price),
+        KArg::In(fwd),
+        KArg::In(strike),
+        KArg::In(maturity),
+        KArg::In(disc),
+        KArg::InU32(is_call),
+        KArg::Out(n),
+        KArg::OutU32(n),
+        KArg::U64(n as u64),
+    ];
+    let reference = tenor_cpu::cpu().map_err(err)?;
+    let want = launch_outputs(&reference, "implied_vol", n as u64, &args)?;
+    let got = launch_outputs(dev, "implied_vol", n as u64, &args).map_err(|m| format!("implied_vol: {m}"))?;
+    let (Some([gv, gs]), Some([wv, ws])) = (got.get(..2), want.get(..2)) else {
+        return Err("implied_vol: expected two outputs".into());
+    };
+    let mut solved = 0;
+    for i in 0..n {
+        if gs[i] != ws[i] {
+            return Err(format!("implied_vol: item {i}: status {} on the device, {} on the CPU", gs[i], ws[i]));
+        }
+        if ws[i] == 0.0 {
+            solved += 1;
+            let d = (gv[i] - wv[i]).abs() / wv[i].abs();
+            if d.is_nan() || d > FP64_RTOL {
+                return Err(format!("implied_vol: item {i}: vol {} on the device, {} on the CPU", gv[i], wv[i]));
+            }
+        } else if !gv[i].is_nan() {
+            return Err(format!("implied_vol: item {i}: status {} but vol {} (not NaN)", gs[i], gv[i]));
+        }
+    }
+    // Every priced quote has a volatility; the last four fail as the manifest prescribes.
+    if solved + 4 != n || ws[n - 4..] != [1.0, 2.0, 3.0, 3.0] {
+        return Err(format!("implied_vol: the CPU reference solved {solved} of {} quotes", n - 4));
     }
     Ok(())
 }

@@ -45,6 +45,11 @@ pub fn checks() -> Vec<(&'static str, Check)> {
         ("mc_asian", kernels::mc_asian),
         ("mc_asian_f32", kernels::mc_asian_f32),
         ("mc_barrier", kernels::mc_barrier),
+        ("lsm_paths", kernels::lsm_paths),
+        ("lsm_basis", kernels::lsm_basis),
+        ("lsm_exercise", kernels::lsm_exercise),
+        ("heston_qe", kernels::heston_qe),
+        ("implied_vol", kernels::implied_vol),
     ]
 }
 
