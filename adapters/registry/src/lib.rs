@@ -90,9 +90,20 @@ pub fn visit<V: DeviceVisitor>(name: &str, visitor: V) -> Result<V::Output, Comp
     }
 }
 
-fn visit_feature<V: DeviceVisitor>(name: &str, _visitor: V) -> Result<V::Output, ComputeError> {
+fn visit_feature<V: DeviceVisitor>(name: &str, visitor: V) -> Result<V::Output, ComputeError> {
     match name {
-        "cuda" | "sycl" | "opencl" => Err(not_built(name)),
+        #[cfg(feature = "cuda")]
+        "cuda" => Ok(visitor.visit(&tenor_cuda::cuda()?)),
+        #[cfg(not(feature = "cuda"))]
+        "cuda" => Err(not_built(name)),
+        #[cfg(feature = "sycl")]
+        "sycl" => Ok(visitor.visit(&tenor_sycl::sycl_from_env()?)),
+        #[cfg(not(feature = "sycl"))]
+        "sycl" => Err(not_built(name)),
+        "opencl" => {
+            let _ = visitor;
+            Err(not_built(name))
+        }
         other => Err(ComputeError::InvalidArgument(format!("unknown backend {other:?}; known: {}", KNOWN.join(", ")))),
     }
 }
