@@ -11,6 +11,6 @@ extern "C" __global__ void bs_batch(const double* __restrict__ spot, const doubl
         const double sq = v * sqrt(t);
         const double d1 = (log(s / k) + (rate - dividend + 0.5 * v * v) * t) / sq;
         const double d2 = d1 - sq;
-        price[i] = s * exp(-dividend * t) * 0.5 * erfc(-d1 * M_SQRT1_2) - k * exp(-rate * t) * 0.5 * erfc(-d2 * M_SQRT1_2);
+        price[i] = s * exp(-dividend * t) * 0.5 * erfc(-d1 * 0.70710678118654752440) - k * exp(-rate * t) * 0.5 * erfc(-d2 * 0.70710678118654752440);
     }
 }

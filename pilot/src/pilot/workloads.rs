@@ -21,7 +21,8 @@ pub const LSM_BASIS: usize = 8;
 pub enum Workload {
     /// GBM path generation (gbm_paths), 64 steps, stored step-major.
     PathGeneration,
-    /// European payoff evaluation over stored paths (payoff_european).
+    /// Arithmetic and geometric Asian payoffs over stored 64-step paths (payoff_asian): reads
+    /// every step of every path.
     PayoffEvaluation,
     /// Fused Monte Carlo European call, fp64 (mc_european).
     McEuropean,
@@ -83,7 +84,7 @@ impl Workload {
     pub fn kernel(self) -> Option<&'static str> {
         match self {
             Self::PathGeneration => Some("gbm_paths"),
-            Self::PayoffEvaluation => Some("payoff_european"),
+            Self::PayoffEvaluation => Some("payoff_asian"),
             Self::McEuropean => Some("mc_european"),
             Self::McEuropeanF32 => Some("mc_european_f32"),
             Self::McAsian => Some("mc_asian"),
@@ -95,7 +96,7 @@ impl Workload {
     /// Device bytes the workload allocates at `size` (to keep sweeps inside memory).
     pub fn bytes(self, size: u64) -> u64 {
         match self {
-            Self::PathGeneration | Self::PayoffEvaluation => size * u64::from(PATH_STEPS) * 8 + size * 8,
+            Self::PathGeneration | Self::PayoffEvaluation => size * u64::from(PATH_STEPS) * 8 + size * 16,
             Self::McEuropean | Self::McEuropeanF32 => size.div_ceil(2 * 4096) * 16 + 64,
             Self::McAsian | Self::McAsianF32 => size.div_ceil(2 * 4096) * 40 + 64,
             Self::LsmGemm => size * LSM_BASIS as u64 * 8 + 1024,
@@ -150,7 +151,7 @@ pub fn prepare(dev: &dyn Compute, stream: &Stream, w: Workload, size: u64) -> Re
                     Arg::F64(VOL * dt.sqrt()),
                 ],
             )?;
-            vec![paths, dev.alloc_elems::<f64>(stream, size as usize)?]
+            vec![paths, dev.alloc_elems::<f64>(stream, size as usize)?, dev.alloc_elems::<f64>(stream, size as usize)?]
         }
         Workload::McEuropean | Workload::McEuropeanF32 | Workload::McAsian | Workload::McAsianF32 => {
             let per_block = if matches!(w, Workload::McAsian | Workload::McAsianF32) { 5 } else { 2 };
@@ -200,8 +201,11 @@ impl Prepared {
                 &[
                     Arg::Buf(&b[0], Access::Read),
                     Arg::Buf(&b[1], Access::Write),
+                    Arg::Buf(&b[2], Access::Write),
                     Arg::U64(size),
                     Arg::U32(PATH_STEPS),
+                    Arg::F64(SPOT),
+                    Arg::U32(0),
                     Arg::F64(STRIKE),
                     Arg::U32(1),
                     Arg::F64((-RATE * t).exp()),
