@@ -137,16 +137,25 @@ fn every_bad_row_is_named() {
 }
 
 #[test]
-fn american_and_heston_are_not_yet_supported() {
+fn american_and_heston_rows_are_priced() {
     let text = format!(
         "{HEADER},v0,kappa,theta,xi,rho\n{GOOD},,,,,\nam,american,put,100,100,1,0.05,0,0.2,,,,,,,,,\nhe,heston,call,100,100,1,0.05,0,,,,,,0.04,2,0.04,0.5,-0.7\n"
     );
-    let r = tenor_price("unsupported.csv", &text, &[]);
-    assert_ne!(r.code, 0);
-    assert!(r.stderr.contains("unsupported.csv:3: trade \"am\" (american)"), "{}", r.stderr);
-    assert!(r.stderr.contains("unsupported.csv:4: trade \"he\" (heston)"), "{}", r.stderr);
-    assert!(r.stderr.contains("not yet supported"), "{}", r.stderr);
-    assert!(!r.out.contains("\nam,") && !r.out.contains("\nhe,"), "no number for unsupported rows:\n{}", r.out);
+    let r = tenor_price("american_heston.csv", &text, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Independent values: a CRR tree (6.0903) and the Heston formula integrated by the
+    // trapezoidal rule (10.154627); see core/pricing/tests/portfolio_price.rs.
+    let price = |id: &str| -> f64 {
+        let line = r
+            .out
+            .lines()
+            .find(|l| l.starts_with(&format!("{id},")))
+            .unwrap_or_else(|| panic!("no row {id}:\n{}", r.out));
+        line.split(',').nth(1).and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("bad row {line}"))
+    };
+    assert!((price("am") - 6.0903).abs() < 5e-4, "{}", r.out);
+    assert!((price("he") - 10.154627).abs() < 1e-4, "{}", r.out);
+    assert!(r.out.contains(",pde,host") && r.out.contains(",analytic,host"), "{}", r.out);
 }
 
 #[test]

@@ -7,9 +7,12 @@
 //! | barrier, `fixings` = n | Monte Carlo on the n monitoring dates | same |
 //! | asian_geo | discrete geometric closed form (Kemna and Vorst 1990) | Monte Carlo |
 //! | asian_arith | Monte Carlo, geometric control variate | same |
-//! | american, heston | [`PriceError::NotYetSupported`], never a number | same |
+//! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | same |
+//! | heston | semi-analytic characteristic-function price (`analytic`, [`crate::heston`]) | same |
 //!
 //! Greeks: closed-form delta, gamma, vega, theta, rho for the European; central differences of
+//! the finite-difference price for the American, and of the semi-analytic price for Heston
+//! (vega there is the sensitivity to the initial volatility `sqrt(v0)`); central differences of
 //! the closed form for the continuous barrier and the geometric Asian
 //! ([`crate::analytic::bump`]); bump-and-revalue with common random numbers for every Monte
 //! Carlo row ([`crate::mc::greeks`]).
@@ -23,12 +26,13 @@
 use tenor_core::{Compute, Precision};
 use thiserror::Error;
 
-use super::trade::{AsianTrade, BarrierTrade, Kind, Trade, TradeKind};
+use super::trade::{AsianTrade, BarrierTrade, Trade, TradeKind};
 use super::write::PricedRow;
 use crate::analytic::asian::{AsianError, GeometricAsian};
 use crate::analytic::bump::{greeks_by_bump, BumpParam, BumpSteps, Bumpable};
 use crate::analytic::{barrier_greeks, black_scholes};
 use crate::error::PricingError;
+use crate::heston::{heston_price, HestonOption};
 use crate::mc::{self, AsianOption, BarrierOption, FixingSchedule, McConfig, McError, McProduct, Monitoring};
 use crate::types::{BarrierSpec, Greeks, Vanilla};
 
@@ -69,18 +73,18 @@ impl Default for BookConfig {
 /// Why a trade could not be priced.
 #[derive(Debug, Clone, Error)]
 pub enum PriceError {
-    /// The kind parses but has no engine yet (american, heston).
-    #[error("kind {kind} is not yet supported by `tenor price` (no engine yet); no price is given")]
-    NotYetSupported {
-        /// The kind.
-        kind: Kind,
-    },
     /// A closed form refused the trade's parameters.
     #[error(transparent)]
     Pricing(#[from] PricingError),
     /// The geometric Asian closed form refused the trade's parameters.
     #[error(transparent)]
     Asian(#[from] AsianError),
+    /// The American finite-difference engine refused the trade's parameters.
+    #[error(transparent)]
+    American(#[from] crate::american::AmericanError),
+    /// The Heston pricer refused the trade's parameters.
+    #[error(transparent)]
+    Heston(#[from] crate::heston::HestonError),
     /// The Monte Carlo engine or the device failed.
     #[error(transparent)]
     Mc(#[from] McError),
@@ -93,7 +97,6 @@ pub enum PriceError {
 enum Route {
     Analytic,
     Mc(McProduct),
-    Unsupported(Kind),
 }
 
 fn asian_product(a: &AsianTrade) -> AsianOption {
@@ -120,7 +123,7 @@ fn route(trade: &Trade, engine: Engine) -> Route {
         TradeKind::AsianGeo(a) if mc => Route::Mc(McProduct::AsianGeometric(asian_product(a))),
         TradeKind::AsianGeo(_) => Route::Analytic,
         TradeKind::AsianArith(a) => Route::Mc(McProduct::AsianArithmetic(asian_product(a))),
-        TradeKind::American(_) | TradeKind::Heston(_) => Route::Unsupported(trade.kind()),
+        TradeKind::American(_) | TradeKind::Heston(_) => Route::Analytic,
     }
 }
 
@@ -183,7 +186,73 @@ fn analytic(trade: &Trade, greeks: bool) -> Result<Greeks, PriceError> {
                 Ok(Greeks { price: g.price()?, ..Greeks::default() })
             }
         }
-        _ => Err(PriceError::NotYetSupported { kind: trade.kind() }),
+        TradeKind::American(v) => {
+            if greeks {
+                Ok(crate::american::american_fd_greeks(v)?)
+            } else {
+                Ok(Greeks { price: crate::american::american_fd(v)?, ..Greeks::default() })
+            }
+        }
+        TradeKind::Heston(h) => {
+            let q = HestonBump {
+                option: HestonOption {
+                    option: h.vanilla.option,
+                    spot: h.vanilla.spot,
+                    strike: h.vanilla.strike,
+                    maturity: h.vanilla.maturity,
+                    rate: h.vanilla.rate,
+                    dividend: h.vanilla.dividend,
+                },
+                params: crate::heston::HestonParams {
+                    v0: h.params.v0,
+                    kappa: h.params.kappa,
+                    theta: h.params.theta,
+                    sigma: h.params.xi,
+                    rho: h.params.rho,
+                },
+            };
+            let price = |q: &HestonBump| heston_price(&q.params, &q.option);
+            if greeks {
+                Ok(greeks_by_bump(price, &q, &BumpSteps::default())?)
+            } else {
+                Ok(Greeks { price: price(&q)?, ..Greeks::default() })
+            }
+        }
+        TradeKind::AsianArith(_) => Err(PriceError::NoResult),
+    }
+}
+
+/// A Heston trade for bump-and-revalue: `Vol` is the initial volatility `sqrt(v0)`.
+#[derive(Debug, Clone, Copy)]
+struct HestonBump {
+    option: HestonOption,
+    params: crate::heston::HestonParams,
+}
+
+impl Bumpable for HestonBump {
+    fn get(&self, p: BumpParam) -> f64 {
+        match p {
+            BumpParam::Spot => self.option.spot,
+            BumpParam::Vol => self.params.v0.sqrt(),
+            BumpParam::Rate => self.option.rate,
+            BumpParam::Maturity => self.option.maturity,
+        }
+    }
+    fn set(&mut self, p: BumpParam, value: f64) {
+        match p {
+            BumpParam::Spot => self.option.spot = value,
+            BumpParam::Vol => self.params.v0 = value * value,
+            BumpParam::Rate => self.option.rate = value,
+            BumpParam::Maturity => self.option.maturity = value,
+        }
+    }
+}
+
+/// The `method` column of a closed-form row.
+fn analytic_method(trade: &Trade) -> &'static str {
+    match trade.kind {
+        TradeKind::American(_) => "pde",
+        _ => "analytic",
     }
 }
 
@@ -223,8 +292,7 @@ const MC_CHUNK: usize = 8;
 /// Prices every trade of `trades` on `compute` (Monte Carlo rows) and the host (closed forms),
 /// in input order; `progress(done)` is called with the number of trades finished so far.
 ///
-/// Each entry is the priced row or why that trade has none: [`PriceError::NotYetSupported`]
-/// for american and heston, a parameter error, or a device error (which fails the Monte Carlo
+/// Each entry is the priced row or why that trade has none: a parameter error, or a device error (which fails the Monte Carlo
 /// rows of the batch it happened in, never the closed-form rows).
 pub fn price_book<C: Compute + ?Sized>(
     compute: &C,
@@ -239,12 +307,9 @@ pub fn price_book<C: Compute + ?Sized>(
     for (i, t) in trades.iter().enumerate() {
         match route(t, config.engine) {
             Route::Analytic => {
-                let r = analytic(t, config.greeks).map(|g| row(&t.id, &g, None, config.greeks, "analytic", "host"));
+                let r =
+                    analytic(t, config.greeks).map(|g| row(&t.id, &g, None, config.greeks, analytic_method(t), "host"));
                 out.push(Some(r));
-                done += 1;
-            }
-            Route::Unsupported(kind) => {
-                out.push(Some(Err(PriceError::NotYetSupported { kind })));
                 done += 1;
             }
             Route::Mc(p) => {
