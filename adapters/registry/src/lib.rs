@@ -39,10 +39,12 @@ pub fn open(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
 }
 
 fn not_built(name: &str) -> ComputeError {
-    ComputeError::Unavailable {
-        backend: name.into(),
-        reason: format!("this build has no {name} adapter (rebuild with `--features {name}`)"),
-    }
+    let reason = if name == "opencl" {
+        "no OpenCL adapter exists yet (kernels carry OpenCL C sources for it)".to_owned()
+    } else {
+        format!("this build has no {name} adapter (rebuild with `--features {name}`)")
+    };
+    ComputeError::Unavailable { backend: name.into(), reason }
 }
 
 fn open_feature(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {

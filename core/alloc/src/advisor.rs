@@ -165,9 +165,10 @@ impl Profile {
     }
 
     /// Suggested binning exponents: from the 5th percentile size (at least 2^8) to the 90th
-    /// percentile of the small sizes (at most 2^22, RMM's example top bin).
+    /// percentile of the small sizes (at most 2^22, RMM's example top bin); a trace of only
+    /// large allocations gets the single top bin (22, 22), and its sizes go to the upstream.
     pub fn bin_exponents(&self) -> (u32, u32) {
-        let lo = usize::BITS - 1 - self.quantile(0.05).max(256).leading_zeros();
+        let lo = (usize::BITS - 1 - self.quantile(0.05).max(256).leading_zeros()).min(22);
         let small: Vec<usize> = self.sizes.iter().copied().filter(|&s| s < SMALL_BYTES).collect();
         let p90 = small.get((small.len().saturating_sub(1) as f64 * 0.9) as usize).copied().unwrap_or(256);
         let hi = p90.max(256).next_power_of_two().trailing_zeros().clamp(lo, 22);

@@ -186,3 +186,14 @@ fn pricing_run_is_recorded_and_replays_cleanly() {
         run(&trace, kind, &ReplayOptions::default());
     }
 }
+
+/// A trace of only large allocations (GPU path buffers of 8 MiB and more) gets advice, not a
+/// panic: the binning exponents stay ordered (found by a fresh-user review).
+#[test]
+fn advice_for_a_trace_of_only_large_allocations() {
+    let text = "0,alloc,8388608,1,0,1,0\n1,free,8388608,1,0,1,0\n";
+    let trace = Trace::parse(text, "large.trace").expect("valid trace");
+    let profile = Profile::from_trace(&trace);
+    let (lo, hi) = profile.bin_exponents();
+    assert!(lo <= hi && hi <= 22, "({lo}, {hi})");
+}

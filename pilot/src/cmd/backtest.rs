@@ -58,6 +58,9 @@ fn parse_kv(s: &str) -> anyhow::Result<(String, f64)> {
     Ok((k.trim().to_owned(), v))
 }
 
+/// Largest parameter grid a sweep may run.
+const MAX_SWEEP_RUNS: usize = 100_000;
+
 fn parse_sweep(s: &str) -> anyhow::Result<(String, Vec<f64>)> {
     let (k, r) = s.split_once('=').ok_or_else(|| anyhow!("--sweep {s:?}: expected name=start:stop:step"))?;
     let p: Vec<f64> = r
@@ -69,7 +72,11 @@ fn parse_sweep(s: &str) -> anyhow::Result<(String, Vec<f64>)> {
     if step <= 0.0 || b < a {
         bail!("--sweep {s:?}: needs step > 0 and stop >= start");
     }
-    let n = ((b - a) / step + 1e-9).floor() as usize + 1;
+    let n = ((b - a) / step + 1e-9).floor() + 1.0;
+    if n > MAX_SWEEP_RUNS as f64 {
+        bail!("--sweep {s:?}: {n} values; at most {MAX_SWEEP_RUNS} runs are allowed (coarsen the step)");
+    }
+    let n = n as usize;
     Ok((k.trim().to_owned(), (0..n).map(|i| a + i as f64 * step).collect()))
 }
 
@@ -144,6 +151,12 @@ fn chart(r: &RunResult, path: &Path) -> anyhow::Result<()> {
 
 /// Runs the backtest or the sweep.
 pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
+    if a.cash.is_nan() || a.cash <= 0.0 {
+        bail!("--cash must be positive, got {}", a.cash);
+    }
+    if a.periods_per_year.is_nan() || a.periods_per_year <= 0.0 {
+        bail!("--periods-per-year must be positive, got {}", a.periods_per_year);
+    }
     let series = a.data.iter().map(|p| tenor_backtest::data::load(p, None)).collect::<Result<Vec<_>, _>>()?;
     let feed = Feed::new(series);
     let compute = tenor_backends::open(&a.backend)?;
@@ -190,6 +203,18 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let axes: Vec<(String, Vec<f64>)> = a.sweeps.iter().map(|s| parse_sweep(s)).collect::<anyhow::Result<_>>()?;
+    let runs: usize = axes.iter().map(|(_, v)| v.len()).product();
+    if runs > MAX_SWEEP_RUNS {
+        bail!("--sweep asks for {runs} runs; at most {MAX_SWEEP_RUNS} are allowed (coarsen a step)");
+    }
+    // A parameter the strategy does not take is an error for the whole sweep, as with --param.
+    if let Some(first) = tenor_backtest::sweep::grid(&axes).into_iter().next() {
+        let mut p = base.clone();
+        p.extend(first);
+        if let Err(e @ strategies::ParamError::Unknown { .. }) = strategies::build(&a.strategy, &p, compute.clone()) {
+            return Err(e.into());
+        }
+    }
     let sets: Vec<Params> = tenor_backtest::sweep::grid(&axes)
         .into_iter()
         .map(|mut p| {

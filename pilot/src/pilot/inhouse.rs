@@ -92,6 +92,12 @@ pub fn load(dir: &Path) -> anyhow::Result<InHouse> {
     let spec: PilotSpec =
         toml::from_str(&std::fs::read_to_string(&sp).with_context(|| format!("reading {}", sp.display()))?)
             .with_context(|| format!("parsing {}", sp.display()))?;
+    if spec.sizes.is_empty() || spec.sizes.contains(&0) {
+        bail!("{}: sizes must be a non-empty list of positive item counts", sp.display());
+    }
+    if spec.check.rtol.is_nan() || spec.check.rtol <= 0.0 {
+        bail!("{}: check.rtol must be positive, got {}", sp.display(), spec.check.rtol);
+    }
     for a in &def.args {
         if !spec.args.contains_key(&a.name) {
             bail!("{}: no [args.{}] entry for argument {} of {}", sp.display(), a.name, a.name, def.name);
@@ -286,13 +292,16 @@ pub fn reference_outputs(k: &InHouse) -> anyhow::Result<Option<Outputs>> {
         (Some(f), Some(out)) => {
             let p = k.dir.join(f);
             let bytes = std::fs::read(&p).with_context(|| format!("reading reference {}", p.display()))?;
-            let ty = k
+            let arg = k
                 .def
                 .args
                 .iter()
                 .find(|a| &a.name == out)
-                .map(|a| a.ty)
                 .ok_or_else(|| anyhow!("check.output {out} is no argument"))?;
+            if !arg.access.is_some_and(|a| a.writes()) {
+                bail!("check.output {out} is not a buffer the kernel writes, so the reference file could not check anything");
+            }
+            let ty = arg.ty;
             Ok(Some(BTreeMap::from([(out.clone(), decode(&bytes, ty))])))
         }
         (None, None) => Ok(None),
