@@ -180,3 +180,31 @@ fn backend_from_environment() {
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert!(String::from_utf8_lossy(&a.stdout).contains(",mc,sim"));
 }
+
+#[test]
+fn a_duplicated_column_rejects_the_file_instead_of_guessing_which_value_is_meant() {
+    let text = "id,kind,type,spot,strike,maturity,rate,dividend,vol,vol\nx,european,call,100,100,1,0.05,0,0.2,0.3\n";
+    let r = tenor_price("dup.csv", text, &[]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("dup.csv:1") && r.stderr.contains("vol"), "{}", r.stderr);
+    assert!(!r.out.contains("\nx,"), "no price when a column is ambiguous:\n{}", r.out);
+}
+
+#[test]
+fn extreme_parameters_never_print_nan() {
+    // A rate of -1e5 per year: the call is worth 0 (its forward is 0), and the theta and rho
+    // differences overflow: they are left empty rather than printed as NaN.
+    let text = format!("{HEADER}\n{GOOD}\nr,european,call,100,100,1,-100000,0,0.2,,,,\n");
+    let r = tenor_price("overflow.csv", &text, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.out.to_lowercase().contains("nan"), "{}", r.out);
+    assert!(r.out.lines().any(|l| l.starts_with("r,0,")), "{}", r.out);
+}
+
+#[test]
+fn absurd_fixings_are_refused_with_the_limit() {
+    let text = format!("{HEADER}\n{GOOD}\na,asian_arith,call,100,100,1,0.05,0,0.2,,,,100000000\n");
+    let r = tenor_price("fixings.csv", &text, &[]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("fixings.csv:3") && r.stderr.contains("at most 100000"), "{}", r.stderr);
+}

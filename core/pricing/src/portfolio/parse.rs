@@ -69,6 +69,9 @@ pub fn read_portfolio(path: &Path) -> Result<ParsedPortfolio, PortfolioError> {
     parse_portfolio(file, path)
 }
 
+/// Largest `fixings` a trade may have.
+pub const MAX_FIXINGS: u32 = 100_000;
+
 /// Reads a portfolio from any reader; `file` names it in error locations.
 ///
 /// # Errors
@@ -101,10 +104,12 @@ pub fn parse_portfolio<R: Read>(reader: R, file: &Path) -> Result<ParsedPortfoli
 
     // Map column name -> index; report unknown and repeated names.
     let mut columns: HashMap<&'static str, usize> = HashMap::new();
+    let mut duplicated = false;
     for (i, name) in header.iter().enumerate() {
         match COLUMNS.iter().find(|c| **c == name) {
             Some(c) => {
                 if columns.insert(c, i).is_some() {
+                    duplicated = true;
                     out.errors.push(RowError {
                         location: at(header_line, Some(name)),
                         problem: RowProblem::DuplicateColumn { column: name.to_owned() },
@@ -148,8 +153,9 @@ pub fn parse_portfolio<R: Read>(reader: R, file: &Path) -> Result<ParsedPortfoli
             });
             continue;
         }
-        if !missing.is_empty() {
-            // Every row lacks a required cell; the header errors already say which.
+        if !missing.is_empty() || duplicated {
+            // Every row lacks a required cell, or has two values for one column (which one is
+            // meant cannot be known): the header errors already say which, and no row is priced.
             continue;
         }
         let mut row = Row { record: &record, columns: &columns, file, line, errors: Vec::new() };
@@ -263,9 +269,15 @@ impl Row<'_> {
         }
     }
 
+    /// Fixings per trade are at most [`MAX_FIXINGS`] (hourly over 11 years; each is a time step
+    /// of the simulation, so an absurd count would run for hours).
     fn fixings(&mut self, text: &str) -> Option<u32> {
-        match text.parse::<u32>() {
-            Ok(n) if n >= 1 => Some(n),
+        match text.parse::<u64>() {
+            Ok(n) if n > u64::from(MAX_FIXINGS) => {
+                self.error(Some("fixings"), RowProblem::OutOfRange { value: n as f64, rule: "must be at most 100000" });
+                None
+            }
+            Ok(n) if n >= 1 => u32::try_from(n).ok(),
             _ => {
                 self.error(Some("fixings"), RowProblem::NotInteger { value: text.to_owned() });
                 None

@@ -88,6 +88,14 @@ pub enum PriceError {
     /// The Monte Carlo engine or the device failed.
     #[error(transparent)]
     Mc(#[from] McError),
+    /// The parameters are extreme enough that the price overflowed (e.g. a rate of -1e5).
+    #[error(
+        "the price is not a finite number ({price}): the parameters are outside the range the engines can evaluate"
+    )]
+    NonFinite {
+        /// The value obtained.
+        price: f64,
+    },
     /// The engine returned no result for the trade (a bug in the pricer, reported, not hidden).
     #[error("internal error: no result was produced for this trade")]
     NoResult,
@@ -349,5 +357,19 @@ pub fn price_book<C: Compute + ?Sized>(
         done += chunk.len();
         progress(done);
     }
-    out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult))).collect()
+    out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult)).and_then(finite)).collect()
+}
+
+/// A row whose price is not a finite number is an error, never output; a Greek that is not
+/// finite (an extreme parameter overflowing a difference) is left empty.
+fn finite(mut r: PricedRow) -> Result<PricedRow, PriceError> {
+    if !r.price.is_finite() || r.stderr.is_some_and(|s| !s.is_finite()) {
+        return Err(PriceError::NonFinite { price: r.price });
+    }
+    for g in [&mut r.delta, &mut r.gamma, &mut r.vega, &mut r.theta, &mut r.rho] {
+        if g.is_some_and(|x| !x.is_finite()) {
+            *g = None;
+        }
+    }
+    Ok(r)
 }
