@@ -124,15 +124,36 @@ fn usm_allocator_counts_blocks_and_frees_in_stream_order() {
     // The OpenCL CPU device has no ext_oneapi_async_memory_alloc aspect.
     assert_eq!(alloc.is_async(), dev.driver().raw_info().async_alloc);
     let before = alloc.report();
-    let buf = dev.upload_slice(&s, &[1.5f64; 1 << 17]).expect("upload");
+    let block = alloc.allocate(1 << 20, &s).expect("allocate");
     let during = alloc.report();
     assert_eq!(during.used - before.used, 1 << 20);
     assert_eq!(during.live_blocks, before.live_blocks + 1);
-    let back: Vec<f64> = dev.download_vec(&s, &buf).expect("download");
-    assert!(back.iter().all(|v| *v == 1.5));
-    drop(buf);
+    alloc.deallocate(block, &s).expect("free");
     dev.synchronize().expect("sync");
     assert_eq!(alloc.report().used, before.used);
+}
+
+#[test]
+fn buffers_come_from_the_toolkit_pool_over_usm_without_async_allocation() {
+    let dev = cpu_device();
+    let s = dev.default_stream().clone();
+    if dev.driver().raw_info().async_alloc {
+        assert_eq!(dev.allocator().name(), dev.driver().usm_allocator().name());
+        return;
+    }
+    let usm = dev.driver().usm_allocator().clone();
+    let before = usm.report();
+    // Two 1 MiB buffers: one 32 MiB USM slab serves both.
+    let a = dev.upload_slice(&s, &[1.5f64; 1 << 17]).expect("upload");
+    let b = dev.upload_slice(&s, &[2.5f64; 1 << 17]).expect("upload");
+    let during = usm.report();
+    assert_eq!(during.live_blocks, before.live_blocks + 1, "one slab from USM");
+    assert_eq!(during.used - before.used, 32 << 20);
+    let back: Vec<f64> = dev.download_vec(&s, &b).expect("download");
+    assert!(back.iter().all(|v| *v == 2.5));
+    drop((a, b));
+    dev.synchronize().expect("sync");
+    assert_eq!(dev.allocator().report().used, 0, "every pool byte returned");
 }
 
 fn gemm_case(precision: Precision) -> f64 {

@@ -70,6 +70,9 @@ pub struct SyclDriver {
     raw: RawInfo,
     key: String,
     allocator: Arc<UsmAllocator>,
+    /// What buffers come from: the USM allocator itself where the device allocates
+    /// asynchronously, else the toolkit's coalescing pool over USM slabs.
+    default: Arc<dyn Allocator>,
     queues: Mutex<Vec<Weak<Queue>>>,
 }
 
@@ -126,7 +129,20 @@ impl SyclDriver {
         // Kernel bundles are shared by every driver on the same SYCL device (not by two devices
         // of the same name).
         let key = format!("{} [{}] #{:016x}", raw.name, raw.platform, raw.identity);
-        Ok(Self { allocator: Arc::new(UsmAllocator::new(raw.async_alloc)), dev, raw, key, queues: Mutex::default() })
+        let allocator = Arc::new(UsmAllocator::new(raw.async_alloc));
+        // Without the asynchronous-allocation extension every USM allocation and free is a
+        // device-wide call; the toolkit's pool takes 32 MiB slabs and sub-allocates in stream
+        // order. USM frees wait for the freeing stream's earlier work, so the upstream orders
+        // its own reuse.
+        let default: Arc<dyn Allocator> = if raw.async_alloc {
+            allocator.clone()
+        } else {
+            Arc::new(tenor_alloc::Pool::new(
+                allocator.clone(),
+                tenor_alloc::PoolConfig { initial_bytes: 32 << 20, upstream_ordered: true, ..Default::default() },
+            ))
+        };
+        Ok(Self { allocator, default, dev, raw, key, queues: Mutex::default() })
     }
 
     /// What the runtime reports about the device.
@@ -166,7 +182,7 @@ impl Driver for SyclDriver {
                 ("sycl-platform".into(), self.raw.platform.clone()),
                 ("backend".into(), self.raw.backend_version.clone()),
                 ("vendor".into(), self.raw.vendor.clone()),
-                ("allocator".into(), self.allocator.name().to_owned()),
+                ("allocator".into(), self.default.name().to_owned()),
                 ("tenor-sycl".into(), env!("CARGO_PKG_VERSION").into()),
             ],
         }
@@ -182,7 +198,7 @@ impl Driver for SyclDriver {
     }
 
     fn default_allocator(&self) -> Arc<dyn Allocator> {
-        self.allocator.clone()
+        self.default.clone()
     }
 
     fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
