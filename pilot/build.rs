@@ -37,6 +37,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=DEP_TENOR_SYCL_SHIM_ROOT");
     if let Ok(root) = std::env::var("DEP_TENOR_SYCL_SHIM_ROOT") {
         println!("cargo:rustc-link-arg-bins=-Wl,-rpath,{root}/lib");
+        println!("cargo:rustc-link-arg-tests=-Wl,-rpath,{root}/lib");
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let commit = std::process::Command::new("git")
