@@ -16,7 +16,7 @@
 //! - Memory is USM device memory ([`UsmAllocator`]): stream-ordered through
 //!   `sycl_ext_oneapi_async_alloc` where the device has the aspect, else `malloc_device` with
 //!   a free ordered after the stream's prior work.
-//! - gemm is our own register-tiled kernel (docs/adr/0006-sycl-gemm.md).
+//! - gemm is our own register-tiled kernel (docs/adr/0004-sycl-gemm.md).
 //!
 //! Devices: `cpu`, `gpu`, `default`, `index:N` or part of a device name ([`sycl`]); the
 //! `sycl` backend of `tenor-backends` reads `TENOR_SYCL_DEVICE` (default `default`). With the
