@@ -189,6 +189,9 @@ pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
                 volume: num(&file, n, "volume", &c[5])?,
                 dividend: num(&file, n, "dividend", &c[6])?,
             };
+            if b.dividend < 0.0 {
+                return Err(bad(&file, n, "dividend", format!("{} is negative; a cash dividend is >= 0", b.dividend)));
+            }
             num(&file, n, "split", &c[7])?;
             push(&mut bars, n, b)?;
         }

@@ -48,3 +48,28 @@ fn symbols_align_on_timestamps_with_explicit_gaps() {
     assert_eq!(aapl_bars, 754);
     assert!(f.bars[1][0].is_none(), "no AAPL bar in 1999: explicit None, not filled forward");
 }
+
+#[test]
+fn a_negative_dividend_is_refused_with_its_line() {
+    let dir = std::env::temp_dir().join(format!("tenor-bt-div-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let p = dir.join("neg.csv");
+    std::fs::write(&p, "date,open,high,low,close,volume,dividend,split\n2012-01-03,1,2,0.5,1.5,10,-3,1\n")
+        .expect("write");
+    match load(&p, None) {
+        Err(DataError::Bad { line, column, .. }) => assert_eq!((line, column.as_str()), (2, "dividend")),
+        other => panic!("expected a dividend error, got {other:?}"),
+    }
+}
+
+#[test]
+fn window_parameters_must_be_whole_numbers() {
+    use tenor_backtest::strategies::{sma_crossover::SmaCrossover, ParamError, Params};
+    let p: Params = [("fast".to_owned(), 2.5), ("slow".to_owned(), 10.0)].into_iter().collect();
+    assert!(matches!(SmaCrossover::from_params(&p), Err(ParamError::Invalid { ref name, .. }) if name == "fast"));
+    let p: Params = [("fast".to_owned(), -5.0), ("slow".to_owned(), 10.0)].into_iter().collect();
+    match SmaCrossover::from_params(&p) {
+        Err(ParamError::Invalid { value, .. }) => assert_eq!(value, -5.0, "the error shows the value given"),
+        other => panic!("expected an error, got {other:?}"),
+    }
+}

@@ -42,6 +42,15 @@ pub enum ParamError {
     },
 }
 
+/// A parameter that counts something (a window in bars, paths): a positive whole number.
+pub(crate) fn whole(name: &str, value: f64) -> Result<usize, ParamError> {
+    if value.fract() == 0.0 && (1.0..=1e12).contains(&value) {
+        Ok(value as usize)
+    } else {
+        Err(ParamError::Invalid { name: name.into(), value, reason: "must be a positive whole number".into() })
+    }
+}
+
 pub(crate) fn take(params: &Params, strategy: &str, allowed: &[(&str, f64)]) -> Result<Vec<f64>, ParamError> {
     if let Some(k) = params.keys().find(|k| !allowed.iter().any(|(a, _)| a == k)) {
         return Err(ParamError::Unknown {

@@ -36,7 +36,7 @@ impl SmaCrossover {
     /// As [`SmaCrossover::new`]; unknown parameters.
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
         let v = take(p, "sma_crossover", &[("fast", 50.0), ("slow", 200.0)])?;
-        Self::new(v[0] as usize, v[1] as usize)
+        Self::new(super::whole("fast", v[0])?, super::whole("slow", v[1])?)
     }
 }
 
