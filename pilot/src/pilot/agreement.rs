@@ -95,10 +95,8 @@ fn mc_call(dev: &dyn Compute, pairs: u64, f32_kernel: bool) -> Result<(f64, f64)
     dev.launch(&s, &k, pairs, &args)?;
     let p: Vec<f64> = dev.download_vec(&s, &out)?;
     let (sum, sumsq) = p.chunks_exact(2).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
-    let n = pairs as f64;
-    let mean = sum / n;
-    let var = (sumsq / n - mean * mean).max(0.0) * n / (n - 1.0);
-    Ok((mean, (var / n).sqrt()))
+    let est = tenor_pricing::mc::plain_estimate(sum, sumsq, pairs);
+    Ok((est.price, est.stderr))
 }
 
 fn rel(a: &[f64], b: &[f64]) -> f64 {
