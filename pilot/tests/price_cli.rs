@@ -208,3 +208,26 @@ fn absurd_fixings_are_refused_with_the_limit() {
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("fixings.csv:3") && r.stderr.contains("at most 100000"), "{}", r.stderr);
 }
+
+#[test]
+fn zero_steps_is_refused_once_as_a_parameter() {
+    let r = tenor_price("steps0.csv", &format!("{HEADER}\n{GOOD}\n"), &["--steps", "0"]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("--steps"), "names the parameter:\n{}", r.stderr);
+    assert_eq!(r.stderr.matches("error").count(), 1, "one error, not one per row:\n{}", r.stderr);
+}
+
+#[test]
+fn a_missing_portfolio_names_the_file_and_the_os_error_once() {
+    let missing = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("price_cli/no-such-book.csv");
+    let a = Command::cargo_bin("tenor")
+        .expect("binary")
+        .args(["price", "--portfolio"])
+        .arg(&missing)
+        .output()
+        .expect("ran");
+    let stderr = String::from_utf8_lossy(&a.stderr);
+    assert_ne!(a.status.code(), Some(0));
+    assert!(stderr.contains("no-such-book.csv"), "{stderr}");
+    assert_eq!(stderr.matches("os error 2").count(), 1, "the OS error once:\n{stderr}");
+}

@@ -5,7 +5,9 @@
 //!   reference backend, same seeds; the two must agree within the fp64 tolerance (1e-12).
 //! * `determinism`: a multi-stream pricing job run twice on the default pool in deterministic
 //!   mode; the prices must be bitwise identical.
-//! * `alloc`: host latency of an alloc + free + stream synchronisation per size and allocator.
+//! * `alloc`: host latency of an alloc + free pair per size and allocator, stream-ordered (a batch
+//!   of pairs, one synchronisation at its end) and with a synchronisation after every pair; the
+//!   toolkit's strategies (tenor-alloc) over the default pool are among the allocators.
 //! * `loop`: a bursty multi-stream pricing loop (path generation and payoff evaluation on
 //!   different streams, per-job scratch) timed end to end with each allocator.
 //! * `mc`: Monte Carlo throughput of the fused kernels (fp32/fp64 European, fp32 Asian).
@@ -24,6 +26,7 @@ use tenor_core::{Access, Allocator, Arg, Compute, ComputeExt, Stream};
 use tenor_cuda::alloc::{
     DefaultPool, ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing,
 };
+use tenor_alloc as ta;
 use tenor_cuda::{cuda_stream, cuda_with_allocator, CudaCompute};
 
 /// CUDA backend checks and benchmarks.
@@ -52,9 +55,15 @@ enum Cmd {
     Determinism,
     /// Alloc + free latency per size and allocator.
     Alloc {
-        /// Pairs per size and allocator.
+        /// Pairs per size and allocator with a synchronisation after each.
         #[arg(long, default_value_t = 200)]
         iters: usize,
+        /// Stream-ordered batches per size and allocator (median reported).
+        #[arg(long, default_value_t = 15)]
+        batches: usize,
+        /// Pairs per stream-ordered batch.
+        #[arg(long, default_value_t = 1000)]
+        batch: usize,
     },
     /// Bursty multi-stream pricing loop per allocator.
     Loop {
@@ -80,7 +89,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Info => info(),
         Cmd::Book { book, pairs } => run_book(book, *pairs),
         Cmd::Determinism => determinism(),
-        Cmd::Alloc { iters } => alloc_bench(*iters),
+        Cmd::Alloc { iters, batches, batch } => alloc_bench(*iters, *batches, *batch),
         Cmd::Loop { jobs } => loop_bench(*jobs),
         Cmd::Mc { reps, variants } => mc_bench(*reps, variants.as_deref()),
     };
@@ -116,7 +125,16 @@ fn pool(sharing: Sharing, reuse: ReusePolicy) -> Make {
     })
 }
 
-/// The allocators compared, by report name.
+/// A toolkit strategy over the driver's default pool with release threshold 0 (what a process gets
+/// by default): the strategy caches on the host, the pool orders reuse across streams.
+fn toolkit(build: fn(Arc<dyn Allocator>) -> Arc<dyn Allocator>) -> Make {
+    Box::new(move |ctx| {
+        let cfg = PoolConfig { sharing: Sharing::Unknown, reuse: ReusePolicy::driver_default() };
+        Ok(build(Arc::new(DefaultPool::new(ctx.clone(), cfg)?)))
+    })
+}
+
+/// The allocators compared, by report name (the first is the baseline of the ratios).
 fn allocators() -> Vec<(&'static str, Make)> {
     vec![
         ("cuMemAlloc/cuMemFree", Box::new(|ctx| Ok(Arc::new(PlainAllocator::new(ctx.clone())) as Arc<dyn Allocator>))),
@@ -131,6 +149,41 @@ fn allocators() -> Vec<(&'static str, Make)> {
                     ..Default::default()
                 };
                 Ok(Arc::new(ExplicitPool::new(ctx.clone(), cfg)?) as Arc<dyn Allocator>)
+            }),
+        ),
+        (
+            "toolkit pool over default pool",
+            toolkit(|up| {
+                let cfg = ta::PoolConfig { initial_bytes: 256 << 20, upstream_ordered: true, ..Default::default() };
+                Arc::new(ta::Pool::new(up, cfg))
+            }),
+        ),
+        (
+            "toolkit binning over default pool",
+            toolkit(|up| {
+                let cfg = ta::BinningConfig { upstream_ordered: true, ..Default::default() };
+                Arc::new(ta::Binning::new(up, cfg))
+            }),
+        ),
+        (
+            "toolkit caching over default pool",
+            toolkit(|up| {
+                let cfg = ta::CachingConfig { upstream_ordered: true, ..Default::default() };
+                Arc::new(ta::Caching::new(up, cfg))
+            }),
+        ),
+        (
+            "toolkit slab over default pool",
+            toolkit(|up| {
+                let cfg = ta::SlabConfig { upstream_ordered: true, release_threshold: 256 << 20, ..Default::default() };
+                Arc::new(ta::Slab::new(up, cfg))
+            }),
+        ),
+        (
+            "toolkit arena over default pool",
+            toolkit(|up| {
+                let pool = ta::PoolConfig { initial_bytes: 256 << 20, upstream_ordered: true, ..Default::default() };
+                Arc::new(ta::Arena::new(up, ta::ArenaConfig { pool, ..Default::default() }))
             }),
         ),
     ]
@@ -270,7 +323,10 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-fn alloc_bench(iters: usize) -> Result<(Value, bool)> {
+/// Per size and allocator: the stream-ordered pair (`batch` pairs on one stream, one synchronise
+/// at the end, time / `batch`; median of `batches`) and the pair followed by a synchronise
+/// (median of `iters`). Microseconds of host time.
+fn alloc_bench(iters: usize, batches: usize, batch: usize) -> Result<(Value, bool)> {
     let sizes: Vec<usize> = (0..10).map(|i| 256usize << (2 * i)).collect(); // 256 B .. 64 MiB
     let mut rows = Vec::new();
     for (name, make) in allocators() {
@@ -279,23 +335,37 @@ fn alloc_bench(iters: usize) -> Result<(Value, bool)> {
         let s = dev.create_stream()?;
         let mut per_size = Vec::new();
         for &size in &sizes {
-            let mut t = Vec::with_capacity(iters);
+            let mut ordered = Vec::with_capacity(batches);
+            for i in 0..batches + 2 {
+                let t0 = Instant::now();
+                for _ in 0..batch {
+                    let b = alloc.allocate(size, &s)?;
+                    alloc.deallocate(b, &s)?;
+                }
+                s.synchronize()?;
+                if i >= 2 {
+                    ordered.push(t0.elapsed().as_secs_f64() * 1e6 / batch as f64);
+                }
+            }
+            let mut synced = Vec::with_capacity(iters);
             for i in 0..iters + 10 {
                 let t0 = Instant::now();
                 let b = alloc.allocate(size, &s)?;
                 alloc.deallocate(b, &s)?;
                 s.synchronize()?;
                 if i >= 10 {
-                    t.push(t0.elapsed().as_secs_f64() * 1e6);
+                    synced.push(t0.elapsed().as_secs_f64() * 1e6);
                 }
             }
-            per_size.push(json!({"bytes": size, "median_us": median(t)}));
+            per_size.push(json!({"bytes": size, "pair_us": median(ordered), "median_us": median(synced)}));
         }
+        alloc.trim(0)?;
         rows.push(json!({"allocator": name, "sizes": per_size}));
         eprintln!("alloc: {name} done");
     }
     Ok((
-        json!({"what": "host latency of allocate + deallocate + stream synchronize", "iters": iters, "rows": rows}),
+        json!({"what": "host latency of allocate + deallocate on one stream", "iters": iters,
+               "batches": batches, "batch": batch, "rows": rows}),
         true,
     ))
 }

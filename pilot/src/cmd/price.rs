@@ -47,8 +47,8 @@ pub struct PriceArgs {
     /// `auto`: closed forms where they exist; `mc`: Monte Carlo for everything.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
-    /// Grid steps for continuously monitored barriers under Monte Carlo.
-    #[arg(long, default_value_t = 64)]
+    /// Grid steps for continuously monitored barriers under Monte Carlo (at least 1).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     pub steps: u32,
     /// Streams the Monte Carlo trades are spread over.
     #[arg(long, default_value_t = 1)]
