@@ -8,7 +8,8 @@
 //! spread over the maturity range; Levenberg-Marquardt on vega-weighted price residuals
 //! (`(model - mid) / vega`, i.e. implied-vol errors to first order), every iteration's
 //! pricings (the chain under the five bumped parameter sets, then each trial point) batched
-//! in launches of the `heston_price` kernel on the chosen backend; outputs
+//! in launches of the `heston_price` kernel on the chosen backend (`--pricer host`: the
+//! adaptive host pricer with rayon, the reference and timing baseline); outputs
 //! `params.json`, `fit.csv` (one row per quote: market and model price and implied vol) and
 //! `fit.svg` (market dots and model lines by expiry).
 use std::collections::BTreeMap;
