@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use crate::cpu::KernelCall;
-use crate::heston::{price, Params};
+use crate::heston::{price, Contract, Params};
 
 /// Runs blocks `blocks` of the launch.
 ///
@@ -36,16 +36,14 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
             // its own items.
             unsafe {
                 let p: Params = std::ptr::read_unaligned(params.add(5 * set).cast::<Params>());
-                *out.add(i as usize) = price(
-                    &p,
-                    *forward.add(j),
-                    *strike.add(j),
-                    *maturity.add(j),
-                    *discount.add(j),
-                    *is_call.add(j) == 1,
-                    nodes,
-                    weights,
-                );
+                let o = Contract {
+                    forward: *forward.add(j),
+                    strike: *strike.add(j),
+                    maturity: *maturity.add(j),
+                    discount: *discount.add(j),
+                    is_call: *is_call.add(j) == 1,
+                };
+                *out.add(i as usize) = price(&p, &o, nodes, weights);
             }
         }
     }

@@ -176,21 +176,28 @@ pub fn transform_scale(p: &Params, t: f64, w: f64) -> f64 {
     3.0 * (u_end / w.sqrt()).sqrt()
 }
 
-/// Present value of a European option under Heston: `forward`, `strike`, `maturity` in years,
-/// `discount` factor, call if `is_call`, parameters `p`, Gauss-Legendre `nodes` and `weights`
-/// on `(0, 1)` (from [`gauss_legendre_unit`]). Negative results of rounding are raised to 0.
-/// NaN when an input is out of its domain (non-finite or non-positive forward, strike,
-/// maturity or discount factor; parameters failing [`params_valid`]).
-pub fn price(
-    p: &Params,
-    forward: f64,
-    strike: f64,
-    maturity: f64,
-    discount: f64,
-    is_call: bool,
-    nodes: &[f64],
-    weights: &[f64],
-) -> f64 {
+/// A European option as the kernel sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contract {
+    /// Forward to maturity.
+    pub forward: f64,
+    /// Strike.
+    pub strike: f64,
+    /// Time to expiry in years.
+    pub maturity: f64,
+    /// Discount factor to maturity.
+    pub discount: f64,
+    /// Call (`true`) or put.
+    pub is_call: bool,
+}
+
+/// Present value of the European option `o` under Heston parameters `p`, with Gauss-Legendre
+/// `nodes` and `weights` on `(0, 1)` (from [`gauss_legendre_unit`]). Negative results of
+/// rounding are raised to 0. NaN when an input is out of its domain (non-finite or
+/// non-positive forward, strike, maturity or discount factor; parameters failing
+/// [`params_valid`]).
+pub fn price(p: &Params, o: &Contract, nodes: &[f64], weights: &[f64]) -> f64 {
+    let Contract { forward, strike, maturity, discount, is_call } = *o;
     let ok = |v: f64| v.is_finite() && v > 0.0;
     if !(ok(forward) && ok(strike) && ok(maturity) && ok(discount) && params_valid(p)) {
         return f64::NAN;

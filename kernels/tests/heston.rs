@@ -2,7 +2,7 @@
 //! forms: Gauss-Legendre integrates polynomials of degree `2n - 1` exactly on (0, 1); the
 //! control variate's Black price satisfies put-call parity and its closed-form limits; invalid
 //! inputs give NaN as the manifest states.
-use tenor_kernels::heston::{black_otm, expected_total_variance, gauss_legendre_unit, price};
+use tenor_kernels::heston::{black_otm, expected_total_variance, gauss_legendre_unit, price, Contract};
 
 #[test]
 fn gauss_legendre_is_exact_to_degree_2n_minus_1() {
@@ -39,7 +39,13 @@ fn black_control_variate_meets_parity_and_limits() {
 fn invalid_inputs_give_nan() {
     let (x, w) = gauss_legendre_unit(32);
     let p = [0.04, 1.5, 0.04, 0.5, -0.7];
-    assert!(price(&p, 100.0, 100.0, 0.5, 0.99, true, &x, &w).is_finite());
+    assert!(price(
+        &p,
+        &Contract { forward: 100.0, strike: 100.0, maturity: 0.5, discount: 0.99, is_call: true },
+        &x,
+        &w
+    )
+    .is_finite());
     for bad in [
         [0.0, 1.5, 0.04, 0.5, -0.7],
         [0.04, -1.0, 0.04, 0.5, -0.7],
@@ -47,10 +53,43 @@ fn invalid_inputs_give_nan() {
         [0.04, 1.5, 0.04, 0.0, -0.7],
         [0.04, 1.5, 0.04, 0.5, 1.0],
     ] {
-        assert!(price(&bad, 100.0, 100.0, 0.5, 0.99, true, &x, &w).is_nan(), "{bad:?}");
+        assert!(
+            price(
+                &bad,
+                &Contract { forward: 100.0, strike: 100.0, maturity: 0.5, discount: 0.99, is_call: true },
+                &x,
+                &w
+            )
+            .is_nan(),
+            "{bad:?}"
+        );
     }
-    assert!(price(&p, 100.0, -1.0, 0.5, 0.99, true, &x, &w).is_nan());
-    assert!(price(&p, 100.0, 100.0, 0.0, 0.99, true, &x, &w).is_nan());
-    assert!(price(&p, f64::INFINITY, 100.0, 0.5, 0.99, true, &x, &w).is_nan());
-    assert!(price(&p, 100.0, 100.0, 0.5, 0.0, false, &x, &w).is_nan());
+    assert!(price(
+        &p,
+        &Contract { forward: 100.0, strike: -1.0, maturity: 0.5, discount: 0.99, is_call: true },
+        &x,
+        &w
+    )
+    .is_nan());
+    assert!(price(
+        &p,
+        &Contract { forward: 100.0, strike: 100.0, maturity: 0.0, discount: 0.99, is_call: true },
+        &x,
+        &w
+    )
+    .is_nan());
+    assert!(price(
+        &p,
+        &Contract { forward: f64::INFINITY, strike: 100.0, maturity: 0.5, discount: 0.99, is_call: true },
+        &x,
+        &w
+    )
+    .is_nan());
+    assert!(price(
+        &p,
+        &Contract { forward: 100.0, strike: 100.0, maturity: 0.5, discount: 0.0, is_call: false },
+        &x,
+        &w
+    )
+    .is_nan());
 }

@@ -82,7 +82,10 @@ fn kernel_matches_the_adaptive_host_integrator_on_a_grid() {
             assert!(e <= bound, "{p:?} T {t} z {z} {:?} K {}: kernel {g} host {want}", o.option, o.strike);
         }
     }
-    eprintln!("{points} points; worst |kernel - host|: regular {:?}, extreme {:?} (|z|<=2, |z|<=4)", worst[0], worst[1]);
+    eprintln!(
+        "{points} points; worst |kernel - host|: regular {:?}, extreme {:?} (|z|<=2, |z|<=4)",
+        worst[0], worst[1]
+    );
 }
 
 #[test]
@@ -120,9 +123,12 @@ fn vanishing_vol_of_variance_gives_black_scholes() {
     // O(rho sigma) otherwise (the implied-vol skew is about rho sigma / (4 sqrt(v0)) per unit
     // log-moneyness), so sigma = 1e-5 with rho = 0 and 1e-10 with rho != 0 keep it below 1e-9.
     let dev = tenor_cpu::cpu().expect("cpu backend");
-    for (v0, theta, kappa, sigma, rho) in
-        [(0.04, 0.04, 1.5, 1e-5, 0.0), (0.09, 0.03, 2.0, 1e-5, 0.0), (0.09, 0.03, 2.0, 1e-10, -0.7), (0.01, 0.06, 0.7, 1e-10, 0.5)]
-    {
+    for (v0, theta, kappa, sigma, rho) in [
+        (0.04, 0.04, 1.5, 1e-5, 0.0),
+        (0.09, 0.03, 2.0, 1e-5, 0.0),
+        (0.09, 0.03, 2.0, 1e-10, -0.7),
+        (0.01, 0.06, 0.7, 1e-10, 0.5),
+    ] {
         let p = hp(v0, kappa, theta, sigma, rho);
         let mut options = Vec::new();
         for t in [DAY, WEEK, 0.5, 2.0] {
@@ -154,8 +160,7 @@ fn vanishing_vol_of_variance_gives_black_scholes() {
 #[test]
 fn several_sets_in_one_launch_equal_one_launch_per_set() {
     let dev = tenor_cpu::cpu().expect("cpu backend");
-    let options: Vec<HestonOption> =
-        [80.0, 100.0, 120.0].iter().map(|&k| opt(OptionType::Call, k, 0.5)).collect();
+    let options: Vec<HestonOption> = [80.0, 100.0, 120.0].iter().map(|&k| opt(OptionType::Call, k, 0.5)).collect();
     let sets = sets();
     let all = heston_prices_batch(&dev, &options, &sets, 64).expect("batch");
     for (s, p) in sets.iter().enumerate() {

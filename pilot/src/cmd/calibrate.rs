@@ -24,7 +24,8 @@ use tenor_market::iv::{chain_vols, QuoteVol};
 use tenor_market::parity::parity_forwards;
 use tenor_market::quotes::Chain;
 use tenor_pricing::heston::{
-    calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, HestonOption, HestonParams, Quote};
+    calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, HestonOption, HestonParams, Quote,
+};
 use tenor_pricing::types::OptionType;
 
 /// Models `tenor calibrate` can fit.
