@@ -178,6 +178,8 @@ fn bad_inputs_are_refused_with_their_names() {
     assert!(matches!(e, Err(HestonError::InvalidParameter { name: "rho", .. })), "{e:?}");
     let e = heston_prices_batch(&dev, &[HestonOption { maturity: 0.0, ..o }], &[p], DEFAULT_NODES);
     assert!(matches!(e, Err(HestonError::InvalidParameter { name: "maturity", .. })), "{e:?}");
+    let e = heston_prices_batch(&dev, &[HestonOption { rate: 1e4, dividend: 1e4, ..o }], &[p], DEFAULT_NODES);
+    assert!(matches!(e, Err(HestonError::InvalidParameter { name: "discount", .. })), "{e:?}");
     let e = heston_prices_batch(&dev, &[o], &[p], 0);
     assert!(matches!(e, Err(HestonError::InvalidParameter { name: "nodes", .. })), "{e:?}");
     assert_eq!(heston_prices_batch(&dev, &[], &[p], DEFAULT_NODES).expect("empty"), Vec::<f64>::new());

@@ -40,6 +40,21 @@ pub fn heston_prices_batch<C: Compute + ?Sized>(
     }
     for o in options {
         o.validate()?;
+        let (f, d) = (o.forward(), o.discount());
+        if !(f.is_finite() && f > 0.0) {
+            return Err(HestonError::InvalidParameter {
+                name: "forward",
+                value: f,
+                reason: "spot e^{(rate - dividend) maturity} must be finite and > 0",
+            });
+        }
+        if !(d.is_finite() && d > 0.0) {
+            return Err(HestonError::InvalidParameter {
+                name: "discount",
+                value: d,
+                reason: "e^{-rate maturity} must be finite and > 0",
+            });
+        }
     }
     let items = options.len() * sets.len();
     if items == 0 {
