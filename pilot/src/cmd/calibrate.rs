@@ -69,6 +69,10 @@ pub struct HestonArgs {
     /// (the adaptive semi-analytic pricer with rayon; the reference and timing baseline).
     #[arg(long, value_enum, default_value_t = Pricer::Port)]
     pub pricer: Pricer,
+    /// Gauss-Legendre nodes of the `heston_price` kernel (accuracy table in the documentation
+    /// of `tenor_kernels::heston`).
+    #[arg(long, default_value_t = tenor_pricing::heston::DEFAULT_NODES)]
+    pub nodes: usize,
 }
 
 /// Where `tenor calibrate heston` prices.
@@ -193,7 +197,7 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
         initial: HestonParams { v0: var, kappa: 1.5, theta: var, sigma: 0.8, rho: -0.7 },
         max_iterations: a.max_iterations,
         tolerance: 1e-10,
-        ..CalibrationConfig::default()
+        nodes: a.nodes,
     };
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_message(format!("calibrating Heston to {} quotes", quotes.len()));
