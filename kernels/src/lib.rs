@@ -12,6 +12,7 @@ pub mod barrier;
 pub mod black;
 pub mod cpu;
 pub mod fastmath;
+pub mod heston;
 pub mod philox;
 
 use std::sync::OnceLock;

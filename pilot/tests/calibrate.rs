@@ -52,6 +52,42 @@ fn calibrates_heston_to_the_spx_snapshot() {
     std::fs::remove_dir_all(&out).ok();
 }
 
+/// Runs `tenor calibrate heston` on the snapshot with `extra` arguments; returns params.json.
+fn calibrate(chain: &std::path::Path, tag: &str, extra: &[&str]) -> serde_json::Value {
+    let out = std::env::temp_dir().join(format!("tenor-calibrate-{tag}-{}", std::process::id()));
+    Command::cargo_bin("tenor")
+        .expect("binary")
+        .args(["calibrate", "heston"])
+        .arg(chain)
+        .arg("--out")
+        .arg(&out)
+        .args(["--per-slice", "4", "--slices", "6"])
+        .args(extra)
+        .assert()
+        .success();
+    let v =
+        serde_json::from_str(&std::fs::read_to_string(out.join("params.json")).expect("params.json")).expect("json");
+    std::fs::remove_dir_all(&out).ok();
+    v
+}
+
+#[test]
+fn port_and_host_pricers_reach_the_same_fit() {
+    // The port path (heston_price kernel, fixed nodes) and the host path (adaptive integrator)
+    // price to within 1e-9 of the spot scale on SPX-like parameters, so both calibrations end
+    // at the same weighted RMSE (to 1e-6 vol) from the same start.
+    let chain = tenor_testdata::shared("data/options/spx_cboe_2025-10-01");
+    assert!(chain.is_dir(), "missing shared chain folder {}", chain.display());
+    let port = calibrate(&chain, "port", &["--backend", "cpu"]);
+    let host = calibrate(&chain, "host", &["--pricer", "host"]);
+    let g = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or_else(|| panic!("params.json lacks {k}"));
+    assert_eq!(g(&port, "quotes"), g(&host, "quotes"));
+    let (rp, rh) = (g(&port, "weighted_rmse_vol"), g(&host, "weighted_rmse_vol"));
+    assert!((rp - rh).abs() < 1e-6, "weighted RMSE: port {rp}, host {rh}");
+    assert!(port["launches"].as_u64().unwrap_or(0) > 1, "{port}");
+    assert_eq!(port["pricer"], "cpu");
+}
+
 #[test]
 fn missing_chain_is_reported_with_its_path() {
     let out = Command::cargo_bin("tenor")

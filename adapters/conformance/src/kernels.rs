@@ -529,3 +529,47 @@ pub fn implied_vol(dev: &dyn Compute) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `heston_price`: 42 quotes (calls and puts, strikes 60..150, maturities of 1 week, 3 months
+/// and 2 years, forward and discount from rates 3% and dividends 1%) under three parameter
+/// sets in one launch (126 items, a partial last block): moderate, Feller violated with vol of
+/// variance 1.5 and rho -0.9, and rho +0.3; 128 Gauss-Legendre nodes. Prices within
+/// [`FP64_RTOL`] of the CPU reference relative to the largest price (the quadrature sums 128
+/// terms of the characteristic function, so last-ulp differences of `exp`, `log1p`, `atan2`,
+/// `sin`, `cos`, `erfc` and contracted multiply-adds stay near 1e-15 of the price scale).
+pub fn heston_price(dev: &dyn Compute) -> Result<(), String> {
+    let mut cols: [Vec<f64>; 4] = Default::default();
+    let mut is_call = Vec::new();
+    for &t in &[1.0 / 52.0, 0.25, 2.0] {
+        for &k in &[60.0, 80.0, 95.0, 100.0, 104.0, 120.0, 150.0] {
+            for call in [1u32, 0] {
+                let (r, q): (f64, f64) = (0.03, 0.01);
+                for (c, v) in cols.iter_mut().zip([k, 100.0 * ((r - q) * t).exp(), t, (-r * t).exp()]) {
+                    c.push(v);
+                }
+                is_call.push(call);
+            }
+        }
+    }
+    let quotes = is_call.len();
+    let params = vec![0.04, 1.5, 0.04, 0.5, -0.7, 0.09, 1.0, 0.06, 1.5, -0.9, 0.01, 0.5, 0.04, 1.0, 0.3];
+    let sets = params.len() / 5;
+    let items = (quotes * sets) as u64;
+    let (nodes, weights) = tenor_kernels::heston::gauss_legendre_unit(128);
+    let [strike, forward, maturity, discount] = cols;
+    let args = [
+        KArg::In(strike),
+        KArg::In(forward),
+        KArg::In(maturity),
+        KArg::In(discount),
+        KArg::InU32(is_call),
+        KArg::In(params),
+        KArg::In(nodes),
+        KArg::In(weights),
+        KArg::Out(items as usize),
+        KArg::U64(items),
+        KArg::U64(quotes as u64),
+        KArg::U32(128),
+    ];
+    against_cpu(dev, "heston_price", "42 quotes x 3 parameter sets, 128 nodes", items, &args, FP64_RTOL)
+}

@@ -50,6 +50,7 @@ pub fn checks() -> Vec<(&'static str, Check)> {
         ("lsm_exercise", kernels::lsm_exercise),
         ("heston_qe", kernels::heston_qe),
         ("implied_vol", kernels::implied_vol),
+        ("heston_price", kernels::heston_price),
     ]
 }
 

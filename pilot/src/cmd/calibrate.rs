@@ -6,7 +6,10 @@
 //! quotes (puts below the forward, calls above) with maturity in `[min-days, max-years]` and
 //! `|ln(K/F)| <= max-sd * vol * sqrt(T)`, thinned to `per-slice` strikes on `slices` expiries
 //! spread over the maturity range; Levenberg-Marquardt on vega-weighted price residuals
-//! (`(model - mid) / vega`, i.e. implied-vol errors to first order); outputs
+//! (`(model - mid) / vega`, i.e. implied-vol errors to first order), every iteration's
+//! pricings (the chain under the five bumped parameter sets, then each trial point) batched
+//! in launches of the `heston_price` kernel on the chosen backend (`--pricer host`: the
+//! adaptive host pricer with rayon, the reference and timing baseline); outputs
 //! `params.json`, `fit.csv` (one row per quote: market and model price and implied vol) and
 //! `fit.svg` (market dots and model lines by expiry).
 use std::collections::BTreeMap;
@@ -20,7 +23,9 @@ use plotters::prelude::*;
 use tenor_market::iv::{chain_vols, QuoteVol};
 use tenor_market::parity::parity_forwards;
 use tenor_market::quotes::Chain;
-use tenor_pricing::heston::{calibrate_heston_observed, CalibrationConfig, HestonOption, HestonParams, Quote};
+use tenor_pricing::heston::{
+    calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, HestonOption, HestonParams, Quote,
+};
 use tenor_pricing::types::OptionType;
 
 /// Models `tenor calibrate` can fit.
@@ -38,7 +43,8 @@ pub struct HestonArgs {
     /// Output folder for params.json, fit.csv and fit.svg.
     #[arg(long, default_value = "calibration")]
     pub out: PathBuf,
-    /// Backend for the implied volatilities (`tenor backends` lists them).
+    /// Backend for the implied volatilities and the calibration's pricings (`tenor backends`
+    /// lists them).
     #[arg(long, default_value = "cpu")]
     pub backend: String,
     /// Shortest maturity used, in calendar days.
@@ -59,6 +65,23 @@ pub struct HestonArgs {
     /// Levenberg-Marquardt iterations at most.
     #[arg(long, default_value_t = 100)]
     pub max_iterations: usize,
+    /// Pricer of the iterations: `port` (the `heston_price` kernel on `--backend`) or `host`
+    /// (the adaptive semi-analytic pricer with rayon; the reference and timing baseline).
+    #[arg(long, value_enum, default_value_t = Pricer::Port)]
+    pub pricer: Pricer,
+    /// Gauss-Legendre nodes of the `heston_price` kernel (accuracy table in the documentation
+    /// of `tenor_kernels::heston`).
+    #[arg(long, default_value_t = tenor_pricing::heston::DEFAULT_NODES)]
+    pub nodes: usize,
+}
+
+/// Where `tenor calibrate heston` prices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pricer {
+    /// Batched launches of the `heston_price` kernel on the chosen backend.
+    Port,
+    /// The adaptive host pricer, in parallel with rayon.
+    Host,
 }
 
 /// Runs `tenor calibrate MODEL ...`.
@@ -174,15 +197,23 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
         initial: HestonParams { v0: var, kappa: 1.5, theta: var, sigma: 0.8, rho: -0.7 },
         max_iterations: a.max_iterations,
         tolerance: 1e-10,
+        nodes: a.nodes,
     };
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_message(format!("calibrating Heston to {} quotes", quotes.len()));
     let start = Instant::now();
-    let res = calibrate_heston_observed(&quotes, &cfg, &mut |it, rmse| {
-        bar.set_message(format!("iteration {it}: weighted RMSE {:.2} vol bp", rmse * 1e4));
-        bar.tick();
-    })
+    let res = match a.pricer {
+        Pricer::Port => calibrate_heston_observed(dev.as_ref(), &quotes, &cfg, &mut |it, rmse| {
+            bar.set_message(format!("iteration {it}: weighted RMSE {:.2} vol bp", rmse * 1e4));
+            bar.tick();
+        }),
+        Pricer::Host => calibrate_heston_host(&quotes, &cfg),
+    }
     .context("Heston calibration")?;
+    let on = match a.pricer {
+        Pricer::Port => a.backend.clone(),
+        Pricer::Host => "the host (rayon)".to_owned(),
+    };
     let wall = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
@@ -197,6 +228,9 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
         "quotes": quotes.len(),
         "iterations": res.iterations,
         "pricings": res.pricings,
+        "launches": res.batches,
+        "pricer": on,
+        "quadrature_nodes": cfg.nodes,
         "weighted_rmse_vol": res.rmse,
         "wall_seconds": wall,
     });
@@ -267,11 +301,13 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
         p.rho
     );
     println!(
-        "implied-vol fit: RMSE {:.1} bp, worst {:.1} bp over {n} quotes; {} iterations, {} pricings, {:.2} s",
+        "implied-vol fit: RMSE {:.1} bp, worst {:.1} bp over {n} quotes; {} iterations, {} pricings in {} launches on {}, {:.2} s",
         (sq / n.max(1) as f64).sqrt(),
         worst,
         res.iterations,
         res.pricings,
+        res.batches,
+        on,
         wall
     );
     println!("wrote {}, {} and {}", params_path.display(), fit_path.display(), svg.display());

@@ -1,8 +1,12 @@
 //! Calibration of the Heston model to a list of option quotes by Levenberg-Marquardt
 //! (Levenberg 1944, Marquardt 1963; damping update of Nielsen 1999) with a forward-difference
-//! Jacobian. Every iteration prices the whole chain at the current parameters and at the five
-//! bumped parameter sets in one parallel batch (rayon, one pricing per quote and parameter
-//! set); the 5 x 5 normal equations are solved on the host with nalgebra.
+//! Jacobian. Every iteration prices the whole chain at the five bumped parameter sets in one
+//! launch of the `heston_price` kernel on the `Compute` port ([`super::batch`]; the residuals
+//! at the current parameters are those of the last accepted trial point), then each trial
+//! point in one launch; the 5 x 5 normal equations are solved on the host with nalgebra.
+//! [`calibrate_heston_host`] runs the same iterations with the adaptive host pricer
+//! ([`super::heston_price`]) in parallel with rayon instead: the reference, and the timing
+//! baseline of the port path.
 //!
 //! The parameters are optimised in unconstrained coordinates, `v0, kappa, theta, sigma = e^y`
 //! and `rho = tanh(y)`, so every trial point is admissible.
@@ -10,6 +14,9 @@
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
+use tenor_core::Compute;
+
+use super::batch::{heston_prices_batch, DEFAULT_NODES};
 use super::{heston_price, HestonError, HestonOption, HestonParams};
 
 /// One market quote: a European option (contract with its own forward through `rate` and
@@ -34,16 +41,20 @@ pub struct CalibrationConfig {
     pub max_iterations: usize,
     /// Stop when the relative decrease of the cost is below this.
     pub tolerance: f64,
+    /// Gauss-Legendre nodes of the kernel's quadrature (port path only; see
+    /// [`tenor_kernels::heston`] for the accuracy of [`DEFAULT_NODES`]).
+    pub nodes: usize,
 }
 
 impl Default for CalibrationConfig {
     /// Start at v0 = theta = 0.04, kappa = 1.5, sigma = 0.5, rho = -0.5; 100 iterations;
-    /// tolerance 1e-12.
+    /// tolerance 1e-12; [`DEFAULT_NODES`] quadrature nodes.
     fn default() -> Self {
         Self {
             initial: HestonParams { v0: 0.04, kappa: 1.5, theta: 0.04, sigma: 0.5, rho: -0.5 },
             max_iterations: 100,
             tolerance: 1e-12,
+            nodes: DEFAULT_NODES,
         }
     }
 }
@@ -72,6 +83,8 @@ pub struct CalibrationResult {
     pub iterations: usize,
     /// Model pricings done.
     pub pricings: usize,
+    /// Pricing batches (kernel launches on the port path).
+    pub batches: usize,
 }
 
 fn to_y(p: &HestonParams) -> [f64; 5] {
@@ -105,8 +118,8 @@ fn validate_quotes(quotes: &[Quote]) -> Result<(), HestonError> {
 }
 
 /// Weighted residuals `w (model - market)` of every quote for each parameter vector in `ys`,
-/// priced in one parallel batch.
-fn residual_batch(ys: &[[f64; 5]], quotes: &[Quote]) -> Result<Vec<Vec<f64>>, HestonError> {
+/// priced in one parallel batch on the host (rayon, adaptive pricer).
+fn residual_batch_host(ys: &[[f64; 5]], quotes: &[Quote]) -> Result<Vec<Vec<f64>>, HestonError> {
     let nq = quotes.len();
     let flat: Result<Vec<f64>, HestonError> = (0..ys.len() * nq)
         .into_par_iter()
@@ -119,13 +132,31 @@ fn residual_batch(ys: &[[f64; 5]], quotes: &[Quote]) -> Result<Vec<Vec<f64>>, He
     Ok(flat?.chunks(nq).map(<[f64]>::to_vec).collect())
 }
 
-/// Calibrates Heston parameters to `quotes`.
+/// The same residuals from one `heston_price` launch on `dev` (all sets, all quotes).
+fn residual_batch_port<C: Compute + ?Sized>(
+    dev: &C,
+    ys: &[[f64; 5]],
+    quotes: &[Quote],
+    nodes: usize,
+) -> Result<Vec<Vec<f64>>, HestonError> {
+    let nq = quotes.len();
+    let sets: Vec<HestonParams> = ys.iter().map(|y| from_y(y)).collect();
+    let options: Vec<HestonOption> = quotes.iter().map(|q| q.contract).collect();
+    let prices = heston_prices_batch(dev, &options, &sets, nodes)?;
+    Ok(prices.chunks(nq).map(|c| c.iter().zip(quotes).map(|(p, q)| q.weight * (p - q.price)).collect()).collect())
+}
+
+/// Calibrates Heston parameters to `quotes`, pricing on `dev` (the `heston_price` kernel).
 ///
 /// # Errors
 /// [`HestonError::BadQuote`] naming the first bad quote; [`HestonError::InvalidParameter`]
-/// for a bad starting point; pricing errors.
-pub fn calibrate_heston(quotes: &[Quote], cfg: &CalibrationConfig) -> Result<CalibrationResult, HestonError> {
-    calibrate_heston_observed(quotes, cfg, &mut |_, _| {})
+/// for a bad starting point or node count; pricing and backend errors.
+pub fn calibrate_heston<C: Compute + ?Sized>(
+    dev: &C,
+    quotes: &[Quote],
+    cfg: &CalibrationConfig,
+) -> Result<CalibrationResult, HestonError> {
+    calibrate_heston_observed(dev, quotes, cfg, &mut |_, _| {})
 }
 
 /// [`calibrate_heston`] calling `observer(iteration, rmse)` after every accepted step (for
@@ -133,19 +164,47 @@ pub fn calibrate_heston(quotes: &[Quote], cfg: &CalibrationConfig) -> Result<Cal
 ///
 /// # Errors
 /// As [`calibrate_heston`].
-pub fn calibrate_heston_observed(
+pub fn calibrate_heston_observed<C: Compute + ?Sized>(
+    dev: &C,
     quotes: &[Quote],
     cfg: &CalibrationConfig,
     observer: &mut dyn FnMut(usize, f64),
 ) -> Result<CalibrationResult, HestonError> {
     validate_quotes(quotes)?;
+    let nodes = cfg.nodes;
+    levenberg_marquardt(quotes, cfg, observer, &mut |ys| residual_batch_port(dev, ys, quotes, nodes))
+}
+
+/// Calibrates with the adaptive host pricer, every batch in parallel with rayon (the
+/// reference for [`calibrate_heston`]; `cfg.nodes` is not used).
+///
+/// # Errors
+/// As [`calibrate_heston`].
+pub fn calibrate_heston_host(quotes: &[Quote], cfg: &CalibrationConfig) -> Result<CalibrationResult, HestonError> {
+    validate_quotes(quotes)?;
+    levenberg_marquardt(quotes, cfg, &mut |_, _| {}, &mut |ys| residual_batch_host(ys, quotes))
+}
+
+type Residuals<'a> = dyn FnMut(&[[f64; 5]]) -> Result<Vec<Vec<f64>>, HestonError> + 'a;
+
+fn first(mut v: Vec<Vec<f64>>) -> Result<Vec<f64>, HestonError> {
+    v.pop().ok_or_else(|| HestonError::BadQuote { index: 0, reason: "no residuals".into() })
+}
+
+fn levenberg_marquardt(
+    quotes: &[Quote],
+    cfg: &CalibrationConfig,
+    observer: &mut dyn FnMut(usize, f64),
+    residuals: &mut Residuals<'_>,
+) -> Result<CalibrationResult, HestonError> {
     cfg.initial.validate()?;
     let nq = quotes.len();
     let cost = |r: &[f64]| r.iter().map(|x| x * x).sum::<f64>();
     let mut y = to_y(&cfg.initial);
-    let mut r = residual_batch(&[y], quotes)?.remove(0);
+    let mut r = first(residuals(&[y])?)?;
     let mut c = cost(&r);
     let mut pricings = nq;
+    let mut batches = 1;
     let mut lambda = 1e-3;
     let mut nu = 2.0;
     let mut iterations = 0;
@@ -160,8 +219,9 @@ pub fn calibrate_heston_observed(
                 b
             })
             .collect();
-        let rb = residual_batch(&bumped, quotes)?;
+        let rb = residuals(&bumped)?;
         pricings += 5 * nq;
+        batches += 1;
         let jac = DMatrix::from_fn(nq, 5, |i, j| (rb[j][i] - r[i]) / h[j]);
         let jtj = jac.transpose() * &jac;
         let g = jac.transpose() * DVector::from_column_slice(&r);
@@ -184,8 +244,9 @@ pub fn calibrate_heston_observed(
             // Keep rho away from +-1 where atanh is singular.
             yt[4] = yt[4].clamp(-4.0, 4.0);
             // A trial point the pricer cannot handle counts as a failed step.
-            let rt = residual_batch(&[yt], quotes).map(|mut v| v.remove(0)).unwrap_or_else(|_| vec![f64::NAN; nq]);
+            let rt = residuals(&[yt]).and_then(first).unwrap_or_else(|_| vec![f64::NAN; nq]);
             pricings += nq;
+            batches += 1;
             let ct = cost(&rt);
             if ct < c {
                 let rel = (c - ct) / c.max(1e-300);
@@ -197,7 +258,7 @@ pub fn calibrate_heston_observed(
                 improved = true;
                 observer(iterations, (c / nq as f64).sqrt());
                 if rel < cfg.tolerance {
-                    return Ok(finish(y, &r, quotes, iterations, pricings));
+                    return Ok(finish(y, &r, quotes, iterations, pricings, batches));
                 }
                 break;
             }
@@ -208,10 +269,17 @@ pub fn calibrate_heston_observed(
             break;
         }
     }
-    Ok(finish(y, &r, quotes, iterations, pricings))
+    Ok(finish(y, &r, quotes, iterations, pricings, batches))
 }
 
-fn finish(y: [f64; 5], r: &[f64], quotes: &[Quote], iterations: usize, pricings: usize) -> CalibrationResult {
+fn finish(
+    y: [f64; 5],
+    r: &[f64],
+    quotes: &[Quote],
+    iterations: usize,
+    pricings: usize,
+    batches: usize,
+) -> CalibrationResult {
     let fits = quotes
         .iter()
         .zip(r)
@@ -221,5 +289,5 @@ fn finish(y: [f64; 5], r: &[f64], quotes: &[Quote], iterations: usize, pricings:
         })
         .collect();
     let rmse = (r.iter().map(|x| x * x).sum::<f64>() / r.len() as f64).sqrt();
-    CalibrationResult { params: from_y(&y), fits, rmse, iterations, pricings }
+    CalibrationResult { params: from_y(&y), fits, rmse, iterations, pricings, batches }
 }

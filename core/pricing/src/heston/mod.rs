@@ -9,17 +9,23 @@
 //!   the Lord-Kahl (2007) optimal damping, on a log-transformed domain (no integration cutoff).
 //! * [`qe`]: Monte Carlo with Andersen's (2008) quadratic-exponential scheme on the `Compute`
 //!   port.
-//! * [`calibrate`]: Levenberg-Marquardt calibration to a list of quotes.
+//! * [`batch`]: many prices (quotes x parameter sets) in one launch of the `heston_price`
+//!   kernel on the `Compute` port, by a fixed-node quadrature ([`tenor_kernels::heston`]).
+//! * [`calibrate`]: Levenberg-Marquardt calibration to a list of quotes, every iteration's
+//!   pricings batched through [`batch`].
 
 pub mod analytic;
+pub mod batch;
 pub mod calibrate;
 pub mod cf;
 pub mod qe;
 pub mod quad;
 
 pub use analytic::{heston_price, heston_price_with_alpha};
+pub use batch::{heston_prices_batch, DEFAULT_NODES};
 pub use calibrate::{
-    calibrate_heston, calibrate_heston_observed, CalibrationConfig, CalibrationResult, Quote, QuoteFit,
+    calibrate_heston, calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, CalibrationResult, Quote,
+    QuoteFit,
 };
 pub use qe::{heston_qe_price, QeConfig, QeResult};
 
@@ -94,6 +100,14 @@ pub enum HestonError {
         index: usize,
         /// What is wrong.
         reason: String,
+    },
+    /// The device returned a non-finite price for valid inputs.
+    #[error("heston_price returned {value} for item {index} (set index * quotes + quote index)")]
+    DeviceResult {
+        /// Work item (set index times the number of quotes plus the quote index).
+        index: usize,
+        /// The value returned.
+        value: f64,
     },
     /// An error from the compute backend.
     #[error("compute backend: {0}")]
