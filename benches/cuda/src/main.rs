@@ -22,11 +22,11 @@ use std::time::Instant;
 use anyhow::{bail, Context as _, Result};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
-use tenor_alloc as ta;
 use tenor_core::{Access, Allocator, Arg, Compute, ComputeExt, Stream};
 use tenor_cuda::alloc::{
     DefaultPool, ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing,
 };
+use tenor_alloc as ta;
 use tenor_cuda::{cuda_stream, cuda_with_allocator, CudaCompute};
 
 /// CUDA backend checks and benchmarks.
