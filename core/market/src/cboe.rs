@@ -8,8 +8,10 @@
 //! `Expiration Date` (`Fri Apr 17 2026`), the call block (symbol, last, net, bid, ask, volume,
 //! IV, delta, gamma, open interest), `Strike`, then the put block in the same order.
 //! AM (`SPX`) and PM (`SPXW`) settlement is taken from the OCC root of each symbol.
+//! Each row gives two quotes, the call then the put, in file order; an `IV` (decimal, 4
+//! decimals) of 0 or less, written when Cboe could not compute one, is read as no vendor IV.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::{NaiveDate, NaiveTime};
 use tenor_pricing::types::OptionType;
@@ -55,23 +57,50 @@ pub fn load_cboe(path: &Path) -> Result<Chain> {
     parse_cboe(&text, &path.display().to_string())
 }
 
-/// Loads every `*.csv` file of a folder of Cboe downloads of one snapshot, in file-name order.
+/// The `*.csv` files of a folder of Cboe downloads of one snapshot (extension in any case), in
+/// file-name order.
 ///
 /// # Errors
-/// As [`load_cboe`]; [`MarketError::Row`] when the files disagree on the spot or the date, or
-/// the folder has no CSV file.
-pub fn load_cboe_dir(dir: &Path) -> Result<Chain> {
+/// [`MarketError::Io`] when the folder cannot be listed; [`MarketError::Row`] naming the folder
+/// when it has no CSV file.
+pub fn cboe_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|source| MarketError::Io { path: dir.to_owned(), source })?;
     let mut files: Vec<_> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("csv")))
         .collect();
     files.sort();
+    if files.is_empty() {
+        return Err(MarketError::Row {
+            file: dir.display().to_string(),
+            line: 0,
+            message: "folder has no .csv file".into(),
+        });
+    }
+    Ok(files)
+}
+
+/// Loads every `*.csv` file of a folder of Cboe downloads of one snapshot, in file-name order
+/// ([`cboe_files`], then [`load_cboe_files`]).
+///
+/// # Errors
+/// As [`cboe_files`] and [`load_cboe_files`].
+pub fn load_cboe_dir(dir: &Path) -> Result<Chain> {
+    load_cboe_files(&cboe_files(dir)?, &dir.display().to_string())
+}
+
+/// Loads Cboe downloads of one snapshot and merges them into one chain, quotes in the order of
+/// `files` and, within a file, of its lines; `source` names the merged chain.
+///
+/// # Errors
+/// As [`load_cboe`]; [`MarketError::Row`] naming the file and line 2 when a file's spot or date
+/// differs from the first file's, or naming `source` when `files` is empty.
+pub fn load_cboe_files(files: &[PathBuf], source: &str) -> Result<Chain> {
     let mut merged: Option<Chain> = None;
-    for f in &files {
+    for f in files {
         let c = load_cboe(f)?;
         match merged.as_mut() {
-            None => merged = Some(Chain { source: dir.display().to_string(), ..c }),
+            None => merged = Some(Chain { source: source.to_owned(), ..c }),
             Some(m) => {
                 if m.spot != c.spot || m.as_of != c.as_of {
                     return Err(MarketError::Row {
@@ -87,11 +116,7 @@ pub fn load_cboe_dir(dir: &Path) -> Result<Chain> {
             }
         }
     }
-    merged.ok_or_else(|| MarketError::Row {
-        file: dir.display().to_string(),
-        line: 0,
-        message: "folder has no .csv file".into(),
-    })
+    merged.ok_or_else(|| MarketError::Row { file: source.to_owned(), line: 0, message: "no Cboe file given".into() })
 }
 
 /// Parses the text of a Cboe quote-data download; `file` names it in errors.

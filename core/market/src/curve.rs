@@ -17,6 +17,7 @@
 //! forward rate extended flat beyond the last node. Times are in years (ACT/365F).
 
 use crate::error::{MarketError, Result};
+use crate::treasury::bey_to_continuous;
 
 /// A discount curve: nodes `(t_i, D(t_i))` with `t_0 = 0`, `D = 1`, log-linear in between.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,7 +99,7 @@ impl DiscountCurve {
                 return Err(MarketError::Curve(format!("tenor {tenor} repeated")));
             }
             let log_df =
-                if tenor <= 1.0 + 1e-12 { -2.0 * tenor * (0.5 * y).ln_1p() } else { curve.solve_par_bond(tenor, y)? };
+                if tenor <= 1.0 + 1e-12 { -tenor * bey_to_continuous(y) } else { curve.solve_par_bond(tenor, y)? };
             curve.times.push(tenor);
             curve.log_dfs.push(log_df);
         }
@@ -135,7 +136,7 @@ impl DiscountCurve {
         let times = Self::coupon_times(tenor);
         let accrual = |i: usize| if i == 0 { times[0].min(0.5) } else { 0.5 };
         // initial guess: the par yield as a continuously compounded zero rate
-        let mut z = -tenor * 2.0 * (0.5 * y).ln_1p();
+        let mut z = -tenor * bey_to_continuous(y);
         for _ in 0..100 {
             let mut price = 0.0;
             let mut deriv = 0.0;

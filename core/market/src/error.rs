@@ -40,6 +40,10 @@ pub enum MarketError {
         /// What is wrong.
         message: String,
     },
+    /// The data cannot answer the question asked (no curve on or before a date, no quotes near
+    /// the money to imply a dividend from, an expiry missing from the chain).
+    #[error("{0}")]
+    Insufficient(String),
     /// A curve could not be built or queried (too few or inconsistent points).
     #[error("curve: {0}")]
     Curve(String),

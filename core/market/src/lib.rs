@@ -9,6 +9,8 @@
 //!   `Compute` port ([`iv`]), every quote accounted for.
 //! * Raw SVI slices with the Gatheral-Jacquier no-arbitrage checks and a surface interpolated
 //!   in total variance ([`svi`], [`surface`]), and its SVG plot ([`plot`]).
+//! * The example SPX book of `tenor book spx`: Europeans at Cboe's quoted IVs, Asians and
+//!   barriers, with the Treasury rate and parity dividends ([`spx_book`]).
 
 pub mod cboe;
 pub mod curve;
@@ -17,6 +19,7 @@ pub mod iv;
 pub mod parity;
 pub mod plot;
 pub mod quotes;
+pub mod spx_book;
 pub mod surface;
 pub mod svi;
 pub mod treasury;

@@ -102,7 +102,9 @@ pub struct OptionQuote {
     pub ask: f64,
     /// Last sale (may be stale).
     pub last: f64,
-    /// The vendor's implied volatility (decimal), not used for pricing.
+    /// The vendor's implied volatility (decimal); `None` where the vendor gives none (Cboe writes
+    /// 0). Not used by the surface, which solves its own; the example SPX book
+    /// ([`crate::spx_book`]) prices each European at it.
     pub vendor_iv: Option<f64>,
     /// 1-based line of the source file the quote came from.
     pub line: u64,

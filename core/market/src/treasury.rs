@@ -21,6 +21,39 @@ pub struct ParYieldRow {
     pub line: u64,
 }
 
+impl ParYieldRow {
+    /// The par yield (decimal, bond-equivalent) at `t` years: linear in tenor between published
+    /// points, flat beyond the first and last; 0 for a row without points.
+    pub fn par_yield(&self, t: f64) -> f64 {
+        let p = &self.points;
+        match p.iter().position(|(tenor, _)| *tenor >= t) {
+            None => p.last().map_or(0.0, |x| x.1),
+            Some(0) => p[0].1,
+            Some(i) => {
+                let (t0, y0) = p[i - 1];
+                let (t1, y1) = p[i];
+                y0 + (y1 - y0) * (t - t0) / (t1 - t0)
+            }
+        }
+    }
+
+    /// The continuously compounded rate at `t` years taking the par yield as a zero yield: the
+    /// interpolated par yield ([`Self::par_yield`]) converted from semiannual compounding,
+    /// `r = 2 ln(1 + y / 2)` ([`bey_to_continuous`]). No bootstrap (that is
+    /// [`crate::curve::DiscountCurve::bootstrap_par`]): below one year the CMT points are bills,
+    /// which pay no coupon, and between one and two years the coupon effect on a curve as flat
+    /// as 2025's is below a basis point.
+    pub fn continuous_rate(&self, t: f64) -> f64 {
+        bey_to_continuous(self.par_yield(t))
+    }
+}
+
+/// Converts a bond-equivalent (semiannually compounded) yield, decimal, to continuous
+/// compounding: `(1 + y/2)^2 = e^r`, so `r = 2 ln(1 + y/2)`.
+pub fn bey_to_continuous(y: f64) -> f64 {
+    2.0 * (0.5 * y).ln_1p()
+}
+
 /// A par-yield file, rows sorted by ascending date whatever the file's order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParYieldTable {
@@ -41,8 +74,9 @@ impl ParYieldTable {
     }
 }
 
-/// Parses a tenor header such as `1 mo`, `1.5 Mo`, `10 Yr` into years.
-fn tenor_years(h: &str) -> Option<f64> {
+/// Parses a tenor header such as `1 mo`, `1.5 Mo`, `10 Yr` (any case) into years (a month is
+/// 1/12); `None` for anything else.
+pub fn tenor_years(h: &str) -> Option<f64> {
     let mut parts = h.split_whitespace();
     let n: f64 = parts.next()?.parse().ok()?;
     let unit = parts.next()?.to_ascii_lowercase();
@@ -61,6 +95,20 @@ fn tenor_years(h: &str) -> Option<f64> {
 pub fn load_treasury(path: &Path) -> Result<ParYieldTable> {
     let text = read_file(path)?;
     parse_treasury(&text, &path.display().to_string())
+}
+
+/// Loads a Treasury par-yield CSV ([`load_treasury`]) and returns the curve of the latest date
+/// on or before `date` that has at least one yield (holiday rows with every tenor empty are
+/// passed over).
+///
+/// # Errors
+/// As [`load_treasury`]; [`MarketError::Insufficient`] naming the file when no such row exists.
+pub fn load_par_curve(path: &Path, date: NaiveDate) -> Result<ParYieldRow> {
+    let table = load_treasury(path)?;
+    table
+        .latest_on_or_before(date)
+        .cloned()
+        .ok_or_else(|| MarketError::Insufficient(format!("{}: no curve on or before {date}", path.display())))
 }
 
 /// Parses the text of a Treasury par-yield CSV; `file` names it in errors.

@@ -1,13 +1,41 @@
-//! Par-yield bootstrap (repricing the input instruments), interpolation, and parity forwards on
+//! Par-to-continuous conversion, the par curve of a snapshot date (interpolated in tenor), the
+//! par-yield bootstrap (repricing the input instruments), interpolation, and parity forwards on
 //! the Cboe SPX snapshot compared with the Treasury curve.
 use chrono::NaiveDate;
 use tenor_market::cboe::load_cboe_dir;
 use tenor_market::curve::DiscountCurve;
 use tenor_market::parity::parity_forwards;
-use tenor_market::treasury::load_treasury;
+use tenor_market::treasury::{bey_to_continuous, load_par_curve, load_treasury};
+use tenor_market::MarketError;
 
 fn date(y: i32, m: u32, d: u32) -> NaiveDate {
     NaiveDate::from_ymd_opt(y, m, d).expect("date")
+}
+
+#[test]
+fn bond_equivalent_to_continuous() {
+    // (1 + 0.04 / 2)^2 = e^r  =>  r = 2 ln 1.02 = 0.039605...
+    assert!((bey_to_continuous(0.04) - 2.0 * 1.02_f64.ln()).abs() < 1e-15);
+    assert!((bey_to_continuous(0.04) - 0.039_605_255_1).abs() < 1e-9);
+    assert_eq!(bey_to_continuous(0.0), 0.0);
+}
+
+#[test]
+fn treasury_curve_on_or_before_the_snapshot() {
+    let path = tenor_testdata::shared("data/rates/us_treasury_par_yield_2025_h1.csv");
+    // The file ends on 2025-07-11, before the snapshot: that row is the one used.
+    let c = load_par_curve(&path, date(2025, 10, 1)).expect("curve");
+    assert_eq!(c.date, date(2025, 7, 11));
+    // Row of 2025-07-11: 6 Mo 4.31, 1 Yr 4.09, 2 Yr 3.9 (percent).
+    assert!((c.par_yield(0.5) - 0.0431).abs() < 1e-12);
+    assert!((c.par_yield(1.0) - 0.0409).abs() < 1e-12);
+    assert!((c.par_yield(1.5) - 0.5 * (0.0409 + 0.039)).abs() < 1e-12);
+    assert!((c.par_yield(0.75) - 0.5 * (0.0431 + 0.0409)).abs() < 1e-12);
+    // An earlier date picks that day's row (2025-07-10: 1 Yr 4.07).
+    let c = load_par_curve(&path, date(2025, 7, 10)).expect("curve");
+    assert!((c.par_yield(1.0) - 0.0407).abs() < 1e-12);
+    // Before the first row: an error, not a guess.
+    assert!(matches!(load_par_curve(&path, date(2024, 12, 31)), Err(MarketError::Insufficient(_))));
 }
 
 /// Every input instrument reprices: bills as semiannual-basis zeros, notes and bonds at par.

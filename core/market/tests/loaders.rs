@@ -3,7 +3,8 @@
 use chrono::NaiveDate;
 use tenor_market::cboe::{load_cboe, load_cboe_dir, parse_cboe};
 use tenor_market::quotes::Settlement;
-use tenor_market::treasury::{load_treasury, parse_treasury};
+use tenor_market::spx_book::strike_rows;
+use tenor_market::treasury::{load_treasury, parse_treasury, tenor_years};
 use tenor_market::yahoo::{load_yahoo, parse_yahoo};
 use tenor_market::MarketError;
 use tenor_pricing::types::OptionType;
@@ -118,6 +119,42 @@ fn treasury_files_in_both_layouts() {
     let last = y24.on(date(2024, 12, 31)).expect("row");
     assert_eq!(last.line, 2);
     assert!((last.points[0].1 - 0.044).abs() < 1e-15 && (last.points[12].1 - 0.0478).abs() < 1e-15);
+}
+
+#[test]
+fn tenor_labels() {
+    assert_eq!(tenor_years("1 Mo"), Some(1.0 / 12.0));
+    assert_eq!(tenor_years("1.5 Mo"), Some(0.125));
+    assert_eq!(tenor_years("30 yr"), Some(30.0));
+    assert_eq!(tenor_years("Date"), None);
+}
+
+const CBOE: &str = "
+S&P 500 INDEX,Last: 6711.2002,Change:  22.7402
+\"Date: October 1, 2025 at 6:01 PM EDT\",Bid: 6661.1099,Ask: 6743.9702,Size: 1*1,Volume: 0
+Expiration Date,Calls,Last Sale,Net,Bid,Ask,Volume,IV,Delta,Gamma,Open Interest,Strike,Puts,Last Sale,Net,Bid,Ask,Volume,IV,Delta,Gamma,Open Interest
+Fri Apr 17 2026,SPX260417C01400000,5268.39,-14.9601,5303.2,5320.7,1,0.6674,1,0,1,1400.00,SPX260417P01400000,1.05,0.175,0.7,1,1,0.7434,-0.0007,0,257
+";
+
+#[test]
+fn cboe_layout_strike_rows_and_iv() {
+    let c = parse_cboe(CBOE, "q.csv").expect("parsed");
+    assert_eq!(c.spot, Some(6711.2002));
+    assert_eq!(c.as_of.date(), date(2025, 10, 1));
+    let rows = strike_rows(&c).expect("call-put rows");
+    assert_eq!(rows.len(), 1);
+    let r = &rows[0];
+    assert_eq!((r.expiry, r.call.root.as_str(), r.strike, r.call.line), (date(2026, 4, 17), "SPX", 1400.0, 5));
+    assert_eq!((r.call.bid, r.call.ask, r.call.vendor_iv), (5303.2, 5320.7, Some(0.6674)));
+    assert_eq!((r.put.bid, r.put.ask, r.put.vendor_iv), (0.7, 1.0, Some(0.7434)));
+    // An IV of 0 is Cboe's "could not compute one": no vendor IV.
+    let no_iv = parse_cboe(&CBOE.replace(",0.7434,", ",0,"), "q.csv").expect("parsed");
+    assert_eq!(no_iv.quotes[1].vendor_iv, None);
+    let bad = CBOE.replace("1400.00", "14OO");
+    match parse_cboe(&bad, "q.csv") {
+        Err(e @ MarketError::Cell { line: 5, .. }) => assert!(e.to_string().contains("Strike"), "{e}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 fn cboe_text(row: &str) -> String {

@@ -7,7 +7,6 @@ pub mod american;
 pub mod analytic;
 pub mod error;
 pub mod heston;
-pub mod market;
 pub mod mc;
 pub mod portfolio;
 pub mod types;

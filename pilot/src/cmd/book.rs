@@ -1,13 +1,15 @@
 //! `tenor book spx`: builds the example SPX portfolio from a Cboe snapshot and a Treasury
-//! par yield file (method in `tenor_pricing::market::spx`), writes it as a portfolio CSV and
+//! par yield file (method in `tenor_market::spx_book`), writes it as a portfolio CSV and
 //! prints what went in and what was left out.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::{Args, Subcommand};
-use tenor_pricing::market::{self, spx};
+use tenor_market::cboe::{cboe_files, load_cboe_files};
+use tenor_market::spx_book;
+use tenor_market::treasury::load_par_curve;
 use tenor_pricing::portfolio::{self, Kind};
 
 /// `tenor book` subcommands.
@@ -46,19 +48,10 @@ pub fn run(cmd: &BookCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn spx_book(a: &SpxArgs) -> anyhow::Result<ExitCode> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&a.cboe_dir)
-        .with_context(|| format!("reading {}", a.cboe_dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        bail!("no *.csv files in {}", a.cboe_dir.display());
-    }
-    let chains = files.iter().map(|f| market::read_cboe(f)).collect::<Result<Vec<_>, _>>()?;
-    let date = chains[0].date;
-    let curve = market::read_par_curve(&a.rates, date)?;
-    let book = spx::build_spx_book(&chains, &curve)?;
+    let files = cboe_files(&a.cboe_dir)?;
+    let chain = load_cboe_files(&files, &a.cboe_dir.display().to_string())?;
+    let curve = load_par_curve(&a.rates, chain.as_of.date())?;
+    let book = spx_book::build_spx_book(&chain, &curve)?;
 
     let f = std::fs::File::create(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     portfolio::write_portfolio(std::io::BufWriter::new(f), &book.trades)?;
@@ -91,7 +84,7 @@ fn spx_book(a: &SpxArgs) -> anyhow::Result<ExitCode> {
     );
     println!("wrote       {} ({} trades)", a.out.display(), book.trades.len());
 
-    let checks = spx::check_quotes(book.spot, &book.expiries)?;
+    let checks = spx_book::check_quotes(book.spot, &book.expiries)?;
     let mut w = csv::Writer::from_path(&a.misses).with_context(|| format!("creating {}", a.misses.display()))?;
     w.write_record([
         "symbol",

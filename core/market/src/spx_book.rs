@@ -2,17 +2,22 @@
 //! vols, plus Asians and barriers on the same underlying, with rates from the Treasury curve
 //! and dividend yields implied by put-call parity.
 //!
-//! Method (the README of `examples/data` repeats it):
+//! Input: a Cboe chain ([`crate::cboe::load_cboe_dir`], whose quotes come in the call-then-put
+//! pairs of the files' strike rows, [`strike_rows`]) and a Treasury par curve
+//! ([`crate::treasury::load_par_curve`]).
+//!
+//! Method (`examples/data/PROVENANCE.md` repeats it):
 //! * spot: the `Last:` value of the quotedata header (6711.2002 on 2025-10-01);
-//! * maturity: ACT/365F days from the snapshot date to the expiration date;
+//! * maturity: ACT/365F calendar days from the snapshot date to the expiration date
+//!   ([`act365f`]; not the settlement-time maturity of [`crate::quotes::Chain::maturity`]);
 //! * rate: the Treasury par yield curve of the latest date on or before the snapshot,
 //!   linear in tenor, converted from bond-equivalent to continuous compounding
-//!   ([`super::treasury::ParCurve::continuous_rate`]);
+//!   ([`crate::treasury::ParYieldRow::continuous_rate`]);
 //! * dividend yield per expiry: put-call parity on mid quotes, `C - P = S e^{-qT} - K e^{-rT}`,
 //!   solved for q at each strike within [`PARITY_BAND`] of spot and the median taken
 //!   ([`implied_dividend`]);
-//! * each quote's vol: its `IV` column; quotes with IV 0 (Cboe could not compute one) are
-//!   skipped and counted;
+//! * each quote's vol: its `IV` column ([`crate::quotes::OptionQuote::vendor_iv`]); quotes with
+//!   IV 0 (Cboe could not compute one) are skipped and counted;
 //! * exotics: vol = the smile's implied vol at the exotic's strike ([`Smile::vol_at`]), a flat
 //!   Black-Scholes vol per trade, not a smile-consistent exotic model.
 
@@ -20,11 +25,14 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
-use super::cboe::{CboeChain, StrikeRow};
-use super::error::MarketError;
-use super::treasury::ParCurve;
-use crate::portfolio::{AsianTrade, BarrierTrade, Trade, TradeKind};
-use crate::types::{BarrierType, OptionType, Vanilla};
+use tenor_pricing::error::PricingError;
+use tenor_pricing::portfolio::trade::barrier_type_name;
+use tenor_pricing::portfolio::{AsianTrade, BarrierTrade, Trade, TradeKind};
+use tenor_pricing::types::{BarrierType, OptionType, Vanilla};
+
+use crate::error::{MarketError, Result};
+use crate::quotes::{Chain, OptionQuote};
+use crate::treasury::ParYieldRow;
 
 /// Strikes within this relative distance of spot (|K/S - 1| <= band) enter the parity fit.
 pub const PARITY_BAND: f64 = 0.05;
@@ -35,6 +43,49 @@ pub const REGRESSION_BAND: f64 = 0.10;
 
 /// Expiries on which the exotics (Asians and barriers) are written.
 pub const EXOTIC_EXPIRIES: [(i32, u32, u32); 2] = [(2026, 6, 18), (2026, 12, 18)];
+
+/// One strike row of a Cboe file: the call and the put of one expiry and strike.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrikeRow {
+    /// Expiration date.
+    pub expiry: NaiveDate,
+    /// Strike, index points.
+    pub strike: f64,
+    /// The call (its `line` is the row's line in the file).
+    pub call: OptionQuote,
+    /// The put.
+    pub put: OptionQuote,
+}
+
+/// The strike rows of a Cboe chain, in its quote order: each row's call followed by its put, as
+/// [`crate::cboe::parse_cboe`] returns them.
+///
+/// # Errors
+/// [`MarketError::Row`] naming the chain's source and the line of the first quote that is not
+/// a call followed by the put of the same line, expiry and strike (a chain not read from Cboe
+/// files, such as a Yahoo chain).
+pub fn strike_rows(chain: &Chain) -> Result<Vec<StrikeRow>> {
+    chain
+        .quotes
+        .chunks(2)
+        .map(|pair| match pair {
+            [c, p]
+                if c.option_type == OptionType::Call
+                    && p.option_type == OptionType::Put
+                    && c.line == p.line
+                    && c.expiry == p.expiry
+                    && c.strike == p.strike =>
+            {
+                Ok(StrikeRow { expiry: c.expiry, strike: c.strike, call: c.clone(), put: p.clone() })
+            }
+            _ => Err(MarketError::Row {
+                file: chain.source.clone(),
+                line: pair[0].line,
+                message: format!("quote {} is not the call of a Cboe row followed by the row's put", pair[0].symbol),
+            }),
+        })
+        .collect()
+}
 
 /// ACT/365F year fraction from `from` to `to`.
 pub fn act365f(from: NaiveDate, to: NaiveDate) -> f64 {
@@ -48,7 +99,8 @@ pub struct ExpiryParams {
     pub expiry: NaiveDate,
     /// ACT/365F years from the snapshot.
     pub maturity: f64,
-    /// Continuously compounded rate from the Treasury curve.
+    /// Continuously compounded rate from the Treasury curve
+    /// ([`ParYieldRow::continuous_rate`]).
     pub rate: f64,
     /// Continuously compounded dividend yield implied by parity.
     pub dividend: f64,
@@ -83,13 +135,7 @@ impl ExpiryParams {
 ///
 /// # Errors
 /// [`MarketError::Insufficient`] when no row qualifies.
-pub fn implied_dividend(
-    rows: &[StrikeRow],
-    spot: f64,
-    rate: f64,
-    maturity: f64,
-    band: f64,
-) -> Result<(f64, usize), MarketError> {
+pub fn implied_dividend(rows: &[StrikeRow], spot: f64, rate: f64, maturity: f64, band: f64) -> Result<(f64, usize)> {
     let mut qs: Vec<f64> = rows
         .iter()
         .filter(|r| (r.strike / spot - 1.0).abs() <= band && r.call.mid() > 0.0 && r.put.mid() > 0.0)
@@ -115,7 +161,7 @@ pub fn implied_dividend(
 ///
 /// # Errors
 /// [`MarketError::Insufficient`] with fewer than two distinct strikes or a non-positive fit.
-pub fn parity_regression(rows: &[StrikeRow], spot: f64, band: f64) -> Result<(f64, f64), MarketError> {
+pub fn parity_regression(rows: &[StrikeRow], spot: f64, band: f64) -> Result<(f64, f64)> {
     let pts: Vec<(f64, f64)> = rows
         .iter()
         .filter(|r| (r.strike / spot - 1.0).abs() <= band && r.call.mid() > 0.0 && r.put.mid() > 0.0)
@@ -136,31 +182,25 @@ pub fn parity_regression(rows: &[StrikeRow], spot: f64, band: f64) -> Result<(f6
     Ok((d, f))
 }
 
-/// Groups the chains' rows by expiry and computes each expiry's rate and implied dividend.
-/// A row repeated (same expiry and strike in two files) is kept once.
+/// Groups the chain's strike rows ([`strike_rows`]) by expiry date and computes each expiry's
+/// rate and implied dividend; returns the spot, the snapshot date and the expiries in date
+/// order. A row repeated (same expiry date and strike, e.g. in two files of a merged chain) is
+/// kept once, the first in quote order.
 ///
 /// # Errors
-/// [`MarketError::Insufficient`] when the chains disagree on spot or date, or an expiry has no
-/// quotes near the money.
-pub fn expiry_params(
-    chains: &[CboeChain],
-    curve: &ParCurve,
-) -> Result<(f64, NaiveDate, Vec<ExpiryParams>), MarketError> {
-    let first = chains.first().ok_or_else(|| MarketError::Insufficient("no Cboe files given".into()))?;
-    let (spot, date) = (first.spot, first.date);
+/// [`MarketError::Insufficient`] when the chain has no spot (a Yahoo chain) or an expiry has no
+/// quotes near the money; as [`strike_rows`]. (Files of one snapshot that disagree on spot or
+/// date are refused when merged, by [`crate::cboe::load_cboe_files`].)
+pub fn expiry_params(chain: &Chain, curve: &ParYieldRow) -> Result<(f64, NaiveDate, Vec<ExpiryParams>)> {
+    let spot = chain.spot.ok_or_else(|| {
+        MarketError::Insufficient(format!("{}: no spot (the `Last:` field of a Cboe file)", chain.source))
+    })?;
+    let date = chain.as_of.date();
     let mut by_expiry: BTreeMap<NaiveDate, Vec<StrikeRow>> = BTreeMap::new();
-    for c in chains {
-        if c.spot != spot || c.date != date {
-            return Err(MarketError::Insufficient(format!(
-                "Cboe files disagree: spot {} on {} vs spot {spot} on {date}",
-                c.spot, c.date
-            )));
-        }
-        for r in &c.rows {
-            let rows = by_expiry.entry(r.expiry).or_default();
-            if !rows.iter().any(|x| x.strike == r.strike) {
-                rows.push(r.clone());
-            }
+    for r in strike_rows(chain)? {
+        let rows = by_expiry.entry(r.expiry).or_default();
+        if !rows.iter().any(|x| x.strike == r.strike) {
+            rows.push(r);
         }
     }
     let mut out = Vec::new();
@@ -197,11 +237,11 @@ impl Smile {
     pub fn new(rows: &[StrikeRow]) -> Self {
         let points = rows
             .iter()
-            .filter_map(|r| match (r.call.iv > 0.0, r.put.iv > 0.0) {
-                (true, true) => Some((r.strike, 0.5 * (r.call.iv + r.put.iv))),
-                (true, false) => Some((r.strike, r.call.iv)),
-                (false, true) => Some((r.strike, r.put.iv)),
-                (false, false) => None,
+            .filter_map(|r| match (r.call.vendor_iv, r.put.vendor_iv) {
+                (Some(c), Some(p)) => Some((r.strike, 0.5 * (c + p))),
+                (Some(c), None) => Some((r.strike, c)),
+                (None, Some(p)) => Some((r.strike, p)),
+                (None, None) => None,
             })
             .collect();
         Self { points }
@@ -244,26 +284,26 @@ fn round_to(x: f64, step: f64) -> f64 {
     (x / step).round() * step
 }
 
-/// Builds the SPX book from Cboe chains and a Treasury curve (method in the module docs).
+/// Builds the SPX book from a Cboe chain and a Treasury curve (method in the module docs).
 ///
 /// # Errors
 /// As [`expiry_params`]; [`MarketError::Insufficient`] when an exotic expiry is not in the
-/// chains or has no smile.
-pub fn build_spx_book(chains: &[CboeChain], curve: &ParCurve) -> Result<SpxBook, MarketError> {
-    let (spot, date, expiries) = expiry_params(chains, curve)?;
+/// chain or has no smile.
+pub fn build_spx_book(chain: &Chain, curve: &ParYieldRow) -> Result<SpxBook> {
+    let (spot, date, expiries) = expiry_params(chain, curve)?;
     let mut trades = Vec::new();
     let mut skipped_iv_zero = 0;
     for e in &expiries {
         for r in &e.rows {
             for (q, option) in [(&r.call, OptionType::Call), (&r.put, OptionType::Put)] {
-                if q.iv <= 0.0 {
+                let Some(iv) = q.vendor_iv else {
                     skipped_iv_zero += 1;
                     continue;
-                }
+                };
                 trades.push(Trade {
                     id: q.symbol.clone(),
                     line: 0,
-                    kind: TradeKind::European(e.vanilla(spot, option, r.strike, q.iv)),
+                    kind: TradeKind::European(e.vanilla(spot, option, r.strike, iv)),
                 });
             }
         }
@@ -306,7 +346,7 @@ pub fn build_spx_book(chains: &[CboeChain], curve: &ParCurve) -> Result<SpxBook,
             let barrier = round_to(spot * bp / 100.0, 5.0);
             let v = e.vanilla(spot, option, k, vol(k)?);
             let cp = if option == OptionType::Call { "C" } else { "P" };
-            let bt = crate::portfolio::trade::barrier_type_name(barrier_type).replace('_', "").to_uppercase();
+            let bt = barrier_type_name(barrier_type).replace('_', "").to_uppercase();
             for (fixings, mon) in [(None, "CONT"), (Some(weeks), "WKLY")] {
                 trades.push(Trade {
                     id: format!("SPX-BAR-{tag}-{cp}{k}-{bt}{barrier}-{mon}"),
@@ -420,20 +460,18 @@ impl QuoteCheck {
 /// expiry's rate and parity dividend) for comparison with its bid and ask.
 ///
 /// # Errors
-/// [`crate::error::PricingError`] if a quote's parameters leave the closed form's domain.
-pub fn check_quotes(spot: f64, expiries: &[ExpiryParams]) -> Result<Vec<QuoteCheck>, crate::error::PricingError> {
+/// [`PricingError`] if a quote's parameters leave the closed form's domain.
+pub fn check_quotes(spot: f64, expiries: &[ExpiryParams]) -> Result<Vec<QuoteCheck>, PricingError> {
     let mut out = Vec::new();
     for e in expiries {
         for r in &e.rows {
             for (q, option) in [(&r.call, OptionType::Call), (&r.put, OptionType::Put)] {
-                if q.iv <= 0.0 {
-                    continue;
-                }
-                let v = e.vanilla(spot, option, r.strike, q.iv);
-                let g = crate::analytic::black_scholes(&v)?;
+                let Some(iv) = q.vendor_iv else { continue };
+                let v = e.vanilla(spot, option, r.strike, iv);
+                let g = tenor_pricing::analytic::black_scholes(&v)?;
                 let rate = -e.market_discount.ln() / e.maturity;
                 let dividend = rate - (e.market_forward / spot).ln() / e.maturity;
-                let market = crate::analytic::black_scholes_price(&Vanilla { rate, dividend, ..v })?;
+                let market = tenor_pricing::analytic::black_scholes_price(&Vanilla { rate, dividend, ..v })?;
                 out.push(QuoteCheck {
                     symbol: q.symbol.clone(),
                     expiry: e.expiry,
@@ -441,7 +479,7 @@ pub fn check_quotes(spot: f64, expiries: &[ExpiryParams]) -> Result<Vec<QuoteChe
                     option,
                     bid: q.bid,
                     ask: q.ask,
-                    iv: q.iv,
+                    iv,
                     model: g.price,
                     vega: g.vega,
                     delta: g.delta,
