@@ -14,6 +14,12 @@
 //! of degree 17 and 18, then rotates by the quadrant `q`. [`normal_pair_f64`] is
 //! `philox::normal_pair_f64` (the same Philox words and Box-Muller transform) computed with
 //! these, for the Monte Carlo inner loops.
+//!
+//! All of them are branch-free apart from [`exp`]'s range check (quadrant and mantissa choices
+//! are selects, integer/float conversions go through exponent bits), so a loop applying them to
+//! arrays vectorises; [`exp_core`] and [`exp_lanes`] give [`exp`] in that form. They use only
+//! IEEE additions, multiplications, divisions and square roots (no fused multiply-add), so
+//! scalar, SSE2 and AVX2 code give bitwise the same values.
 
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
 const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000); // 6.93147180369123816490e-01, 32 trailing zero bits
@@ -23,10 +29,27 @@ const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52: adding and subtractin
 /// `e^x`. Arguments outside `(-708, 709)` (and NaN) go to `f64::exp`.
 #[inline(always)]
 pub fn exp(x: f64) -> f64 {
-    if !(x > -708.0 && x < 709.0) {
+    if !exp_in_range(x) {
         return x.exp();
     }
-    let kf = (x * LOG2_E + ROUND) - ROUND;
+    exp_core(x)
+}
+
+/// Whether `x` lies in `(-708, 709)`, the range where [`exp_core`] is [`exp`] (false for NaN).
+#[inline(always)]
+pub fn exp_in_range(x: f64) -> bool {
+    x > -708.0 && x < 709.0
+}
+
+/// [`exp`] without its range check, branch-free so that loops over lanes vectorise: equal to
+/// [`exp`] bit for bit on `(-708, 709)`; any other argument gives a meaningless (but defined)
+/// value, which [`exp_lanes`] replaces. `2^k` is built from the bits of the rounded
+/// `x log2(e) + 1.5 2^52` (whose low mantissa bits hold `k`), so no float-to-integer conversion
+/// is needed.
+#[inline(always)]
+pub fn exp_core(x: f64) -> f64 {
+    let t = x * LOG2_E + ROUND;
+    let kf = t - ROUND;
     let r = (x - kf * LN2_HI) - kf * LN2_LO;
     let mut p = 1.0 / 6_227_020_800.0; // 1/13!
     p = p * r + 1.0 / 479_001_600.0;
@@ -42,21 +65,40 @@ pub fn exp(x: f64) -> f64 {
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    // 2^k, k in [-1022, 1023] on this range.
-    let scale = f64::from_bits(((kf as i64 + 1023) as u64) << 52);
+    // 2^k, k in [-1022, 1023] on this range: the bits of t are those of 1.5 2^52 plus k, and the
+    // shift drops everything above k + 1023.
+    let scale = f64::from_bits(t.to_bits().wrapping_add(1023) << 52);
     p * scale
+}
+
+/// [`exp`] of every element of `x` into `out` (the shorter length): [`exp_core`] on all lanes
+/// (a loop that vectorises), then [`exp`] again on the rare lanes outside its range. Bitwise the
+/// same as calling [`exp`] on each element.
+#[inline(always)]
+pub fn exp_lanes(x: &[f64], out: &mut [f64]) {
+    let mut outside = false;
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = exp_core(v);
+        outside |= !exp_in_range(v);
+    }
+    if outside {
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = exp(v);
+        }
+    }
 }
 
 /// `ln u` for a positive normal `u` (the Philox uniforms lie in `[2^-53, 1)`).
 #[inline(always)]
 pub fn ln_unit(u: f64) -> f64 {
+    // Branch-free (selects only), so that loops over lanes vectorise; the exponent becomes a
+    // double through the bits of 2^52 + e (exact), not a conversion instruction.
     let bits = u.to_bits();
-    let mut e = ((bits >> 52) & 0x7ff) as i64 - 1023;
-    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
-    if m > std::f64::consts::SQRT_2 {
-        m *= 0.5;
-        e += 1;
-    }
+    let m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+    let big = m > std::f64::consts::SQRT_2;
+    let m = if big { m * 0.5 } else { m };
+    let biased = (bits >> 52) + u64::from(big);
+    let ef = f64::from_bits(0x4330_0000_0000_0000 | biased) - (4_503_599_627_370_496.0 + 1023.0);
     let f = m - 1.0;
     let s = f / (2.0 + f);
     let z = s * s;
@@ -72,7 +114,6 @@ pub fn ln_unit(u: f64) -> f64 {
     p = p * z + 1.0 / 3.0;
     // ln m = 2 atanh(s) = 2 s + 2 s z p(z).
     let ln_m = 2.0 * s + 2.0 * s * z * p;
-    let ef = e as f64;
     ef * LN2_HI + (ln_m + ef * LN2_LO)
 }
 
@@ -80,7 +121,10 @@ pub fn ln_unit(u: f64) -> f64 {
 #[inline(always)]
 pub fn sincos_2pi(u: f64) -> (f64, f64) {
     let t = 4.0 * u;
-    let q = (t + ROUND) - ROUND;
+    let tq = t + ROUND;
+    let q = tq - ROUND;
+    // The quadrant q mod 4: the low bits of tq's mantissa (those of 2^51 + q).
+    let quadrant = tq.to_bits() & 3;
     let x = (t - q) * std::f64::consts::FRAC_PI_2;
     let x2 = x * x;
     let mut sp = -1.0 / 355_687_428_096_000.0; // -1/17!
@@ -102,12 +146,13 @@ pub fn sincos_2pi(u: f64) -> (f64, f64) {
     cp = cp * x2 - 1.0 / 24.0;
     cp = cp * x2 + 0.5;
     let cos = 1.0 - x2 * cp;
-    match (q as i64) & 3 {
-        0 => (sin, cos),
-        1 => (cos, -sin),
-        2 => (-sin, -cos),
-        _ => (-cos, sin),
-    }
+    // Rotation by q quarter turns, branch-free: (sin, cos) for q = 0, (cos, -sin), (-sin, -cos),
+    // (-cos, sin) for q = 1, 2, 3 (negation is a flip of the sign bit).
+    let odd = quadrant & 1 == 1;
+    let (a, b) = if odd { (cos, sin) } else { (sin, cos) };
+    let flip_sin = (quadrant >> 1) << 63;
+    let flip_cos = ((quadrant ^ (quadrant >> 1)) & 1) << 63;
+    (f64::from_bits(a.to_bits() ^ flip_sin), f64::from_bits(b.to_bits() ^ flip_cos))
 }
 
 /// The two fp64 normals of steps `2 pair` and `2 pair + 1` of `path`: Tenor's Philox mapping
@@ -155,6 +200,22 @@ mod tests {
             let (x, y) = crate::philox::normal_pair_f64(3, path, 7);
             assert!((a - x).abs() < 1e-14 * (1.0 + x.abs()) && (b - y).abs() < 1e-14 * (1.0 + y.abs()), "path {path}");
         }
+    }
+
+    #[test]
+    fn exp_lanes_is_exp_on_every_lane() {
+        let x: Vec<f64> = (0..1000)
+            .map(|i| -760.0 + 1.53 * f64::from(i))
+            .chain([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -708.0, 709.0, 0.0, -0.0])
+            .collect();
+        let mut out = vec![0.0; x.len()];
+        exp_lanes(&x, &mut out);
+        for (v, o) in x.iter().zip(&out) {
+            assert_eq!(o.to_bits(), exp(*v).to_bits(), "exp({v})");
+        }
+        // Inside the range, the branch-free core is the function.
+        assert_eq!(exp_core(-1.25).to_bits(), exp(-1.25).to_bits());
+        assert!(!exp_in_range(f64::NAN) && exp_in_range(708.9) && !exp_in_range(-708.0));
     }
 
     #[test]

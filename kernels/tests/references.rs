@@ -19,32 +19,39 @@ fn ptr(v: &mut [f64]) -> RawArg {
 
 #[test]
 fn mc_european_is_its_definition() {
-    let (pairs, seed) = (5000u64, 77u64);
+    // An odd pair count (the last Philox call's sine normal unused), a partial last block, and
+    // blocks of the manifest's size and of a small odd size (a call split across two blocks).
+    let seed = 77u64;
     let (spot, strike, drift, vol, disc) = (100.0, 103.0, 0.01, 0.2, 0.97);
-    let mut partials = vec![0.0; 4];
-    let args = [
-        ptr(&mut partials),
-        RawArg::U64(seed),
-        RawArg::U64(pairs),
-        RawArg::F64(spot),
-        RawArg::F64(strike),
-        RawArg::U32(1),
-        RawArg::F64(drift),
-        RawArg::F64(vol),
-        RawArg::F64(disc),
-    ];
-    run("mc_european", pairs, 4096, &args);
-    let mut want = [0.0; 4];
-    for i in 0..pairs {
-        let z = normal_f64(seed, i, 0);
-        let pay = |s: f64| (s - strike).max(0.0);
-        let y = 0.5 * disc * (pay(spot * (drift + vol * z).exp()) + pay(spot * (drift - vol * z).exp()));
-        let b = (i / 4096) as usize;
-        want[2 * b] += y;
-        want[2 * b + 1] += y * y;
-    }
-    for (g, w) in partials.iter().zip(want) {
-        assert!((g - w).abs() <= 1e-12 * w.abs(), "{g} vs {w}");
+    for (pairs, block, is_call) in [(5001u64, 4096u32, 1u32), (5001, 4096, 0), (1001, 77, 1), (4, 4096, 1)] {
+        let blocks = pairs.div_ceil(u64::from(block)) as usize;
+        let mut partials = vec![0.0; 2 * blocks];
+        let args = [
+            ptr(&mut partials),
+            RawArg::U64(seed),
+            RawArg::U64(pairs),
+            RawArg::F64(spot),
+            RawArg::F64(strike),
+            RawArg::U32(is_call),
+            RawArg::F64(drift),
+            RawArg::F64(vol),
+            RawArg::F64(disc),
+        ];
+        run("mc_european", pairs, block, &args);
+        let w = if is_call == 1 { 1.0 } else { -1.0 };
+        let mut want = vec![0.0; 2 * blocks];
+        for p in 0..pairs {
+            // Pair p: Philox call p / 2, its cosine (even p) or sine (odd p) normal.
+            let z = normal_f64(seed, p / 2, (p % 2) as u32);
+            let pay = |s: f64| (w * (s - strike)).max(0.0);
+            let y = 0.5 * disc * (pay(spot * (drift + vol * z).exp()) + pay(spot * (drift - vol * z).exp()));
+            let b = (p / u64::from(block)) as usize;
+            want[2 * b] += y;
+            want[2 * b + 1] += y * y;
+        }
+        for (g, w) in partials.iter().zip(&want) {
+            assert!((g - w).abs() <= 1e-12 * w.abs(), "pairs {pairs}, block {block}: {g} vs {w}");
+        }
     }
 }
 

@@ -5,8 +5,10 @@
 //! antithetic pairs: a kernel work item is one pair `(Z, -Z)` and writes the pair average, so the
 //! standard error computed from the `pairs` pair averages is correct for the antithetic
 //! estimator (Glasserman, *Monte Carlo Methods in Financial Engineering*, 2004, sec. 4.2).
-//! Random numbers are Philox4x32-10 indexed by (seed, pair, step), kernels write per-block
-//! partial sums, and the host adds them in block order: the same seed gives bitwise the same
+//! Random numbers are Philox4x32-10 indexed by (seed, pair, step); the fp64 European shares one
+//! Philox call between pairs `2j` and `2j + 1`, which take its two independent Box-Muller
+//! normals, so its pair averages stay independent and the same estimator applies. Kernels write
+//! per-block partial sums, and the host adds them in block order: the same seed gives bitwise the same
 //! result on every run, any thread count, any number of streams and any backend that follows
 //! the reference implementation's arithmetic.
 //!
