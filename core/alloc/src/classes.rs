@@ -209,7 +209,7 @@ impl ClassCache {
     }
 
     /// The block parked in front `f` for (`stream`, class `c`), handed out.
-    fn pop_parked(&self, f: &Front, c: usize, size: usize, job: u64, stream: &Stream) -> Option<Block> {
+    fn pop_parked(&self, f: &front::Local, c: usize, size: usize, job: u64, stream: &Stream) -> Option<Block> {
         let r = f.pop(stream.id(), c)?;
         let rec = self.records.get(r)?;
         let Some(id) = ids::indexed(r) else {
@@ -223,13 +223,17 @@ impl ClassCache {
 
     /// Gives the calling thread a front of this cache with a lane for `stream` (watching the
     /// free bytes of the stream's shared lane).
-    fn register(&self, stream: &Stream) {
+    ///
+    /// # Errors
+    /// A failed return of the blocks parked on a lane this stream takes over.
+    fn register(&self, stream: &Stream) -> Result<(), AllocError> {
         let mirror = || {
             let mut g = self.shards.lock(self.shards.slot_of(stream));
             let li = g.lane_index(stream, &self.shards.ranks);
             g.lanes[li].free.mirror.clone()
         };
-        let _ = front::register(self.uid, &self.spec.sizes, stream, mirror, &self.fronts);
+        let evicted = front::register(self.uid, &self.spec.sizes, stream, mirror, &self.fronts);
+        self.put_back_parked(evicted)
     }
 
     /// Adds handed-out `bytes` and `blocks` (of blocks with a record) to the calling thread's
@@ -253,6 +257,7 @@ impl ClassCache {
     }
 
     fn allocate_class(&self, c: usize, size: usize, job: u64, stream: &Stream) -> Result<Block, AllocError> {
+        self.register(stream)?;
         // Blocks of this class parked by this thread on any stream go to the shared lanes first,
         // where this stream (or, after an event, another) can take them.
         self.flush(Some(c))?;
@@ -280,7 +285,6 @@ impl ClassCache {
     /// Hands out free block `x` of class `c`: through its record, or the slot's map when it has
     /// none.
     fn hand_out(&self, x: Cached, c: usize, size: usize, job: u64, stream: &Stream) -> Block {
-        self.register(stream);
         if let Some((rec, id)) = self.records.get(x.record).zip(ids::indexed(x.record)) {
             rec.hand_out(id, job);
             self.account(size as i64, 1);
@@ -386,9 +390,10 @@ impl ClassCache {
                         self.put_back(stream, c, size, self.cached(r), parked)
                     }
                     Some(Park::NoLane) | None => {
-                        self.register(stream);
                         self.account(-(size as i64), -1);
-                        self.put_back(stream, c, size, self.cached(r), 0)
+                        self.put_back(stream, c, size, self.cached(r), 0)?;
+                        // The thread's next free on this stream parks.
+                        self.register(stream)
                     }
                 };
             }

@@ -3,7 +3,9 @@
 //! read-modify-write (tcmalloc's per-thread caches, mimalloc's thread-local free lists, scaled
 //! down to one block per class).
 //!
-//! A thread keeps one [`Front`] per cache it calls. A free on stream `s` parks the block in the
+//! A thread keeps one [`Front`] per cache it calls, with lanes for up to 8 streams (a ninth
+//! stream takes a lane over, round robin, after the lane's parked blocks went to the shared
+//! lanes). A free on stream `s` parks the block in the
 //! front's slot for (`s`, class) when that slot is empty; the next allocation of that class on
 //! `s` by the same thread takes it back. Both stay on one stream, so stream order holds with no
 //! event. A parked block is invisible to other streams until the thread *flushes* it into the
@@ -18,18 +20,18 @@
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use tenor_core::Stream;
 
 use crate::order::lock;
 
-/// Streams per thread and cache with a front lane; further streams use the shared lanes only.
+/// Streams per thread and cache with a front lane.
 const LANES: usize = 8;
-/// A lane slot not bound to a stream.
+/// A lane not bound to a stream.
 const NO_STREAM: u64 = u64::MAX;
 
-/// What [`Front::park`] did.
+/// What [`Local::park`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Park {
     /// The block is parked.
@@ -46,21 +48,20 @@ pub(crate) enum Park {
 /// One stream's parked blocks: record index + 1 per class (0: empty).
 #[derive(Debug)]
 struct FrontLane {
-    stream: AtomicU64,
     parked: Box<[AtomicU64]>,
     /// Bytes parked here.
     bytes: AtomicUsize,
-    /// Free bytes of the stream's shared lane.
-    shared: OnceLock<Arc<AtomicUsize>>,
 }
 
-/// One thread's front of one cache.
+/// The parts of one thread's front of one cache that other threads may read: parked blocks, the
+/// lanes' streams and the counters (aligned so that two threads' fronts share no cache line).
 #[derive(Debug)]
+#[repr(align(128))]
 pub(crate) struct Front {
     lanes: Box<[FrontLane]>,
     /// Class sizes in bytes.
     sizes: Box<[usize]>,
-    /// The stream of each bound lane, in lane order (for flushes by other threads).
+    /// The stream of each bound lane, in lane order.
     streams: Mutex<Vec<Stream>>,
     /// Bytes handed out minus bytes taken back by this thread (may be negative).
     used: AtomicI64,
@@ -83,10 +84,8 @@ impl Front {
     fn new(sizes: &[usize]) -> Self {
         let lanes = (0..LANES)
             .map(|_| FrontLane {
-                stream: AtomicU64::new(NO_STREAM),
                 parked: sizes.iter().map(|_| AtomicU64::new(0)).collect(),
                 bytes: AtomicUsize::new(0),
-                shared: OnceLock::new(),
             })
             .collect();
         Self {
@@ -101,78 +100,20 @@ impl Front {
         }
     }
 
-    fn lane(&self, stream: u64) -> Option<&FrontLane> {
-        for l in self.lanes.iter() {
-            match l.stream.load(Ordering::Relaxed) {
-                s if s == stream => return Some(l),
-                NO_STREAM => return None,
-                _ => {}
+    /// Empties lane `k`, returning its parked blocks as (class, record index).
+    fn empty_lane(&self, k: usize) -> Vec<(usize, u32)> {
+        let mut v = Vec::new();
+        if let Some(l) = self.lanes.get(k) {
+            for (c, slot) in l.parked.iter().enumerate() {
+                let x = slot.load(Ordering::Relaxed);
+                if x != 0 {
+                    slot.store(0, Ordering::Relaxed);
+                    v.push((c, (x - 1) as u32));
+                }
             }
+            l.bytes.store(0, Ordering::Relaxed);
         }
-        None
-    }
-
-    /// Binds a lane to `stream` if none is and one is left (owner only); `shared` gives the
-    /// free bytes of the stream's shared lane.
-    fn open_lane(&self, stream: &Stream, shared: impl FnOnce() -> Arc<AtomicUsize>) {
-        if self.lane(stream.id()).is_some() {
-            return;
-        }
-        let mut streams = lock(&self.streams);
-        if let Some(l) = self.lanes.get(streams.len()) {
-            let _ = l.shared.set(shared());
-            streams.push(stream.clone());
-            l.stream.store(stream.id(), Ordering::Release);
-        }
-    }
-
-    /// Takes the block parked for (`stream`, `class`) (owner only).
-    pub(crate) fn pop(&self, stream: u64, class: usize) -> Option<u32> {
-        let lane = self.lane(stream)?;
-        let slot = lane.parked.get(class)?;
-        let v = slot.load(Ordering::Relaxed);
-        if v == 0 {
-            return None;
-        }
-        slot.store(0, Ordering::Relaxed);
-        lane.bytes.store(lane.bytes.load(Ordering::Relaxed) - self.sizes[class], Ordering::Relaxed);
-        Some((v - 1) as u32)
-    }
-
-    /// Parks block record `index` for (`stream`, `class`), sending back the block parked
-    /// there before; with a `limit`, only while the stream's free bytes (shared lane and parked
-    /// here) stay within it (owner only).
-    pub(crate) fn park(&self, stream: u64, class: usize, index: u32, limit: Option<usize>) -> Park {
-        let Some(lane) = self.lane(stream) else {
-            return Park::NoLane;
-        };
-        let Some(slot) = lane.parked.get(class) else {
-            return Park::NoLane;
-        };
-        let parked = lane.bytes.load(Ordering::Relaxed);
-        if let Some(limit) = limit {
-            let shared = lane.shared.get().map_or(0, |s| s.load(Ordering::Relaxed));
-            if shared.saturating_add(parked).saturating_add(self.sizes[class]) > limit {
-                return Park::Refused(parked);
-            }
-        }
-        let old = slot.load(Ordering::Relaxed);
-        slot.store(u64::from(index) + 1, Ordering::Relaxed);
-        if old == 0 {
-            lane.bytes.store(parked + self.sizes[class], Ordering::Relaxed);
-            Park::Parked
-        } else {
-            Park::Evicted((old - 1) as u32)
-        }
-    }
-
-    /// Adds `bytes` and `blocks` to the thread's handed-out counters (owner only).
-    pub(crate) fn account(&self, bytes: i64, blocks: i64) {
-        let u = bump(&self.used, bytes);
-        bump(&self.live, blocks);
-        if u > self.peak.load(Ordering::Relaxed) {
-            self.peak.store(u, Ordering::Relaxed);
-        }
+        v
     }
 
     /// Takes the parked blocks of `class` (every class when `None`), as (stream, class,
@@ -232,13 +173,110 @@ impl Front {
     }
 }
 
-/// The calling thread's fronts, by cache id.
-struct Fronts(Vec<(u64, Arc<Front>)>);
+/// The owning thread's view of its front: which stream each lane serves and the free bytes of
+/// that stream's shared lane (thread-local, so no other thread reads them).
+#[derive(Debug)]
+pub(crate) struct Local {
+    cache: u64,
+    front: Arc<Front>,
+    streams: [u64; LANES],
+    shared: [Option<Arc<AtomicUsize>>; LANES],
+    /// Next lane to take over when all are bound.
+    victim: usize,
+}
+
+impl Local {
+    fn lane(&self, stream: u64) -> Option<usize> {
+        self.streams.iter().position(|&s| s == stream)
+    }
+
+    /// Binds a lane to `stream` if none is (taking one over when all are bound), `shared`
+    /// giving the free bytes of the stream's shared lane. Returns the parked blocks of a lane
+    /// taken over, as (stream, class, record index).
+    fn open_lane(&mut self, stream: &Stream, shared: impl FnOnce() -> Arc<AtomicUsize>) -> Vec<(Stream, usize, u32)> {
+        if self.lane(stream.id()).is_some() {
+            return Vec::new();
+        }
+        let mut streams = lock(&self.front.streams);
+        if let Some(k) = self.streams.iter().position(|&s| s == NO_STREAM) {
+            streams.push(stream.clone());
+            self.streams[k] = stream.id();
+            self.shared[k] = Some(shared());
+            return Vec::new();
+        }
+        let k = self.victim % LANES;
+        self.victim += 1;
+        let old = std::mem::replace(&mut streams[k], stream.clone());
+        let evicted = self.front.empty_lane(k).into_iter().map(|(c, r)| (old.clone(), c, r)).collect();
+        self.streams[k] = stream.id();
+        self.shared[k] = Some(shared());
+        evicted
+    }
+
+    /// Takes the block parked for (`stream`, `class`).
+    pub(crate) fn pop(&self, stream: u64, class: usize) -> Option<u32> {
+        let lane = &self.front.lanes[self.lane(stream)?];
+        let slot = lane.parked.get(class)?;
+        let v = slot.load(Ordering::Relaxed);
+        if v == 0 {
+            return None;
+        }
+        slot.store(0, Ordering::Relaxed);
+        lane.bytes.store(lane.bytes.load(Ordering::Relaxed) - self.front.sizes[class], Ordering::Relaxed);
+        Some((v - 1) as u32)
+    }
+
+    /// Parks block record `index` for (`stream`, `class`), sending back the block parked
+    /// there before; with a `limit`, only while the stream's free bytes (shared lane and parked
+    /// here) stay within it.
+    pub(crate) fn park(&self, stream: u64, class: usize, index: u32, limit: Option<usize>) -> Park {
+        let Some(k) = self.lane(stream) else {
+            return Park::NoLane;
+        };
+        let lane = &self.front.lanes[k];
+        let Some(slot) = lane.parked.get(class) else {
+            return Park::NoLane;
+        };
+        let parked = lane.bytes.load(Ordering::Relaxed);
+        if let Some(limit) = limit {
+            let shared = self.shared[k].as_ref().map_or(0, |s| s.load(Ordering::Relaxed));
+            if shared.saturating_add(parked).saturating_add(self.front.sizes[class]) > limit {
+                return Park::Refused(parked);
+            }
+        }
+        let old = slot.load(Ordering::Relaxed);
+        slot.store(u64::from(index) + 1, Ordering::Relaxed);
+        if old == 0 {
+            lane.bytes.store(parked + self.front.sizes[class], Ordering::Relaxed);
+            Park::Parked
+        } else {
+            Park::Evicted((old - 1) as u32)
+        }
+    }
+
+    /// Adds `bytes` and `blocks` to the thread's handed-out counters.
+    pub(crate) fn account(&self, bytes: i64, blocks: i64) {
+        let f = &self.front;
+        let u = bump(&f.used, bytes);
+        bump(&f.live, blocks);
+        if u > f.peak.load(Ordering::Relaxed) {
+            f.peak.store(u, Ordering::Relaxed);
+        }
+    }
+
+    /// Takes the parked blocks of `class` (every class when `None`); see [`Front::take`].
+    pub(crate) fn take(&self, class: Option<usize>) -> Vec<(Stream, usize, u32)> {
+        self.front.take(class)
+    }
+}
+
+/// The calling thread's fronts.
+struct Fronts(Vec<Local>);
 
 impl Drop for Fronts {
     fn drop(&mut self) {
-        for (_, f) in &self.0 {
-            f.orphaned.store(true, Ordering::Release);
+        for l in &self.0 {
+            l.front.orphaned.store(true, Ordering::Release);
         }
     }
 }
@@ -249,40 +287,41 @@ thread_local! {
 
 /// Runs `f` on the calling thread's front of cache `cache`, if it has one (and its thread-locals
 /// are alive).
-pub(crate) fn with<R>(cache: u64, f: impl FnOnce(&Front) -> R) -> Option<R> {
+pub(crate) fn with<R>(cache: u64, f: impl FnOnce(&Local) -> R) -> Option<R> {
     FRONTS
         .try_with(|v| {
             let v = v.try_borrow().ok()?;
-            let (_, front) = v.0.iter().find(|(id, _)| *id == cache)?;
-            Some(f(front))
+            let local = v.0.iter().find(|l| l.cache == cache)?;
+            Some(f(local))
         })
         .ok()
         .flatten()
 }
 
-/// The calling thread's front of cache `cache` (classes of `sizes` bytes) with a lane for
-/// `stream` (whose shared lane has `shared` free bytes), created (and added to `registry`) when
-/// missing. `None` while the thread's thread-locals are torn down.
+/// Gives the calling thread a front of cache `cache` (classes of `sizes` bytes) with a lane for
+/// `stream` (whose shared lane has `shared` free bytes), creating the front (and adding it to
+/// `registry`) when missing. Returns the parked blocks of a lane taken over for `stream`, as
+/// (stream, class, record index): the caller returns them to the shared lanes.
 pub(crate) fn register(
     cache: u64,
     sizes: &[usize],
     stream: &Stream,
     shared: impl FnOnce() -> Arc<AtomicUsize>,
     registry: &Mutex<Vec<Arc<Front>>>,
-) -> Option<()> {
+) -> Vec<(Stream, usize, u32)> {
     FRONTS
         .try_with(|v| {
-            let mut v = v.try_borrow_mut().ok()?;
-            if !v.0.iter().any(|(id, _)| *id == cache) {
-                v.0.retain(|(_, f)| !f.dead.load(Ordering::Acquire));
-                let f = Arc::new(Front::new(sizes));
-                lock(registry).push(f.clone());
-                v.0.push((cache, f));
+            let Ok(mut v) = v.try_borrow_mut() else { return Vec::new() };
+            if !v.0.iter().any(|l| l.cache == cache) {
+                v.0.retain(|l| !l.front.dead.load(Ordering::Acquire));
+                let front = Arc::new(Front::new(sizes));
+                lock(registry).push(front.clone());
+                v.0.push(Local { cache, front, streams: [NO_STREAM; LANES], shared: Default::default(), victim: 0 });
             }
-            let (_, f) = v.0.iter().find(|(id, _)| *id == cache)?;
-            f.open_lane(stream, shared);
-            Some(())
+            match v.0.iter_mut().find(|l| l.cache == cache) {
+                Some(l) => l.open_lane(stream, shared),
+                None => Vec::new(),
+            }
         })
-        .ok()
-        .flatten()
+        .unwrap_or_default()
 }

@@ -24,8 +24,9 @@ const SEGMENT: usize = 4096;
 /// Segments (so `SEGMENT * SEGMENTS` is `2^INDEX_BITS` records).
 const SEGMENTS: usize = (1 << INDEX_BITS) / SEGMENT;
 
-/// One block position.
+/// One block position, on its own cache line (blocks of different threads do not share one).
 #[derive(Debug, Default)]
+#[repr(align(64))]
 pub(crate) struct Record {
     /// Id of the live allocation (0: free).
     id: AtomicU64,
