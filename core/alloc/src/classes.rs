@@ -155,19 +155,22 @@ impl ClassCache {
         if let Some(lo) = self.pow2_lo {
             // Consecutive powers of two from 2^lo: the class is the exponent, no search.
             let e = bytes.checked_next_power_of_two().map_or(usize::BITS, usize::trailing_zeros).max(lo);
+            // The smallest class holding `bytes`, as the search below would find it.
             let c = (e - lo) as usize;
-            return (c < self.spec.sizes.len() && self.spec.max_waste >= 1.0)
-                .then_some(c)
-                .or_else(|| self.search(bytes));
+            return (c < self.spec.sizes.len() && self.fits(c, bytes)).then_some(c);
         }
         self.search(bytes)
     }
 
     fn search(&self, bytes: usize) -> Option<usize> {
-        let s = &self.spec.sizes;
-        let i = s.partition_point(|&c| c < bytes);
-        (i < s.len() && (self.spec.max_waste >= 1.0 || (s[i] - bytes) as f64 <= self.spec.max_waste * s[i] as f64))
-            .then_some(i)
+        let i = self.spec.sizes.partition_point(|&c| c < bytes);
+        (i < self.spec.sizes.len() && self.fits(i, bytes)).then_some(i)
+    }
+
+    /// Whether class `c` (at least `bytes`) wastes at most `max_waste` of itself on `bytes`.
+    fn fits(&self, c: usize, bytes: usize) -> bool {
+        let s = self.spec.sizes[c];
+        self.spec.max_waste >= 1.0 || (s - bytes) as f64 <= self.spec.max_waste * s as f64
     }
 
     fn charge(&self, job: u64, bytes: usize) -> Result<(), AllocError> {
