@@ -6,15 +6,25 @@
 //! allocator) or carved from chunks of `chunk_bytes` (RMM's `fixed_size_memory_resource`, a
 //! slab). A miss on the stream's own lane steals from other streams' lanes through
 //! [`crate::order`], and only then asks the upstream.
+//!
+//! The fast path takes no lock: each thread's [`crate::front`] parks the last block freed per
+//! class and stream, and a block's record ([`crate::records`], found from its id) says that it
+//! is live, its class and its job. Frees that find the front's slot taken, and allocations that
+//! find it empty, go to the shared lanes under their slot's lock.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
 
 use crate::budget::JobBudgets;
+use crate::front::{self, Front, Park};
 use crate::order::{lock, FastMap, Keying, ReleaseMode, Releaser, Reuse, Shards};
+use crate::records::Records;
 use crate::{ids, job, FreeSpace};
+
+/// Record index of a block without a record (all in use): it is kept in the slot's map.
+const NO_RECORD: u32 = u32::MAX;
 
 /// Class index of blocks that went to the `large` allocator.
 const LARGE: u32 = u32::MAX;
@@ -43,12 +53,15 @@ struct Cached {
     ptr: u64,
     chunk: u64,
     epoch: u64,
+    record: u32,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Lists {
     classes: Vec<Vec<Cached>>,
     cached: usize,
+    /// `cached`, readable without the slot's lock (by the threads' fronts).
+    mirror: Arc<AtomicUsize>,
 }
 
 impl Lists {
@@ -60,7 +73,11 @@ impl Lists {
             self.classes.resize_with(c + 1, Vec::new);
         }
         self.classes[c].push(x);
-        self.cached += size;
+        self.add_cached(size as isize);
+    }
+    fn add_cached(&mut self, bytes: isize) {
+        self.cached = self.cached.wrapping_add_signed(bytes);
+        self.mirror.store(self.cached, Ordering::Relaxed);
     }
 }
 
@@ -70,6 +87,7 @@ pub(crate) struct Live {
     chunk: u64,
     job: u64,
     size: usize,
+    record: u32,
 }
 
 #[derive(Debug)]
@@ -78,6 +96,8 @@ struct Chunk {
     class: usize,
     blocks: usize,
 }
+
+static NEXT_CACHE: AtomicU64 = AtomicU64::new(1);
 
 /// A size-class cache over an upstream.
 pub(crate) struct ClassCache {
@@ -91,6 +111,13 @@ pub(crate) struct ClassCache {
     releaser: Releaser,
     /// `Some(lo)` when the classes are 2^lo, 2^(lo+1), ... (direct class lookup).
     pow2_lo: Option<u32>,
+    /// Process-wide unique id of this cache (keys the threads' fronts).
+    uid: u64,
+    records: Records,
+    /// Every thread's front of this cache.
+    fronts: Mutex<Vec<Arc<Front>>>,
+    /// Handed-out (bytes, blocks) accounted while a thread had no front (thread teardown).
+    stray: (AtomicI64, AtomicI64),
 }
 
 impl std::fmt::Debug for ClassCache {
@@ -113,6 +140,10 @@ impl ClassCache {
             reserved: AtomicUsize::new(0),
             peak_reserved: AtomicUsize::new(0),
             budgets,
+            uid: NEXT_CACHE.fetch_add(1, Ordering::Relaxed),
+            records: Records::default(),
+            fronts: Mutex::new(Vec::new()),
+            stray: (AtomicI64::new(0), AtomicI64::new(0)),
         }
     }
 
@@ -124,19 +155,22 @@ impl ClassCache {
         if let Some(lo) = self.pow2_lo {
             // Consecutive powers of two from 2^lo: the class is the exponent, no search.
             let e = bytes.checked_next_power_of_two().map_or(usize::BITS, usize::trailing_zeros).max(lo);
+            // The smallest class holding `bytes`, as the search below would find it.
             let c = (e - lo) as usize;
-            return (c < self.spec.sizes.len() && self.spec.max_waste >= 1.0)
-                .then_some(c)
-                .or_else(|| self.search(bytes));
+            return (c < self.spec.sizes.len() && self.fits(c, bytes)).then_some(c);
         }
         self.search(bytes)
     }
 
     fn search(&self, bytes: usize) -> Option<usize> {
-        let s = &self.spec.sizes;
-        let i = s.partition_point(|&c| c < bytes);
-        (i < s.len() && (self.spec.max_waste >= 1.0 || (s[i] - bytes) as f64 <= self.spec.max_waste * s[i] as f64))
-            .then_some(i)
+        let i = self.spec.sizes.partition_point(|&c| c < bytes);
+        (i < self.spec.sizes.len() && self.fits(i, bytes)).then_some(i)
+    }
+
+    /// Whether class `c` (at least `bytes`) wastes at most `max_waste` of itself on `bytes`.
+    fn fits(&self, c: usize, bytes: usize) -> bool {
+        let s = self.spec.sizes[c];
+        self.spec.max_waste >= 1.0 || (s - bytes) as f64 <= self.spec.max_waste * s as f64
     }
 
     fn charge(&self, job: u64, bytes: usize) -> Result<(), AllocError> {
@@ -164,13 +198,54 @@ impl ClassCache {
             }
             let si = self.shards.slot_of(stream);
             let mut g = self.shards.lock(si);
-            g.live.insert(b.ptr, Live { class: LARGE, chunk: 0, job, size: b.size });
+            g.live.insert(b.ptr, Live { class: LARGE, chunk: 0, job, size: b.size, record: NO_RECORD });
             g.add_used(b.size);
             return Ok(b);
         };
         let size = self.spec.sizes[c];
         self.charge(job, size)?;
+        // Fast path: the block this thread last freed in this class on this stream.
+        if let Some(b) = front::with(self.uid, |f| self.pop_parked(f, c, size, job, stream)).flatten() {
+            return Ok(b);
+        }
         self.allocate_class(c, size, job, stream).inspect_err(|_| self.refund(job, size))
+    }
+
+    /// The block parked in front `f` for (`stream`, class `c`), handed out.
+    fn pop_parked(&self, f: &front::Local, c: usize, size: usize, job: u64, stream: &Stream) -> Option<Block> {
+        let r = f.pop(stream.id(), c)?;
+        let rec = self.records.get(r)?;
+        let Some(id) = ids::indexed(r) else {
+            let _ = f.park(stream.id(), c, r, None); // ids with an index used up: the slow path keeps a map
+            return None;
+        };
+        rec.hand_out(id, job);
+        f.account(size as i64, 1);
+        Some(Block { ptr: rec.ptr(), size, id })
+    }
+
+    /// Gives the calling thread a front of this cache with a lane for `stream` (watching the
+    /// free bytes of the stream's shared lane).
+    ///
+    /// # Errors
+    /// A failed return of the blocks parked on a lane this stream takes over.
+    fn register(&self, stream: &Stream) -> Result<(), AllocError> {
+        let mirror = || {
+            let mut g = self.shards.lock(self.shards.slot_of(stream));
+            let li = g.lane_index(stream, &self.shards.ranks);
+            g.lanes[li].free.mirror.clone()
+        };
+        let evicted = front::register(self.uid, &self.spec.sizes, stream, mirror, &self.fronts);
+        self.put_back_parked(evicted)
+    }
+
+    /// Adds handed-out `bytes` and `blocks` (of blocks with a record) to the calling thread's
+    /// counters.
+    fn account(&self, bytes: i64, blocks: i64) {
+        if front::with(self.uid, |f| f.account(bytes, blocks)).is_none() {
+            self.stray.0.fetch_add(bytes, Ordering::Relaxed);
+            self.stray.1.fetch_add(blocks, Ordering::Relaxed);
+        }
     }
 
     /// A request above the classes: a block of the same rounded size back from the release
@@ -185,26 +260,43 @@ impl ClassCache {
     }
 
     fn allocate_class(&self, c: usize, size: usize, job: u64, stream: &Stream) -> Result<Block, AllocError> {
+        self.register(stream)?;
+        // Blocks of this class parked by this thread on any stream go to the shared lanes first,
+        // where this stream (or, after an event, another) can take them.
+        self.flush(Some(c))?;
         let si = self.shards.slot_of(stream);
-        {
+        let popped = {
             let mut g = self.shards.lock(si);
             let li = g.lane_index(stream, &self.shards.ranks);
             let lane = &mut g.lanes[li].free;
-            if let Some(x) = lane.classes.get_mut(c).and_then(Vec::pop) {
-                lane.cached -= size;
-                g.live.insert(x.ptr, Live { class: c as u32, chunk: x.chunk, job, size });
-                g.add_used(size);
-                return Ok(ids::block(x.ptr, size));
+            let x = lane.classes.get_mut(c).and_then(Vec::pop);
+            if x.is_some() {
+                lane.add_cached(-(size as isize));
             }
-        }
-        let got = match self.steal(c, size, stream)? {
-            Some(x) => x,
-            None => self.refill(c, size, stream)?,
+            x
         };
-        let mut g = self.shards.lock(si);
-        g.live.insert(got.ptr, Live { class: c as u32, chunk: got.chunk, job, size });
+        let got = match popped {
+            Some(x) => x,
+            None => match self.steal(c, size, stream)? {
+                Some(x) => x,
+                None => self.refill(c, size, stream)?,
+            },
+        };
+        Ok(self.hand_out(got, c, size, job, stream))
+    }
+
+    /// Hands out free block `x` of class `c`: through its record, or the slot's map when it has
+    /// none.
+    fn hand_out(&self, x: Cached, c: usize, size: usize, job: u64, stream: &Stream) -> Block {
+        if let Some((rec, id)) = self.records.get(x.record).zip(ids::indexed(x.record)) {
+            rec.hand_out(id, job);
+            self.account(size as i64, 1);
+            return Block { ptr: x.ptr, size, id };
+        }
+        let mut g = self.shards.lock(self.shards.slot_of(stream));
+        g.live.insert(x.ptr, Live { class: c as u32, chunk: x.chunk, job, size, record: x.record });
         g.add_used(size);
-        Ok(ids::block(got.ptr, size))
+        ids::block(x.ptr, size)
     }
 
     /// A block of class `c` from another stream's lane, made usable on `stream`.
@@ -223,7 +315,7 @@ impl ClassCache {
             let epoch = lane.free.classes[c][pos].epoch;
             if self.shards.make_ready(stream, lane, epoch)? {
                 let x = lane.free.classes[c].remove(pos);
-                lane.free.cached -= size;
+                lane.free.add_cached(-(size as isize));
                 return Ok(Some(x));
             }
         }
@@ -234,13 +326,14 @@ impl ClassCache {
     /// `stream`'s lane.
     fn refill(&self, c: usize, size: usize, stream: &Stream) -> Result<Cached, AllocError> {
         let chunk_bytes = if self.spec.chunk_bytes <= size { size } else { self.spec.chunk_bytes / size * size };
+        let record = |ptr: u64, chunk: u64| self.records.acquire(ptr, chunk, c).unwrap_or(NO_RECORD);
         if chunk_bytes == size {
             if let Some((block, owner, ev)) = self.releaser.rescue(size, size) {
                 self.shards.wait_on(stream, &owner, &ev)?;
                 let r = self.reserved.fetch_add(block.size, Ordering::Relaxed) + block.size;
                 self.peak_reserved.fetch_max(r, Ordering::Relaxed);
                 lock(&self.chunks).insert(block.ptr, Chunk { block, class: c, blocks: 1 });
-                return Ok(Cached { ptr: block.ptr, chunk: block.ptr, epoch: 0 });
+                return Ok(Cached { ptr: block.ptr, chunk: block.ptr, epoch: 0, record: record(block.ptr, block.ptr) });
             }
         }
         self.releaser.collect(self.upstream.as_ref(), false)?;
@@ -267,13 +360,47 @@ impl ClassCache {
             lane.epoch += 1;
             let epoch = lane.epoch;
             for k in (1..blocks).rev() {
-                lane.free.push(c, size, Cached { ptr: block.ptr + (k * size) as u64, chunk: block.ptr, epoch });
+                let ptr = block.ptr + (k * size) as u64;
+                lane.free.push(c, size, Cached { ptr, chunk: block.ptr, epoch, record: record(ptr, block.ptr) });
             }
         }
-        Ok(Cached { ptr: block.ptr, chunk: block.ptr, epoch: 0 })
+        Ok(Cached { ptr: block.ptr, chunk: block.ptr, epoch: 0, record: record(block.ptr, block.ptr) })
     }
 
     pub(crate) fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+        // Fast path: a block with a record, parked in this thread's front when its slot is free.
+        if let Some((r, rec)) = ids::index_of(block.id).and_then(|r| Some((r, self.records.get(r)?))) {
+            if let Some(job) = rec.take_back(block.id, block.ptr) {
+                let c = rec.class();
+                let size = self.spec.sizes[c];
+                self.refund(job, size);
+                // A class taken whole from the upstream parks only while the stream's free bytes
+                // (shared lane and parked) stay within the release threshold.
+                let limit = (self.spec.chunk_bytes <= size).then_some(self.spec.max_cached);
+                let park = front::with(self.uid, |f| {
+                    let p = f.park(stream.id(), c, r, limit);
+                    if matches!(p, Park::Parked | Park::Evicted(_)) {
+                        f.account(-(size as i64), -1);
+                    }
+                    p
+                });
+                return match park {
+                    Some(Park::Parked) => Ok(()),
+                    // The block parked before goes to the shared lane, under the new one.
+                    Some(Park::Evicted(old)) => self.put_back_parked(vec![(stream.clone(), c, old)]),
+                    Some(Park::Refused(parked)) => {
+                        self.account(-(size as i64), -1);
+                        self.put_back(stream, c, size, self.cached(r), parked)
+                    }
+                    Some(Park::NoLane) | None => {
+                        self.account(-(size as i64), -1);
+                        self.put_back(stream, c, size, self.cached(r), 0)?;
+                        // The thread's next free on this stream parks.
+                        self.register(stream)
+                    }
+                };
+            }
+        }
         let si = self.shards.slot_of(stream);
         let mut g = self.shards.lock(si);
         let live = match g.live.remove(&block.ptr) {
@@ -288,37 +415,95 @@ impl ClassCache {
                     .take_live(block.ptr, si)
                     .ok_or(AllocError::UnknownBlock { ptr: block.ptr, size: block.size })?;
                 self.shards.lock(oi).used -= l.size;
-                g = self.shards.lock(si);
                 l
             }
         };
         self.refund(live.job, live.size);
         if live.class == LARGE {
-            drop(g);
             return self.releaser.release(self.upstream.as_ref(), block, stream);
         }
-        let c = live.class as usize;
+        let x = Cached { ptr: block.ptr, chunk: live.chunk, epoch: 0, record: live.record };
+        self.put_back(stream, live.class as usize, live.size, x, 0)
+    }
+
+    /// The free block of record `r` (its epoch is set when it joins a lane).
+    fn cached(&self, r: u32) -> Cached {
+        let (ptr, chunk) = self.records.get(r).map_or((0, 0), |rec| (rec.ptr(), rec.chunk()));
+        Cached { ptr, chunk, epoch: 0, record: r }
+    }
+
+    /// Returns free block `x` of class `c` to `stream`'s shared lane under a new epoch, or, for
+    /// a class taken whole from the upstream when the lane (with `parked` bytes parked by this
+    /// thread on the stream) holds its threshold already, to the upstream.
+    fn put_back(&self, stream: &Stream, c: usize, size: usize, x: Cached, parked: usize) -> Result<(), AllocError> {
+        let si = self.shards.slot_of(stream);
+        let mut g = self.shards.lock(si);
         let li = g.lane_index(stream, &self.shards.ranks);
         let lane = &mut g.lanes[li];
         lane.epoch += 1;
-        let unit = self.spec.chunk_bytes <= live.size;
-        if unit && lane.free.cached + live.size > self.spec.max_cached {
+        let unit = self.spec.chunk_bytes <= size;
+        if unit && lane.free.cached + parked + size > self.spec.max_cached {
             drop(g);
-            let chunk = lock(&self.chunks).remove(&live.chunk);
+            let chunk = lock(&self.chunks).remove(&x.chunk);
             if let Some(ch) = chunk {
                 self.reserved.fetch_sub(ch.block.size, Ordering::Relaxed);
+                self.drop_record(x.record);
                 return self.releaser.release(self.upstream.as_ref(), ch.block, stream);
             }
             return Ok(());
         }
         let epoch = lane.epoch;
-        lane.free.push(c, live.size, Cached { ptr: block.ptr, chunk: live.chunk, epoch });
+        lane.free.push(c, size, Cached { epoch, ..x });
         Ok(())
+    }
+
+    fn drop_record(&self, record: u32) {
+        if record != NO_RECORD {
+            self.records.release(record);
+        }
+    }
+
+    /// Moves the blocks of class `class` (every class when `None`) parked in the calling
+    /// thread's front to the shared lanes.
+    fn flush(&self, class: Option<usize>) -> Result<(), AllocError> {
+        let parked = front::with(self.uid, |f| f.take(class)).unwrap_or_default();
+        self.put_back_parked(parked)
+    }
+
+    fn put_back_parked(&self, parked: Vec<(Stream, usize, u32)>) -> Result<(), AllocError> {
+        let mut result = Ok(());
+        for (s, c, r) in parked {
+            if let Err(e) = self.put_back(&s, c, self.spec.sizes[c], self.cached(r), 0) {
+                result = Err(e);
+            }
+        }
+        result
+    }
+
+    /// Moves to the shared lanes the parked blocks of the calling thread, of exited threads, and
+    /// (`all`, only while the cache is dropped) of every thread.
+    fn gather(&self, all: bool) -> Result<(), AllocError> {
+        let mut result = self.flush(None);
+        let fronts: Vec<Arc<Front>> = lock(&self.fronts).clone();
+        for f in fronts {
+            if all || f.is_orphaned() {
+                if let Err(e) = self.put_back_parked(f.take(None)) {
+                    result = Err(e);
+                }
+            }
+        }
+        result
     }
 
     /// Returns chunks whose blocks are all free to the upstream until at most `keep` bytes
     /// stay reserved. The returning stream first waits on the other lanes holding parts.
+    /// Blocks parked by other live threads stay (at most one per class and stream each).
     pub(crate) fn release_free(&self, keep: usize) -> Result<(), AllocError> {
+        let gathered = self.gather(false);
+        self.release_chunks(keep).and(gathered)
+    }
+
+    fn release_chunks(&self, keep: usize) -> Result<(), AllocError> {
         let mut slots = self.shards.lock_all();
         let mut chunks = lock(&self.chunks);
         let mut free_count: FastMap<u64, usize> = FastMap::default();
@@ -360,8 +545,14 @@ impl ClassCache {
                 }
                 let v = &mut lane.free.classes[ch.class];
                 let before = v.len();
-                v.retain(|x| x.chunk != ptr);
-                lane.free.cached -= (before - v.len()) * size;
+                v.retain(|x| {
+                    if x.chunk == ptr {
+                        self.drop_record(x.record);
+                    }
+                    x.chunk != ptr
+                });
+                let gone = before - v.len();
+                lane.free.add_cached(-((gone * size) as isize));
             }
             self.reserved.fetch_sub(ch.block.size, Ordering::Relaxed);
             if let Err(e) = self.releaser.release(self.upstream.as_ref(), ch.block, &on) {
@@ -380,6 +571,17 @@ impl ClassCache {
         self.upstream.trim(keep)
     }
 
+    /// Handed-out (bytes, high watermark, blocks) of blocks with a record, over all threads.
+    fn front_counters(&self) -> (i64, i64, i64) {
+        let mut t = (self.stray.0.load(Ordering::Relaxed), 0, self.stray.1.load(Ordering::Relaxed));
+        t.1 = t.0.max(0);
+        for f in lock(&self.fronts).iter() {
+            let (u, p, l) = f.counters();
+            t = (t.0 + u, t.1 + p, t.2 + l);
+        }
+        t
+    }
+
     pub(crate) fn report(&self) -> AllocReport {
         let mut r = AllocReport::default();
         for g in self.shards.lock_all() {
@@ -387,6 +589,10 @@ impl ClassCache {
             r.peak_used += g.peak_used;
             r.live_blocks += g.live.len();
         }
+        let (used, peak, live) = self.front_counters();
+        r.used = (r.used as i64 + used).max(0) as usize;
+        r.peak_used += peak.max(0) as usize;
+        r.live_blocks = (r.live_blocks as i64 + live).max(0) as usize;
         r.reserved = self.reserved.load(Ordering::Relaxed);
         r.peak_reserved = self.peak_reserved.load(Ordering::Relaxed);
         r
@@ -395,6 +601,9 @@ impl ClassCache {
     pub(crate) fn reset_peaks(&self) {
         for mut g in self.shards.lock_all() {
             g.peak_used = g.used;
+        }
+        for f in lock(&self.fronts).iter() {
+            f.reset_peak();
         }
         self.peak_reserved.store(self.reserved.load(Ordering::Relaxed), Ordering::Relaxed);
     }
@@ -411,6 +620,12 @@ impl ClassCache {
                 }
             }
         }
+        for front in lock(&self.fronts).iter() {
+            for (c, _) in front.parked() {
+                f.free_bytes += self.spec.sizes[c];
+                f.largest_free = f.largest_free.max(self.spec.sizes[c]);
+            }
+        }
         f
     }
 
@@ -425,7 +640,12 @@ impl ClassCache {
 
 impl Drop for ClassCache {
     fn drop(&mut self) {
-        let _ = self.release_free(0);
+        // No call is in flight: every thread's parked blocks may be taken.
+        let _ = self.gather(true);
+        let _ = self.release_chunks(0);
+        for f in lock(&self.fronts).iter() {
+            f.kill();
+        }
     }
 }
 

@@ -18,9 +18,15 @@
 //! device, and the [`advisor`].
 //!
 //! **Reports**: a strategy's [`tenor_core::Allocator::report`] gives exact current used and
-//! reserved bytes and the exact reserved high watermark; its `peak_used` is the sum of the lock
-//! shards' high watermarks (an upper bound, kept without a shared counter on the fast path).
-//! Wrap the strategy in [`Statistics`] for the exact used high watermark.
+//! reserved bytes (once no call is in flight) and the exact reserved high watermark; its
+//! `peak_used` is the sum of the lock shards' and the threads' high watermarks (an upper bound,
+//! kept without a shared counter on the fast path). Wrap the strategy in [`Statistics`] for the
+//! exact used high watermark.
+//!
+//! **Fast path**: the size-class strategies (binning, arena, caching, slab) serve a thread's
+//! allocation from the block it last freed in that class on that stream, and find a freed
+//! block's record from its id, with no lock and one compare-and-swap per pair (see `front` and
+//! `records` in the source).
 //!
 //! **Deterministic mode**: with [`Reuse::FollowEvents`] (the default everywhere but
 //! [`Caching`]) every choice depends only on the sequence of calls, so the same trace replayed
@@ -35,12 +41,14 @@ mod classes;
 pub mod counting;
 pub mod desk;
 pub mod fault;
+mod front;
 mod ids;
 pub mod job;
 pub mod limit;
 pub mod order;
 pub mod pool;
 pub mod pricing;
+mod records;
 pub mod replay;
 pub mod slab;
 pub mod stats;
