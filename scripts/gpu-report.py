@@ -160,6 +160,32 @@ if lp:
     w("")
     w(f"Target (loop at least 2x faster than with cuMemAlloc/cuMemFree): {ok(best >= 2)}.")
     w("")
+ag = res.get("agree", {})
+if ag:
+    secs = {m.group(1): int(m.group(2)) for m in re.finditer(r"^=== (\S+): ok \((\d+) s\)", log, re.M)}
+
+    def t(step):
+        return f"{secs[step]} s" if step in secs else "?"
+
+    w("## Whole-product checks (same run, `tenor` built with `--features cuda`, CPU backend on the GPU host's cores)")
+    w("")
+    w("| check | result |")
+    w("| --- | --- |")
+    w(f"| `tenor price --engine mc --paths 200000 --no-greeks` on the example book, CUDA vs CPU ({ag['book_rows']} trades) | "
+      f"largest relative price difference {ag['book_max_rel_diff']:.1e} (tolerance 1e-12); wall CUDA {t('price-cuda')}, CPU {t('price-cpu')} |")
+    w(f"| `tenor backtest --strategy short_straddle` on SPY 1999-2020 ({ag['straddle_bars']} bars), CUDA vs CPU | "
+      f"largest relative equity difference {ag['straddle_max_rel_equity_diff']:.1e}; final equity {ag['straddle_final_cuda']:,.2f} (CUDA), "
+      f"{ag['straddle_final_cpu']:,.2f} (CPU); wall CUDA {t('straddle-cuda')}, CPU {t('straddle-cpu')} |")
+    h = ag.get("heston", {})
+    if h:
+        c, p = h["cuda"], h["cpu"]
+        keys = ("v0", "kappa", "theta", "sigma", "rho")
+        dp = max(abs(c[k] - p[k]) / abs(p[k]) for k in keys)
+        w(f"| `tenor calibrate heston` on the SPX snapshot ({c['quotes']} quotes, pricings on the port) | "
+          f"CUDA {c['wall_seconds']:.3f} s, CPU {p['wall_seconds']:.3f} s; {c['pricings']} pricings in {c['launches']} launches; "
+          f"weighted vol RMSE {c['weighted_rmse_vol'] * 1e4:.2f} bp (CUDA) vs {p['weighted_rmse_vol'] * 1e4:.2f} bp (CPU); "
+          f"largest relative parameter difference {dp:.1e} |")
+    w("")
 os.makedirs(outdir, exist_ok=True)
 name = os.path.join(outdir, f"cuda-{dev.replace('NVIDIA ', '').replace(' ', '-').lower()}-{date[:10]}.md")
 open(name, "w").write("\n".join(L) + "\n")
