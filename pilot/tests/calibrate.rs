@@ -98,3 +98,17 @@ fn missing_chain_is_reported_with_its_path() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(stderr.contains("/nonexistent/chain.csv"), "{stderr}");
 }
+
+#[test]
+fn out_of_range_nodes_are_refused_naming_the_parameter() {
+    for bad in ["1", "3", "100000"] {
+        let a = assert_cmd::Command::cargo_bin("tenor")
+            .expect("binary")
+            .args(["calibrate", "heston", "no-such-chain", "--nodes", bad])
+            .output()
+            .expect("ran");
+        let stderr = String::from_utf8_lossy(&a.stderr);
+        assert_ne!(a.status.code(), Some(0));
+        assert!(stderr.contains("--nodes") && stderr.contains("between 64 and 8192"), "{stderr}");
+    }
+}

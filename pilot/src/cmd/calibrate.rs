@@ -56,11 +56,11 @@ pub struct HestonArgs {
     /// Widest |ln(K/F)| used, in standard deviations (the quote's implied vol times sqrt(T)).
     #[arg(long, default_value_t = 2.0)]
     pub max_sd: f64,
-    /// Quotes kept per expiry (evenly spread over the strikes that qualify).
-    #[arg(long, default_value_t = 10)]
+    /// Quotes kept per expiry (evenly spread over the strikes that qualify; at least 1).
+    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
     pub per_slice: usize,
-    /// Expiries kept (evenly spread over the maturities that qualify).
-    #[arg(long, default_value_t = 12)]
+    /// Expiries kept (evenly spread over the maturities that qualify; at least 1).
+    #[arg(long, default_value_t = 12, value_parser = at_least_one)]
     pub slices: usize,
     /// Levenberg-Marquardt iterations at most.
     #[arg(long, default_value_t = 100)]
@@ -70,8 +70,9 @@ pub struct HestonArgs {
     #[arg(long, value_enum, default_value_t = Pricer::Port)]
     pub pricer: Pricer,
     /// Gauss-Legendre nodes of the `heston_price` kernel (accuracy table in the documentation
-    /// of `tenor_kernels::heston`).
-    #[arg(long, default_value_t = tenor_pricing::heston::DEFAULT_NODES)]
+    /// of `tenor_kernels::heston`), 64 to 8192: fewer nodes give meaningless fits, more only
+    /// cost time.
+    #[arg(long, default_value_t = tenor_pricing::heston::DEFAULT_NODES, value_parser = nodes_in_range)]
     pub nodes: usize,
 }
 
@@ -365,4 +366,23 @@ fn plot(path: &Path, series: &BTreeMap<String, Vec<(f64, f64, f64)>>) -> Result<
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
+}
+
+/// `--nodes`: 64 to 8192 Gauss-Legendre nodes.
+fn nodes_in_range(text: &str) -> Result<usize, String> {
+    let n: usize = text.parse().map_err(|e| format!("{text:?} is not a whole number: {e}"))?;
+    if (64..=8192).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("{n} nodes: must be between 64 and 8192"))
+    }
+}
+
+/// A count of at least 1.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(n) => Err(format!("{n}: must be at least 1")),
+        Err(e) => Err(format!("{text:?} is not a whole number: {e}")),
+    }
 }

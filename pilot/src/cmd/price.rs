@@ -50,8 +50,8 @@ pub struct PriceArgs {
     /// Grid steps for continuously monitored barriers under Monte Carlo (at least 1).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     pub steps: u32,
-    /// Streams the Monte Carlo trades are spread over.
-    #[arg(long, default_value_t = 1)]
+    /// Streams the Monte Carlo trades are spread over (at least 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..), usize::from))]
     pub streams: usize,
     /// Skip the Greeks (price and standard error only).
     #[arg(long)]
