@@ -47,6 +47,7 @@ enum PilotCommand {
 }
 
 fn main() -> std::process::ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
@@ -65,6 +66,18 @@ fn main() -> std::process::ExitCode {
             eprintln!("error: {}", error_chain(&e));
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+/// Output piped into a reader that stops early (`tenor book spx | head`) ends the process quietly,
+/// as for other Unix tools, instead of a panic in `println!` on the broken pipe: Rust's runtime
+/// ignores SIGPIPE, so this puts back the default action (POSIX `signal(2)`).
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any thread exists; SIG_DFL is a valid disposition
+    // for SIGPIPE and no handler runs.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

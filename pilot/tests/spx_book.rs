@@ -29,3 +29,28 @@ fn committed_spx_book_is_reproducible() {
         assert!(a == b, "{committed} differs from what `tenor book spx` builds; rerun it");
     }
 }
+
+/// Output into a pipe whose reader has gone (`tenor book spx | head -0`) ends quietly: no panic
+/// message from `println!` on the broken pipe.
+#[test]
+fn closed_stdout_pipe_is_not_a_panic() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spx_book_pipe");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tenor"))
+        .current_dir(&root)
+        .args(["book", "spx", "--out"])
+        .arg(tmp.join("book.csv"))
+        .arg("--misses")
+        .arg(tmp.join("misses.csv"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawned");
+    // Close the reading end before the command prints its summary.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("ran");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+}
