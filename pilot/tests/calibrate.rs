@@ -85,7 +85,58 @@ fn port_and_host_pricers_reach_the_same_fit() {
     let (rp, rh) = (g(&port, "weighted_rmse_vol"), g(&host, "weighted_rmse_vol"));
     assert!((rp - rh).abs() < 1e-6, "weighted RMSE: port {rp}, host {rh}");
     assert!(port["launches"].as_u64().unwrap_or(0) > 1, "{port}");
-    assert_eq!(port["pricer"], "cpu");
+    assert_eq!(port["pricer"], "port");
+    assert_eq!(port["backend"], "cpu");
+    assert_eq!(host["pricer"], "host");
+    // The host pricer integrates adaptively: no node count, no backend.
+    assert!(host["quadrature_nodes"].is_null() && host["backend"].is_null(), "{host}");
+    assert!(port["quadrature_nodes"].as_u64().is_some(), "{port}");
+}
+
+#[test]
+fn running_out_of_iterations_is_a_warning_and_recorded() {
+    let chain = tenor_testdata::shared("data/options/spx_cboe_2025-10-01");
+    assert!(chain.is_dir(), "missing shared chain folder {}", chain.display());
+    let out = std::env::temp_dir().join(format!("tenor-calibrate-limit-{}", std::process::id()));
+    let run = Command::cargo_bin("tenor")
+        .expect("binary")
+        .args(["calibrate", "heston"])
+        .arg(&chain)
+        .arg("--out")
+        .arg(&out)
+        .args(["--per-slice", "4", "--slices", "6", "--max-iterations", "1"])
+        .output()
+        .expect("ran");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(stderr.contains("warning") && stderr.contains("--max-iterations 1"), "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("params.json")).expect("params.json")).expect("json");
+    assert_eq!(v["stop"], "iteration limit", "{v}");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn bad_selection_limits_are_refused_naming_the_parameter() {
+    for (flag, bad) in [
+        ("--max-sd", "nan"),
+        ("--max-sd", "-1"),
+        ("--max-sd", "0"),
+        ("--max-years", "inf"),
+        ("--max-years", "-2"),
+        ("--min-days", "-1"),
+        ("--min-days", "NaN"),
+        ("--max-iterations", "0"),
+    ] {
+        let a = Command::cargo_bin("tenor")
+            .expect("binary")
+            .args(["calibrate", "heston", "no-such-chain", flag, bad])
+            .output()
+            .expect("ran");
+        let stderr = String::from_utf8_lossy(&a.stderr);
+        assert_ne!(a.status.code(), Some(0), "{flag} {bad}");
+        assert!(stderr.contains(flag) && stderr.contains("must be"), "{flag} {bad}: {stderr}");
+    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! per-quote errors; the host path (rayon, adaptive pricer) recovers them too.
 use tenor_pricing::heston::{
     calibrate_heston, calibrate_heston_host, heston_price, CalibrationConfig, HestonError, HestonOption, HestonParams,
-    Quote,
+    Quote, Stop,
 };
 use tenor_pricing::types::OptionType;
 
@@ -62,6 +62,7 @@ fn recovers_generating_parameters_from_a_synthetic_chain_on_the_port() {
     // The kernel's quadrature differs from the host pricer by under 1e-9 here, so the fit
     // reaches the generating parameters to 1e-6 relative.
     assert_recovered(&res, &truth, &quotes, 1e-6);
+    assert_ne!(res.stop, Stop::IterationLimit, "{res:?}");
     // One launch per Jacobian (five bumped sets together) and one per trial point.
     assert!(res.batches <= 1 + res.iterations * 21 && res.batches > res.iterations, "{res:?}");
     assert_eq!(res.pricings, res.batches * quotes.len() + 4 * res.iterations * quotes.len());
@@ -88,4 +89,16 @@ fn bad_quote_is_named() {
     assert!(matches!(e, Err(HestonError::BadQuote { index: 1, .. })), "{e:?}");
     let e = calibrate_heston(&dev, &[Quote { price: f64::NAN, ..q }], &CalibrationConfig::default());
     assert!(matches!(e, Err(HestonError::BadQuote { index: 0, .. })), "{e:?}");
+}
+
+#[test]
+fn running_out_of_iterations_is_reported() {
+    let truth = HestonParams { v0: 0.03, kappa: 2.0, theta: 0.05, sigma: 0.6, rho: -0.65 };
+    let quotes = chain(&truth);
+    let dev = tenor_cpu::cpu().expect("cpu backend");
+    // Two iterations from the distant start cannot converge (the full run needs many more).
+    let res = calibrate_heston(&dev, &quotes, &CalibrationConfig { max_iterations: 2, ..config() }).expect("runs");
+    assert_eq!(res.iterations, 2);
+    assert_eq!(res.stop, Stop::IterationLimit, "{res:?}");
+    assert!(res.rmse > 1e-6, "{res:?}");
 }

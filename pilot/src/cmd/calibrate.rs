@@ -24,7 +24,7 @@ use tenor_market::iv::{chain_vols, QuoteVol};
 use tenor_market::parity::parity_forwards;
 use tenor_market::quotes::Chain;
 use tenor_pricing::heston::{
-    calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, HestonOption, HestonParams, Quote,
+    calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, HestonOption, HestonParams, Quote, Stop,
 };
 use tenor_pricing::types::OptionType;
 
@@ -48,13 +48,13 @@ pub struct HestonArgs {
     #[arg(long, default_value = "cpu")]
     pub backend: String,
     /// Shortest maturity used, in calendar days.
-    #[arg(long, default_value_t = 7.0)]
+    #[arg(long, default_value_t = 7.0, value_parser = non_negative, allow_negative_numbers = true)]
     pub min_days: f64,
     /// Longest maturity used, in years.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, value_parser = positive, allow_negative_numbers = true)]
     pub max_years: f64,
     /// Widest |ln(K/F)| used, in standard deviations (the quote's implied vol times sqrt(T)).
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, value_parser = positive, allow_negative_numbers = true)]
     pub max_sd: f64,
     /// Quotes kept per expiry (evenly spread over the strikes that qualify; at least 1).
     #[arg(long, default_value_t = 10, value_parser = at_least_one)]
@@ -62,8 +62,9 @@ pub struct HestonArgs {
     /// Expiries kept (evenly spread over the maturities that qualify; at least 1).
     #[arg(long, default_value_t = 12, value_parser = at_least_one)]
     pub slices: usize,
-    /// Levenberg-Marquardt iterations at most.
-    #[arg(long, default_value_t = 100)]
+    /// Levenberg-Marquardt iterations at most (at least 1); a fit that runs out of them is
+    /// written with a warning.
+    #[arg(long, default_value_t = 100, value_parser = at_least_one)]
     pub max_iterations: usize,
     /// Pricer of the iterations: `port` (the `heston_price` kernel on `--backend`) or `host`
     /// (the adaptive semi-analytic pricer with rayon; the reference and timing baseline).
@@ -230,8 +231,19 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
         "iterations": res.iterations,
         "pricings": res.pricings,
         "launches": res.batches,
-        "pricer": on,
-        "quadrature_nodes": cfg.nodes,
+        "pricer": match a.pricer {
+            Pricer::Port => "port",
+            Pricer::Host => "host",
+        },
+        "backend": match a.pricer {
+            Pricer::Port => serde_json::json!(a.backend),
+            Pricer::Host => serde_json::Value::Null,
+        },
+        "stop": res.stop.as_str(),
+        "quadrature_nodes": match a.pricer {
+            Pricer::Port => serde_json::json!(cfg.nodes),
+            Pricer::Host => serde_json::Value::Null,
+        },
         "weighted_rmse_vol": res.rmse,
         "wall_seconds": wall,
     });
@@ -312,6 +324,13 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
         wall
     );
     println!("wrote {}, {} and {}", params_path.display(), fit_path.display(), svg.display());
+    if res.stop == Stop::IterationLimit {
+        eprintln!(
+            "warning: the fit stopped at --max-iterations {} with the error still falling; \
+             it may improve with more iterations",
+            a.max_iterations
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -375,6 +394,24 @@ fn nodes_in_range(text: &str) -> Result<usize, String> {
         Ok(n)
     } else {
         Err(format!("{n} nodes: must be between 64 and 8192"))
+    }
+}
+
+/// A finite number greater than 0 (NaN and infinities refused).
+fn positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        Ok(x) => Err(format!("{x}: must be a finite number greater than 0")),
+        Err(e) => Err(format!("{text:?} is not a number: {e}")),
+    }
+}
+
+/// A finite number of at least 0 (NaN and infinities refused).
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Ok(x) => Err(format!("{x}: must be a finite number of at least 0")),
+        Err(e) => Err(format!("{text:?} is not a number: {e}")),
     }
 }
 

@@ -85,6 +85,34 @@ pub struct CalibrationResult {
     pub pricings: usize,
     /// Pricing batches (kernel launches on the port path).
     pub batches: usize,
+    /// Why the iterations stopped.
+    pub stop: Stop,
+}
+
+/// Why a Levenberg-Marquardt calibration stopped (Madsen, Nielsen and Tingleff, "Methods for
+/// non-linear least squares problems", 2004, section 3.2: the damping update used here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// An accepted step lowered the cost by less than the relative tolerance.
+    Converged,
+    /// No step lowered the cost after 20 increases of the damping, or the cost reached zero:
+    /// a (local) minimum to the precision of the pricer.
+    Stalled,
+    /// `max_iterations` iterations were done with the cost still falling: the fit may improve
+    /// with more iterations.
+    IterationLimit,
+}
+
+impl Stop {
+    /// A short lower-case name (`converged`, `stalled`, `iteration limit`) for reports.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stop::Converged => "converged",
+            Stop::Stalled => "stalled",
+            Stop::IterationLimit => "iteration limit",
+        }
+    }
 }
 
 fn to_y(p: &HestonParams) -> [f64; 5] {
@@ -258,7 +286,7 @@ fn levenberg_marquardt(
                 improved = true;
                 observer(iterations, (c / nq as f64).sqrt());
                 if rel < cfg.tolerance {
-                    return Ok(finish(y, &r, quotes, iterations, pricings, batches));
+                    return Ok(finish(y, &r, quotes, Counts { iterations, pricings, batches }, Stop::Converged));
                 }
                 break;
             }
@@ -266,20 +294,20 @@ fn levenberg_marquardt(
             nu *= 2.0;
         }
         if !improved || c < 1e-28 {
-            break;
+            return Ok(finish(y, &r, quotes, Counts { iterations, pricings, batches }, Stop::Stalled));
         }
     }
-    Ok(finish(y, &r, quotes, iterations, pricings, batches))
+    Ok(finish(y, &r, quotes, Counts { iterations, pricings, batches }, Stop::IterationLimit))
 }
 
-fn finish(
-    y: [f64; 5],
-    r: &[f64],
-    quotes: &[Quote],
+/// Work done by a calibration.
+struct Counts {
     iterations: usize,
     pricings: usize,
     batches: usize,
-) -> CalibrationResult {
+}
+
+fn finish(y: [f64; 5], r: &[f64], quotes: &[Quote], n: Counts, stop: Stop) -> CalibrationResult {
     let fits = quotes
         .iter()
         .zip(r)
@@ -289,5 +317,6 @@ fn finish(
         })
         .collect();
     let rmse = (r.iter().map(|x| x * x).sum::<f64>() / r.len() as f64).sqrt();
-    CalibrationResult { params: from_y(&y), fits, rmse, iterations, pricings, batches }
+    let Counts { iterations, pricings, batches } = n;
+    CalibrationResult { params: from_y(&y), fits, rmse, iterations, pricings, batches, stop }
 }

@@ -25,7 +25,7 @@ pub use analytic::{heston_price, heston_price_with_alpha};
 pub use batch::{heston_prices_batch, DEFAULT_NODES};
 pub use calibrate::{
     calibrate_heston, calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, CalibrationResult, Quote,
-    QuoteFit,
+    QuoteFit, Stop,
 };
 pub use qe::{heston_qe_price, QeConfig, QeResult};
 
