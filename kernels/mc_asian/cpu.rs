@@ -92,24 +92,10 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     }
 }
 
-/// The five sums over `pairs`, in pair order, on the best instruction set of this CPU (the
-/// same numbers on every one: only IEEE additions, multiplications, divisions and square roots).
-fn block_sums(p: &Params, pairs: Range<u64>) -> [f64; 5] {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
-            return unsafe { block_sums_avx2(p, pairs) };
-        }
-    }
-    block_sums_portable(p, pairs)
-}
-
-/// [`block_sums_portable`] compiled for AVX2 (4 doubles per instruction).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn block_sums_avx2(p: &Params, pairs: Range<u64>) -> [f64; 5] {
-    block_sums_portable(p, pairs)
+crate::simd::avx2_dispatch! {
+    /// The five sums over `pairs`, in pair order, on the best instruction set of this CPU (the
+    /// same numbers on every one: only IEEE additions, multiplications, divisions and square roots).
+    fn block_sums, block_sums_avx2(p: &Params, pairs: Range<u64>) -> [f64; 5] = block_sums_portable
 }
 
 /// [`CHUNK`] pairs at a time, one lane each: every step is a loop over the lanes (Philox

@@ -51,24 +51,10 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     }
 }
 
-/// Sums of the pair values `Y` and `Y^2` over `pairs`, in pair order, on the best instruction
-/// set of this CPU (the same numbers on every one).
-fn block_sums(p: &Params, pairs: Range<u64>) -> (f64, f64) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
-            return unsafe { block_sums_avx2(p, pairs) };
-        }
-    }
-    block_sums_portable(p, pairs)
-}
-
-/// [`block_sums_portable`] compiled for AVX2 (4 doubles per instruction).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn block_sums_avx2(p: &Params, pairs: Range<u64>) -> (f64, f64) {
-    block_sums_portable(p, pairs)
+crate::simd::avx2_dispatch! {
+    /// Sums of the pair values `Y` and `Y^2` over `pairs`, in pair order, on the best instruction
+    /// set of this CPU (the same numbers on every one).
+    fn block_sums, block_sums_avx2(p: &Params, pairs: Range<u64>) -> (f64, f64) = block_sums_portable
 }
 
 /// The pair values of `pairs`: pair `2j` uses the cosine normal of Philox call `j` (the counter

@@ -14,6 +14,7 @@ pub mod cpu;
 pub mod fastmath;
 pub mod heston;
 pub mod philox;
+mod simd;
 
 use std::sync::OnceLock;
 
