@@ -56,4 +56,19 @@ fn profile_writes_the_size_histogram_and_bad_traces_name_the_line() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.trace:3:6") && err.contains("not live"), "{err}");
+
+    // A trace with no allocations gets an error, not advice about nothing.
+    let empty = dir.join("empty.trace");
+    std::fs::write(&empty, "# tenor-alloc trace v1\ntime_ns,op,bytes,stream,job,block,thread\n").expect("write");
+    for cmd in ["profile", "advise", "replay"] {
+        let out = Command::cargo_bin("tenor")
+            .expect("binary")
+            .args(["alloc", cmd, "--trace"])
+            .arg(&empty)
+            .output()
+            .expect("run");
+        assert!(!out.status.success(), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("empty.trace") && err.contains("no alloc events"), "{cmd}: {err}");
+    }
 }

@@ -124,10 +124,14 @@ impl Trace {
     ///
     /// # Errors
     /// [`TraceError`] at the first malformed line: wrong field count, a field that is not a
-    /// number, an unknown op, a `free` of an id with no live `alloc`, or a repeated live id.
+    /// number, an unknown op, a `time_ns` earlier than the line before (a recording is in time
+    /// order), an `alloc` with block id 0 or an id that is still live, a `free` of an id with
+    /// no live `alloc` or with other bytes than its `alloc`, or live allocations that together
+    /// exceed the address space.
     pub fn parse(text: &str, origin: &str) -> Result<Self, TraceError> {
-        let mut events = Vec::new();
-        let mut live: FastMap<u64, ()> = FastMap::default();
+        let mut events: Vec<TraceEvent> = Vec::new();
+        let mut live: FastMap<u64, usize> = FastMap::default();
+        let mut live_bytes = 0usize;
         for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
             let err =
@@ -158,17 +162,34 @@ impl Trace {
                 block: num(5, "block")?,
                 thread: u32::try_from(num(6, "thread")?).map_err(|e| err(7, e.to_string()))?,
             };
+            if let Some(prev) = events.last().filter(|p| p.time_ns > e.time_ns) {
+                return Err(err(
+                    1,
+                    format!("time_ns {} is earlier than the previous event's {}", e.time_ns, prev.time_ns),
+                ));
+            }
             match op {
                 TraceOp::Alloc => {
-                    if live.insert(e.block, ()).is_some() {
+                    if e.block == 0 {
+                        return Err(err(6, "an alloc needs a block id other than 0".into()));
+                    }
+                    if live.insert(e.block, e.bytes).is_some() {
                         return Err(err(6, format!("block {} allocated again while live", e.block)));
                     }
+                    live_bytes = live_bytes.checked_add(e.bytes).ok_or_else(|| {
+                        err(3, format!("live allocations exceed {} bytes (the address space)", usize::MAX))
+                    })?;
                 }
-                TraceOp::Free => {
-                    if live.remove(&e.block).is_none() {
-                        return Err(err(6, format!("free of block {} which is not live", e.block)));
+                TraceOp::Free => match live.remove(&e.block) {
+                    None => return Err(err(6, format!("free of block {} which is not live", e.block))),
+                    Some(bytes) if bytes != e.bytes => {
+                        return Err(err(
+                            3,
+                            format!("free of block {} with {} bytes; it was allocated with {bytes}", e.block, e.bytes),
+                        ))
                     }
-                }
+                    Some(bytes) => live_bytes -= bytes,
+                },
                 TraceOp::Fail => {}
             }
             events.push(e);
@@ -187,13 +208,14 @@ impl Trace {
         v
     }
 
-    /// Peak of the bytes requested by live allocations.
+    /// Peak of the bytes requested by live allocations (saturating at `usize::MAX`; a parsed
+    /// trace never reaches it).
     pub fn peak_live_bytes(&self) -> usize {
         let (mut cur, mut peak) = (0usize, 0usize);
         for e in &self.events {
             match e.op {
                 TraceOp::Alloc => {
-                    cur += e.bytes;
+                    cur = cur.saturating_add(e.bytes);
                     peak = peak.max(cur);
                 }
                 TraceOp::Free => cur = cur.saturating_sub(e.bytes),

@@ -97,6 +97,18 @@ fn trace_round_trips_and_errors_name_line_and_column() {
     assert_eq!((e.line, e.column), (1, 3));
     let e = Trace::parse("1,free,64,1,0,9,0\n", "t.csv").expect_err("free of a block never allocated");
     assert_eq!((e.line, e.column), (1, 6));
+    let e = Trace::parse("5,alloc,64,1,0,1,0\n4,free,64,1,0,1,0\n", "t.csv").expect_err("time goes back");
+    assert_eq!((e.line, e.column), (2, 1));
+    assert!(e.message.contains("earlier"), "{e}");
+    let e = Trace::parse("1,alloc,64,1,0,1,0\n2,free,128,1,0,1,0\n", "t.csv").expect_err("free's bytes differ");
+    assert_eq!((e.line, e.column), (2, 3));
+    assert!(e.message.contains("allocated with 64"), "{e}");
+    let e = Trace::parse("1,alloc,64,1,0,0,0\n", "t.csv").expect_err("alloc of block 0");
+    assert_eq!((e.line, e.column), (1, 6));
+    let max = usize::MAX;
+    let huge = format!("1,alloc,{max},1,0,1,0\n2,alloc,{max},1,0,2,0\n");
+    let e = Trace::parse(&huge, "t.csv").expect_err("live bytes overflow");
+    assert_eq!((e.line, e.column), (2, 3));
 }
 
 #[test]

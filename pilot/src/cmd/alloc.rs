@@ -92,7 +92,11 @@ pub fn run(args: AllocArgs) -> anyhow::Result<ExitCode> {
 fn load(c: &Common) -> anyhow::Result<Trace> {
     let trace = if let Some(path) = &c.trace {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        Trace::parse(&text, &path.display().to_string())?
+        let trace = Trace::parse(&text, &path.display().to_string())?;
+        if !trace.events.iter().any(|e| e.op == tenor_alloc::trace::TraceOp::Alloc) {
+            anyhow::bail!("{}: the trace has no alloc events: nothing to profile, replay or advise on", path.display());
+        }
+        trace
     } else {
         match c.source {
             Source::Desk => {
