@@ -61,8 +61,8 @@ pub fn load_cboe(path: &Path) -> Result<Chain> {
 /// file-name order.
 ///
 /// # Errors
-/// [`MarketError::Io`] when the folder cannot be listed; [`MarketError::Row`] naming the folder
-/// when it has no CSV file.
+/// [`MarketError::Io`] when the folder cannot be listed; [`MarketError::Source`] naming the
+/// folder when it has no CSV file.
 pub fn cboe_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|source| MarketError::Io { path: dir.to_owned(), source })?;
     let mut files: Vec<_> = entries
@@ -71,11 +71,7 @@ pub fn cboe_files(dir: &Path) -> Result<Vec<PathBuf>> {
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(MarketError::Row {
-            file: dir.display().to_string(),
-            line: 0,
-            message: "folder has no .csv file".into(),
-        });
+        return Err(MarketError::Source { path: dir.to_owned(), message: "the folder has no .csv file".into() });
     }
     Ok(files)
 }
@@ -94,7 +90,7 @@ pub fn load_cboe_dir(dir: &Path) -> Result<Chain> {
 ///
 /// # Errors
 /// As [`load_cboe`]; [`MarketError::Row`] naming the file and line 2 when a file's spot or date
-/// differs from the first file's, or naming `source` when `files` is empty.
+/// differs from the first file's; [`MarketError::Source`] naming `source` when `files` is empty.
 pub fn load_cboe_files(files: &[PathBuf], source: &str) -> Result<Chain> {
     let mut merged: Option<Chain> = None;
     for f in files {
@@ -107,8 +103,11 @@ pub fn load_cboe_files(files: &[PathBuf], source: &str) -> Result<Chain> {
                         file: f.display().to_string(),
                         line: 2,
                         message: format!(
-                            "spot {:?} at {} differs from the folder's first file ({:?} at {})",
-                            c.spot, c.as_of, m.spot, m.as_of
+                            "spot {} at {} differs from the folder's first file ({} at {})",
+                            spot_text(c.spot),
+                            c.as_of,
+                            spot_text(m.spot),
+                            m.as_of
                         ),
                     });
                 }
@@ -116,7 +115,12 @@ pub fn load_cboe_files(files: &[PathBuf], source: &str) -> Result<Chain> {
             }
         }
     }
-    merged.ok_or_else(|| MarketError::Row { file: source.to_owned(), line: 0, message: "no Cboe file given".into() })
+    merged.ok_or_else(|| MarketError::Source { path: source.into(), message: "no Cboe file given".into() })
+}
+
+/// A header's spot for messages: the number, or "none".
+fn spot_text(spot: Option<f64>) -> String {
+    spot.map_or_else(|| "none".to_owned(), |s| s.to_string())
 }
 
 /// Parses the text of a Cboe quote-data download; `file` names it in errors.

@@ -16,6 +16,14 @@ pub enum MarketError {
         #[source]
         source: std::io::Error,
     },
+    /// A problem with a file or folder as a whole (a folder with no data file in it).
+    #[error("{path}: {message}")]
+    Source {
+        /// The file or folder.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// A malformed line (wrong number of fields, a missing header, an unparsable layout).
     #[error("{file}, line {line}: {message}")]
     Row {

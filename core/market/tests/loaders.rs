@@ -1,7 +1,7 @@
 //! Loaders on the real files of shared/data (counts from shared/data/README.md) and on small
 //! malformed inputs.
 use chrono::NaiveDate;
-use tenor_market::cboe::{load_cboe, load_cboe_dir, parse_cboe};
+use tenor_market::cboe::{load_cboe, load_cboe_dir, load_cboe_files, parse_cboe};
 use tenor_market::quotes::Settlement;
 use tenor_market::spx_book::strike_rows;
 use tenor_market::treasury::{load_treasury, parse_treasury, tenor_years};
@@ -193,6 +193,25 @@ fn malformed_cboe_rows_name_file_line_and_column() {
     assert!(matches!(parse_cboe(&no_spot, "f.csv"), Err(MarketError::Row { line: 2, .. })));
     let e = parse_cboe(&cboe_text(&bad_bid), "f.csv").expect_err("bad");
     assert!(e.to_string().contains("f.csv, line 6, column 5 (Bid)"), "{e}");
+}
+
+#[test]
+fn folder_problems_name_the_folder_and_files_that_disagree_name_both_spots() {
+    let dir = std::env::temp_dir().join(format!("tenor-cboe-folder-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let e = load_cboe_dir(&dir).expect_err("no csv file");
+    assert!(matches!(&e, MarketError::Source { path, .. } if path == &dir), "{e:?}");
+    assert_eq!(e.to_string(), format!("{}: the folder has no .csv file", dir.display()));
+
+    let good = "Fri Apr 17 2026,SPX260417C06800000,1,0,250,251,0,0.15,0.5,0,0,6800.00,SPX260417P06800000,1,0,240,241,0,0.15,-0.5,0,0\n";
+    let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
+    std::fs::write(&a, cboe_text(good)).expect("a");
+    std::fs::write(&b, cboe_text(good).replace("Last: 6711.2002", "Last: 6700.5")).expect("b");
+    let e = load_cboe_files(&[a, b.clone()], "snapshot").expect_err("spots differ");
+    let text = e.to_string();
+    assert!(text.starts_with(&format!("{}, line 2: spot 6700.5 at", b.display())), "{text}");
+    assert!(text.contains("first file (6711.2002 at") && !text.contains("Some("), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -108,7 +108,8 @@ struct Selected {
 fn load(path: &Path) -> Result<Chain> {
     let chain =
         if path.is_dir() { tenor_market::cboe::load_cboe_dir(path) } else { tenor_market::cboe::load_cboe(path) };
-    chain.with_context(|| format!("loading {}", path.display()))
+    // The market-data errors name the file, line and column themselves.
+    Ok(chain?)
 }
 
 fn evenly<T: Clone>(v: &[T], n: usize) -> Vec<T> {
