@@ -231,3 +231,16 @@ fn a_missing_portfolio_names_the_file_and_the_os_error_once() {
     assert!(stderr.contains("no-such-book.csv"), "{stderr}");
     assert_eq!(stderr.matches("os error 2").count(), 1, "the OS error once:\n{stderr}");
 }
+
+#[test]
+fn engine_mc_says_which_rows_stayed_on_the_host() {
+    let text = format!("{HEADER}\n{GOOD}\nam,american,put,100,100,1,0.05,0,0.2,,,,\n");
+    let r = tenor_price("mc_host.csv", &text, &["--engine", "mc"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.out.lines().any(|l| l.starts_with("good,") && l.contains(",mc,")), "{}", r.out);
+    assert!(r.out.lines().any(|l| l.starts_with("am,") && l.contains(",pde,host")), "{}", r.out);
+    assert!(r.stdout.contains("1 row(s) have no Monte Carlo engine"), "{}", r.stdout);
+    // With the default engine there is nothing to point out.
+    let r = tenor_price("auto_host.csv", &text, &[]);
+    assert!(!r.stdout.contains("no Monte Carlo engine"), "{}", r.stdout);
+}

@@ -197,3 +197,40 @@ fn writer_round_trips() {
     assert!(p.errors.is_empty(), "{:?}", p.errors);
     assert_eq!(p.trades, trades);
 }
+
+/// Numbers far from 1 are written in scientific notation that reads back to the same value
+/// (found by a fresh-user review: 1e300 was written as 301 digits).
+#[test]
+fn priced_rows_write_extreme_numbers_in_scientific_notation_that_round_trips() {
+    use tenor_pricing::portfolio::{write_priced, PricedRow};
+    let values = [1e300, 1.5e-300, 123.456, 0.0, -2.5e20, 1e-7, 6711.2002];
+    let rows: Vec<PricedRow> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| PricedRow {
+            id: format!("t{i}"),
+            price: v,
+            stderr: Some(v),
+            delta: None,
+            gamma: None,
+            vega: None,
+            theta: None,
+            rho: None,
+            method: "analytic".into(),
+            backend: "host".into(),
+        })
+        .collect();
+    let mut buf = Vec::new();
+    write_priced(&mut buf, &rows).expect("written");
+    let text = String::from_utf8(buf).expect("utf-8");
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(lines[0], "t0,1e300,1e300,,,,,,analytic,host");
+    assert_eq!(lines[1].split(',').nth(1), Some("1.5e-300"));
+    assert_eq!(lines[2].split(',').nth(1), Some("123.456"));
+    assert_eq!(lines[4].split(',').nth(1), Some("-2.5e20"));
+    for (line, &v) in lines.iter().zip(&values) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells[1].parse::<f64>().expect("number"), v, "{line}");
+        assert!(cells[1].len() <= 24, "{line}");
+    }
+}

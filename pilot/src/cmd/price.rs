@@ -152,18 +152,25 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     );
     summary += "kind           trades    mc rows            PV\n";
     for (k, t) in &by_kind {
-        summary += &format!("{:<12} {:>8} {:>10} {:>13.4}\n", k.as_str(), t.trades, t.mc, t.pv);
+        summary += &format!("{:<12} {:>8} {:>10} {:>13}\n", k.as_str(), t.trades, t.mc, pv_text(t.pv));
     }
     summary += &format!(
-        "{:<12} {:>8} {:>10} {:>13.4}\n",
+        "{:<12} {:>8} {:>10} {:>13}\n",
         "total",
         rows.len(),
         rows.iter().filter(|r| r.method == "mc").count(),
-        total_pv
+        pv_text(total_pv)
     );
     summary += "(PV: one unit of each trade, long, in index points)\n";
+    let not_mc = rows.iter().filter(|r| r.method != "mc").count();
+    if matches!(args.engine, EngineArg::Mc) && not_mc > 0 {
+        summary += &format!(
+            "note        {not_mc} row(s) have no Monte Carlo engine (american: finite differences, heston: \
+             semi-analytic) and were priced on the host; see the method column\n"
+        );
+    }
     if max_stderr > 0.0 {
-        summary += &format!("largest MC standard error {max_stderr:.4}\n");
+        summary += &format!("largest MC standard error {}\n", pv_text(max_stderr));
     }
     summary += &format!("time        {:.3} s\n", elapsed.as_secs_f64());
     if !bad_lines.is_empty() {
@@ -184,5 +191,15 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     } else {
         writeln!(err, "error: {} bad row(s) in {file}; the other rows were priced", bad_lines.len())?;
         Ok(ExitCode::FAILURE)
+    }
+}
+
+/// A summary figure: 4 decimals, or 6 significant digits in scientific notation from 1e12 on
+/// (so an absurd trade does not print hundreds of digits).
+fn pv_text(x: f64) -> String {
+    if x.abs() >= 1e12 {
+        format!("{x:.5e}")
+    } else {
+        format!("{x:.4}")
     }
 }

@@ -162,7 +162,7 @@ impl Trade {
     /// the row back gives bitwise the same trade.
     pub fn to_cells(&self) -> Vec<String> {
         let v = self.kind.vanilla();
-        let num = |x: f64| format!("{x}");
+        let num = super::write::number;
         let opt = match v.option {
             OptionType::Call => "call",
             OptionType::Put => "put",

@@ -39,7 +39,19 @@ pub struct PricedRow {
 }
 
 fn cell(x: Option<f64>) -> String {
-    x.map(|v| format!("{v}")).unwrap_or_default()
+    x.map(number).unwrap_or_default()
+}
+
+/// `x` as the shortest text that reads back to the same `f64`: plain decimal between 1e-6 and
+/// 1e16 in magnitude (and for 0), scientific notation outside (`1e300`, not 301 digits).
+#[must_use]
+pub fn number(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || !a.is_finite() || (1e-6..1e16).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
 }
 
 fn write_err(what: &str, e: impl std::fmt::Display) -> PortfolioError {
@@ -56,7 +68,7 @@ pub fn write_priced<W: Write>(out: W, rows: &[PricedRow]) -> Result<(), Portfoli
     for r in rows {
         w.write_record([
             r.id.clone(),
-            format!("{}", r.price),
+            number(r.price),
             cell(r.stderr),
             cell(r.delta),
             cell(r.gamma),
