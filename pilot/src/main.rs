@@ -26,7 +26,7 @@ enum Command {
     },
     /// Implied vols, SVI surface fits and plot of an option chain (Cboe folder/file or Yahoo CSV).
     Surface(cmd::surface::Args),
-    /// Price a portfolio CSV (shared/spec/portfolio-csv.md) and print a summary.
+    /// Price a portfolio CSV (docs/portfolio-csv.md) and print a summary.
     Price(cmd::price::PriceArgs),
     /// Build example books from market data.
     #[command(subcommand)]

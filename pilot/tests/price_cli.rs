@@ -244,3 +244,15 @@ fn engine_mc_says_which_rows_stayed_on_the_host() {
     let r = tenor_price("auto_host.csv", &text, &[]);
     assert!(!r.stdout.contains("no Monte Carlo engine"), "{}", r.stdout);
 }
+
+/// `docs/portfolio-csv.md` carries the shared specification into a clone: it must stay the same
+/// text.
+#[test]
+fn the_format_document_in_docs_is_the_shared_specification() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let ours = std::fs::read_to_string(root.join("docs/portfolio-csv.md")).expect("docs/portfolio-csv.md");
+    let spec_path = tenor_testdata::shared("spec/portfolio-csv.md");
+    let spec = std::fs::read_to_string(&spec_path).unwrap_or_else(|e| panic!("{}: {e}", spec_path.display()));
+    let body = ours.split_once("-->\n\n").map_or(ours.as_str(), |(_, b)| b);
+    assert_eq!(body, spec, "docs/portfolio-csv.md differs from {}", spec_path.display());
+}

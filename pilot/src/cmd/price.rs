@@ -1,4 +1,4 @@
-//! `tenor price`: prices a portfolio CSV (`shared/spec/portfolio-csv.md`) on a backend and
+//! `tenor price`: prices a portfolio CSV (`docs/portfolio-csv.md`) on a backend and
 //! prints a summary.
 //!
 //! Output rows go to `--out` (or stdout); the summary goes to stdout when `--out` is given, else
