@@ -27,10 +27,13 @@ fn kernel(tenors: &[f64], par: &[Vec<f64>]) -> Vec<Vec<f64>> {
     let p = dev.upload_slice(&s, &major).expect("upload");
     let t = dev.upload_slice(&s, tenors).expect("upload");
     let out = dev.alloc_elems::<f64>(&s, m * n).expect("alloc");
-    let args =
-        [Arg::Buf(&p, Access::Read), Arg::Buf(&t, Access::Read), Arg::Buf(&out, Access::Write), Arg::U64(n as u64)];
-    let mut args = args.to_vec();
-    args.push(Arg::U32(m as u32));
+    let args = [
+        Arg::Buf(&p, Access::Read),
+        Arg::Buf(&t, Access::Read),
+        Arg::Buf(&out, Access::Write),
+        Arg::U64(n as u64),
+        Arg::U32(m as u32),
+    ];
     dev.launch(&s, &k, n as u64, &args).expect("launch");
     let got: Vec<f64> = dev.download_vec(&s, &out).expect("download");
     (0..n).map(|c| (0..m).map(|k| got[k * n + c]).collect()).collect()
@@ -56,10 +59,13 @@ fn close(got: f64, want: f64, rtol: f64) -> bool {
     got == want || (got - want).abs() <= rtol * want.abs()
 }
 
+/// Tenors of a grid and the par yields of its curves.
+type Grid = (Vec<f64>, Vec<Vec<f64>>);
+
 #[test]
 fn cpu_kernel_matches_bootstrap_par_on_treasury_curves() {
     // Rows grouped by their published tenors: one launch per grid, curves of a grid batched.
-    let mut groups: BTreeMap<Vec<u64>, (Vec<f64>, Vec<Vec<f64>>)> = BTreeMap::new();
+    let mut groups: BTreeMap<Vec<u64>, Grid> = BTreeMap::new();
     for row in sample_rows() {
         let tenors: Vec<f64> = row.points.iter().map(|p| p.0).collect();
         let g = groups.entry(tenors.iter().map(|t| t.to_bits()).collect()).or_insert((tenors, vec![]));
