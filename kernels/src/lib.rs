@@ -11,6 +11,7 @@
 pub mod barrier;
 pub mod black;
 pub mod cpu;
+pub mod curve;
 pub mod fastmath;
 pub mod heston;
 pub mod philox;

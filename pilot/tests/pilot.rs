@@ -91,3 +91,29 @@ fn quick_pilot_on_cpu_writes_a_report_and_agrees() {
         serde_json::from_str(&std::fs::read_to_string(out.join("pilot.json")).expect("json")).expect("valid json");
     assert!(json["throughput"].as_array().is_some_and(|a| !a.is_empty()));
 }
+
+#[test]
+fn curve_workload_starts_from_the_treasury_file_and_its_scenarios_bootstrap() {
+    use tenor::pilot::workloads::{curve_scenarios, CURVE_BASE_2025_07_11, CURVE_TENORS};
+    let table =
+        tenor_market::treasury::load_treasury(&tenor_testdata::shared("data/rates/us_treasury_par_yield_2025_h1.csv"))
+            .expect("2025 par yields");
+    let row = table.on(chrono::NaiveDate::from_ymd_opt(2025, 7, 11).expect("date")).expect("2025-07-11");
+    for (t, y) in CURVE_TENORS.iter().zip(CURVE_BASE_2025_07_11) {
+        let p = row.points.iter().find(|p| (p.0 - t).abs() < 1e-12).expect("tenor published");
+        // The file's percent over 100 (rounded once) against the decimal literal.
+        assert!((p.1 - y).abs() < 1e-15, "tenor {t}: file {} vs {y}", p.1);
+    }
+    // The scenarios are shocked (not all equal to the base) and each one bootstraps.
+    let n = 64;
+    let par = curve_scenarios(n);
+    let m = CURVE_TENORS.len();
+    let mut moved = 0;
+    for c in 0..n {
+        let points: Vec<(f64, f64)> = CURVE_TENORS.iter().enumerate().map(|(k, t)| (*t, par[k * n + c])).collect();
+        moved += usize::from(points.iter().zip(CURVE_BASE_2025_07_11).any(|(p, b)| (p.1 - b).abs() > 1e-4));
+        tenor_market::curve::DiscountCurve::bootstrap_par(&points).expect("scenario bootstraps");
+    }
+    assert!(moved > n - 2, "{moved} of {n} curves shocked");
+    assert_eq!(par.len(), m * n);
+}

@@ -574,3 +574,53 @@ pub fn heston_price(dev: &dyn Compute) -> Result<(), String> {
     ];
     against_cpu(dev, "heston_price", "42 quotes x 3 parameter sets, 128 nodes", items, &args, FP64_RTOL)
 }
+
+/// `curve_build`: 1000 curves on the Treasury CMT grid (1 month to 30 years; upward, inverted,
+/// humped, near-zero and negative short ends, 30 bp to 12 % levels) plus curves with a NaN yield
+/// and a yield of -0.6 part-way along, 1000 not a multiple of the block (a partial last block).
+/// NaN positions must agree exactly (the nodes from the bad yield on); the other values within
+/// [`FP64_RTOL`] relative each (`ln D` is 0 exactly where a bill yields 0).
+pub fn curve_build(dev: &dyn Compute) -> Result<(), String> {
+    const CMT: [f64; 13] = [1. / 12., 2. / 12., 3. / 12., 4. / 12., 0.5, 1., 2., 3., 5., 7., 10., 20., 30.];
+    let (n, m) = (1000usize, CMT.len());
+    let mut par = vec![0.0; m * n];
+    for c in 0..n {
+        let level = 0.003 + 0.117 * ((c * 37) % 101) as f64 / 100.0;
+        let slope = 0.04 * (((c * 13) % 21) as f64 / 10.0 - 1.0);
+        let hump = 0.01 * (((c * 7) % 5) as f64 - 2.0);
+        for (k, t) in CMT.iter().enumerate() {
+            let x = 1.0 - (-t / 3.0f64).exp();
+            par[k * n + c] = (level + slope * x + hump * x * (1.0 - x)).max(-0.004);
+        }
+        if c % 97 == 5 {
+            par[(c % m) * n + c] = f64::NAN;
+        }
+        if c % 89 == 3 {
+            par[(c % m) * n + c] = -0.6;
+        }
+    }
+    let args = [KArg::In(par), KArg::In(CMT.to_vec()), KArg::Out(m * n), KArg::U64(n as u64), KArg::U32(m as u32)];
+    let reference = tenor_cpu::cpu().map_err(err)?;
+    let want = launch_outputs(&reference, "curve_build", n as u64, &args)?;
+    let got = launch_outputs(dev, "curve_build", n as u64, &args).map_err(|m| format!("curve_build: {m}"))?;
+    let (Some(g), Some(w)) = (got.first(), want.first()) else {
+        return Err("curve_build: expected one output".into());
+    };
+    let mut finite = 0;
+    for (i, (g, w)) in g.iter().zip(w).enumerate() {
+        let (k, c) = (i / n, i % n);
+        if w.is_nan() != g.is_nan() {
+            return Err(format!("curve_build: curve {c}, tenor {}: device {g}, CPU {w}", CMT[k]));
+        }
+        if !w.is_nan() {
+            finite += 1;
+            if !(g == w || (g - w).abs() <= FP64_RTOL * w.abs()) {
+                return Err(format!("curve_build: curve {c}, tenor {}: device {g}, CPU {w}", CMT[k]));
+            }
+        }
+    }
+    if finite < 12_000 {
+        return Err(format!("curve_build: the CPU reference solved only {finite} of {} nodes", m * n));
+    }
+    Ok(())
+}

@@ -51,6 +51,7 @@ pub fn checks() -> Vec<(&'static str, Check)> {
         ("heston_qe", kernels::heston_qe),
         ("implied_vol", kernels::implied_vol),
         ("heston_price", kernels::heston_price),
+        ("curve_build", kernels::curve_build),
     ]
 }
 

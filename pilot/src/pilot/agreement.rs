@@ -99,6 +99,26 @@ fn mc_call(dev: &dyn Compute, pairs: u64, f32_kernel: bool) -> Result<(f64, f64)
     Ok((est.price, est.stderr))
 }
 
+/// `ln D` of 4096 scenario curves ([`super::workloads::curve_scenarios`]) by `curve_build`.
+fn curves(dev: &dyn Compute) -> Result<Vec<f64>, ComputeError> {
+    use super::workloads::{curve_scenarios, CURVE_TENORS};
+    let s = dev.default_stream().clone();
+    let k = dev.load_kernel(tenor_kernels::get("curve_build")?)?;
+    let (n, m) = (4096usize, CURVE_TENORS.len());
+    let par = dev.upload_slice(&s, &curve_scenarios(n))?;
+    let tenors = dev.upload_slice(&s, &CURVE_TENORS)?;
+    let out = dev.alloc_elems::<f64>(&s, n * m)?;
+    let args = [
+        Arg::Buf(&par, Access::Read),
+        Arg::Buf(&tenors, Access::Read),
+        Arg::Buf(&out, Access::Write),
+        Arg::U64(n as u64),
+        Arg::U32(m as u32),
+    ];
+    dev.launch(&s, &k, n as u64, &args)?;
+    dev.download_vec(&s, &out)
+}
+
 fn rel(a: &[f64], b: &[f64]) -> f64 {
     let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(f64::MIN_POSITIVE);
     a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs() / scale))
@@ -128,6 +148,10 @@ pub fn against_cpu(backend: &str) -> Result<Vec<AgreementRow>, ComputeError> {
     let (a, _) = mc_call(&*dev, 1 << 16, true)?;
     let (b, _) = mc_call(&*cpu, 1 << 16, true)?;
     rows.push(row("mc_european_f32", "tolerance", rel(&[a], &[b]), 1e-5));
+    // Every scenario curve is solvable: a NaN (a node not solved) on either side disagrees.
+    let (a, b) = (curves(&*dev)?, curves(&*cpu)?);
+    let d = if a.iter().chain(&b).all(|x| x.is_finite()) { rel(&a, &b) } else { f64::INFINITY };
+    rows.push(row("curve_build", "tolerance", d, 1e-12));
     Ok(rows)
 }
 

@@ -43,6 +43,8 @@ impl Suite {
             (Suite::Default, Workload::McEuropean | Workload::McEuropeanF32) => vec![14, 18, 22, 26, 30],
             (Suite::Default, Workload::McAsian | Workload::McAsianF32) => vec![12, 16, 20, 24],
             (Suite::Default, Workload::LsmGemm) => vec![14, 16, 18, 20, 22, 24],
+            (Suite::Quick, Workload::CurveBuild) => vec![10, 13, 16],
+            (Suite::Default, Workload::CurveBuild) => vec![10, 12, 14, 16, 18, 20],
         };
         exps.into_iter().map(|e| 1u64 << e).collect()
     }

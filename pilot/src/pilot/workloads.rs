@@ -14,6 +14,16 @@ pub const PATH_STEPS: u32 = 64;
 pub const ASIAN_STEPS: u32 = 252;
 /// Basis functions in the LSM regression workload.
 pub const LSM_BASIS: usize = 8;
+/// Tenors of the curve-build workload (years): the Treasury CMT grid, 1 month to 30 years.
+pub const CURVE_TENORS: [f64; 13] = [1. / 12., 2. / 12., 3. / 12., 4. / 12., 0.5, 1., 2., 3., 5., 7., 10., 20., 30.];
+/// The base par curve of the curve-build workload (decimal, bond-equivalent): the US Treasury
+/// par yields of 2025-07-11 at [`CURVE_TENORS`], the last row of
+/// `shared/data/rates/us_treasury_par_yield_2025_h1.csv` (its 1.5-month point left out; a test
+/// reads the file and compares).
+pub const CURVE_BASE_2025_07_11: [f64; 13] =
+    [0.0437, 0.0447, 0.0441, 0.0442, 0.0431, 0.0409, 0.039, 0.0386, 0.0399, 0.0419, 0.0443, 0.0496, 0.0496];
+/// Philox seed of the curve-build scenario shocks.
+pub const CURVE_SEED: u64 = 0x00C0_FFEE_2025_0711;
 
 /// A workload kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -34,11 +44,14 @@ pub enum Workload {
     McAsianF32,
     /// The LSM regression's normal equations through gemm: X^T X, X of size rows x 8, fp64.
     LsmGemm,
+    /// A batch of par-yield curve bootstraps (curve_build): `size` scenario curves of the 13
+    /// Treasury CMT tenors from one real curve ([`curve_scenarios`]), tenor-major.
+    CurveBuild,
 }
 
 impl Workload {
     /// All workloads.
-    pub const ALL: [Workload; 7] = [
+    pub const ALL: [Workload; 8] = [
         Self::PathGeneration,
         Self::PayoffEvaluation,
         Self::McEuropean,
@@ -46,6 +59,7 @@ impl Workload {
         Self::McAsian,
         Self::McAsianF32,
         Self::LsmGemm,
+        Self::CurveBuild,
     ];
 
     /// Name in reports.
@@ -58,6 +72,7 @@ impl Workload {
             Self::McAsian => "mc_asian_f64",
             Self::McAsianF32 => "mc_asian_f32",
             Self::LsmGemm => "lsm_gemm_f64",
+            Self::CurveBuild => "curve_build",
         }
     }
 
@@ -67,6 +82,7 @@ impl Workload {
             Self::PathGeneration | Self::PayoffEvaluation | Self::McAsian | Self::McAsianF32 => "path-steps/s",
             Self::McEuropean | Self::McEuropeanF32 => "paths/s",
             Self::LsmGemm => "FLOP/s",
+            Self::CurveBuild => "curves/s",
         }
     }
 
@@ -77,6 +93,7 @@ impl Workload {
             Self::McEuropean | Self::McEuropeanF32 => (size / 2 * 2) as f64,
             Self::McAsian | Self::McAsianF32 => (size / 2 * 2) as f64 * f64::from(ASIAN_STEPS),
             Self::LsmGemm => 2.0 * size as f64 * (LSM_BASIS * LSM_BASIS) as f64,
+            Self::CurveBuild => size as f64,
         }
     }
 
@@ -90,6 +107,7 @@ impl Workload {
             Self::McAsian => Some("mc_asian"),
             Self::McAsianF32 => Some("mc_asian_f32"),
             Self::LsmGemm => None,
+            Self::CurveBuild => Some("curve_build"),
         }
     }
 
@@ -100,8 +118,29 @@ impl Workload {
             Self::McEuropean | Self::McEuropeanF32 => size.div_ceil(2 * 4096) * 16 + 64,
             Self::McAsian | Self::McAsianF32 => size.div_ceil(2 * 4096) * 40 + 64,
             Self::LsmGemm => size * LSM_BASIS as u64 * 8 + 1024,
+            Self::CurveBuild => size * CURVE_TENORS.len() as u64 * 16 + 1024,
         }
     }
+}
+
+/// `n` scenario par curves (decimal yields), tenor-major (`[k * n + c]` is curve `c` at
+/// [`CURVE_TENORS`]`[k]`, the `curve_build` layout): the 2025-07-11 Treasury curve
+/// ([`CURVE_BASE_2025_07_11`]) moved by a parallel shift of 100 bp times a standard normal and
+/// a twist of 50 bp times another, `y = base + shift + twist (ln T - ln 5) / ln 360` (pivot at
+/// 5 years, about ±0.5 of the twist at the ends), floored at -1 %. The normals are Philox
+/// normals ([`CURVE_SEED`], curve `c`, steps 0 and 1), so every run builds the same curves.
+pub fn curve_scenarios(n: usize) -> Vec<f64> {
+    let m = CURVE_TENORS.len();
+    let mut par = vec![0.0; m * n];
+    for c in 0..n {
+        let shift = 0.01 * tenor_kernels::philox::normal_f64(CURVE_SEED, c as u64, 0);
+        let twist = 0.005 * tenor_kernels::philox::normal_f64(CURVE_SEED, c as u64, 1);
+        for (k, (t, base)) in CURVE_TENORS.iter().zip(CURVE_BASE_2025_07_11).enumerate() {
+            let pivot = (t.ln() - 5.0f64.ln()) / 360.0f64.ln();
+            par[k * n + c] = (base + shift + twist * pivot).max(-0.01);
+        }
+    }
+    par
 }
 
 /// A workload prepared on one device and stream: buffers allocated and inputs written.
@@ -163,6 +202,11 @@ pub fn prepare(dev: &dyn Compute, stream: &Stream, w: Workload, size: u64) -> Re
             let x: Vec<f64> = (0..size as usize * LSM_BASIS).map(|i| 1.0 + 0.5 * ((i as f64) * 0.618).sin()).collect();
             vec![dev.upload_slice(stream, &x)?, dev.alloc_elems::<f64>(stream, LSM_BASIS * LSM_BASIS)?]
         }
+        Workload::CurveBuild => vec![
+            dev.upload_slice(stream, &curve_scenarios(size as usize))?,
+            dev.upload_slice(stream, &CURVE_TENORS)?,
+            dev.alloc_elems::<f64>(stream, size as usize * CURVE_TENORS.len())?,
+        ],
     };
     Ok(Prepared { workload: w, size, kernel: k, bufs })
 }
@@ -299,6 +343,18 @@ impl Prepared {
                 d.ldb = rows;
                 dev.gemm(stream, &d, &b[0], &b[0], &b[1])
             }
+            (Workload::CurveBuild, Some(k)) => dev.launch(
+                stream,
+                k,
+                size,
+                &[
+                    Arg::Buf(&b[0], Access::Read),
+                    Arg::Buf(&b[1], Access::Read),
+                    Arg::Buf(&b[2], Access::Write),
+                    Arg::U64(size),
+                    Arg::U32(CURVE_TENORS.len() as u32),
+                ],
+            ),
             (w, None) => Err(ComputeError::InvalidArgument(format!("workload {} has no kernel loaded", w.name()))),
         }
     }
