@@ -99,9 +99,18 @@ fn mc_call(dev: &dyn Compute, pairs: u64, f32_kernel: bool) -> Result<(f64, f64)
     Ok((est.price, est.stderr))
 }
 
-fn rel(a: &[f64], b: &[f64]) -> f64 {
-    let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(f64::MIN_POSITIVE);
-    a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs() / scale))
+/// Largest difference between `got` and the reference `want`, relative to the reference's
+/// largest magnitude.
+///
+/// Infinity (so no tolerance accepts it) when the lengths differ, when either side is empty,
+/// or when any value on either side is NaN or infinite: `f64::max` would silently drop a NaN,
+/// and a zip would silently drop the tail of a longer result.
+pub fn rel(got: &[f64], want: &[f64]) -> f64 {
+    if got.len() != want.len() || got.is_empty() || got.iter().chain(want).any(|x| !x.is_finite()) {
+        return f64::INFINITY;
+    }
+    let scale = want.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(f64::MIN_POSITIVE);
+    got.iter().zip(want).fold(0.0f64, |m, (x, y)| m.max((x - y).abs() / scale))
 }
 
 /// Compares `backend` with the CPU backend on seeded workloads.
@@ -156,6 +165,34 @@ pub fn switch_to(backend: &str) -> Result<SwitchRow, ComputeError> {
         price,
         reference,
         stderr,
-        correct: (price - reference).abs() <= 4.0 * stderr,
+        correct: price.is_finite() && stderr.is_finite() && (price - reference).abs() <= 4.0 * stderr,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rel;
+
+    #[test]
+    fn rel_measures_against_the_largest_reference_magnitude() {
+        // |2.5 - 2| / 4 = 0.125 beats |1.1 - 1| / 4 = 0.025.
+        assert_eq!(rel(&[1.1, 2.5, 4.0], &[1.0, 2.0, 4.0]), 0.125);
+        assert_eq!(rel(&[3.0, -7.0], &[3.0, -7.0]), 0.0);
+    }
+
+    #[test]
+    fn rel_rejects_nan_inf_and_length_mismatch() {
+        for (got, want) in [
+            (vec![1.0, f64::NAN], vec![1.0, 2.0]),
+            (vec![1.0, 2.0], vec![f64::NAN, 2.0]),
+            (vec![f64::INFINITY, 2.0], vec![1.0, 2.0]),
+            (vec![1.0, 2.0], vec![1.0, f64::NEG_INFINITY]),
+            (vec![1.0], vec![1.0, 2.0]),
+            (vec![1.0, 2.0, 3.0], vec![1.0, 2.0]),
+            (vec![], vec![]),
+        ] {
+            let d = rel(&got, &want);
+            assert!(d == f64::INFINITY && !(d <= 1.0), "{got:?} vs {want:?}: {d}");
+        }
+    }
 }
