@@ -73,6 +73,15 @@ fn port_and_direct_adapter_calls_give_the_same_results() {
                 .expect("measure");
         assert_eq!(rows.len(), 2);
         assert!(rows.iter().all(|r| r.same_results), "{backend}: {rows:?}");
+        // Interleaved pairs: both ways timed the same number of times, at least 5 pairs, and the
+        // relative overhead is the per-launch figure over the direct median.
+        assert_eq!(rows.iter().map(|r| r.paths).collect::<Vec<_>>(), [2, 1 << 14]);
+        for r in &rows {
+            assert!(r.pairs >= 5 && r.port.repeats == r.pairs && r.direct.repeats == r.pairs, "{r:?}");
+            assert!(r.overhead_us.is_finite() && r.overhead_iqr_us.0 <= r.overhead_iqr_us.1, "{r:?}");
+            let rel = r.overhead_us * 1e-6 / r.direct.median_s;
+            assert!((r.overhead_rel - rel).abs() <= 1e-12 * rel.abs().max(1.0), "{r:?}");
+        }
     }
 }
 

@@ -318,7 +318,7 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
         drop(dev);
 
         bar.set_message(format!("{b}: port overhead"));
-        let sizes = vec![2, 1 << 20];
+        let sizes = overhead::SIZES.to_vec();
         rep.overhead.extend(tenor_backends::visit(b, overhead::Measure { sizes, budget_s: opts.suite.budget_s() })??);
         bar.inc(1);
 

@@ -72,16 +72,19 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
             s.warm.median_s
         );
     }
-    let _ = writeln!(m, "\n## Adapter-swap cost\n\n### 1. Port overhead (`dyn Compute` with argument checks and hazard tracking, against the adapter's driver called directly)\n\n| backend | paths | port median | direct median | overhead / launch | relative | same results |\n|---|---|---|---|---|---|---|");
+    let _ = writeln!(m, "\n## Adapter-swap cost\n\n### 1. Port overhead (`dyn Compute` with argument checks and hazard tracking, against the adapter's driver called directly)\n\nThe two calls are timed in interleaved pairs, alternating which goes first; overhead / launch is the median of the per-pair differences (port - direct), with their quartiles, and relative is that over the direct median.\n\n| backend | paths | pairs | port median | direct median | overhead / launch | quartiles of differences | relative | same results |\n|---|---|---|---|---|---|---|---|---|");
     for o in &r.overhead {
         let _ = writeln!(
             m,
-            "| {} | {} | {:.3e} s | {:.3e} s | {:.3} µs | {:.2} % | {} |",
+            "| {} | {} | {} | {:.3e} s | {:.3e} s | {:.3} µs | {:.3} .. {:.3} µs | {:.2} % | {} |",
             o.backend,
             o.paths,
+            o.pairs,
             o.port.median_s,
             o.direct.median_s,
             o.overhead_us,
+            o.overhead_iqr_us.0,
+            o.overhead_iqr_us.1,
             100.0 * o.overhead_rel,
             o.same_results
         );
