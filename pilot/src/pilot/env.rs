@@ -48,6 +48,9 @@ pub struct Fingerprint {
     pub tenor_version: String,
     /// Git commit the binary was built from (`unknown` outside a checkout).
     pub commit: String,
+    /// Whether tracked files had uncommitted changes when the binary was built (`git status
+    /// --porcelain --untracked-files=no` not empty); `None` outside a checkout.
+    pub dirty: Option<bool>,
     /// Host CPU model.
     pub cpu: String,
     /// Logical CPUs.
@@ -74,6 +77,11 @@ pub fn fingerprint(backends: Vec<BackendEnv>) -> Fingerprint {
     Fingerprint {
         tenor_version: env!("CARGO_PKG_VERSION").into(),
         commit: option_env!("TENOR_GIT_COMMIT").unwrap_or("unknown").into(),
+        dirty: match option_env!("TENOR_GIT_DIRTY") {
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            _ => None,
+        },
         cpu: cpu_model(),
         cpus: std::thread::available_parallelism().map_or(1, usize::from),
         os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),

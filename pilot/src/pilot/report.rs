@@ -21,8 +21,18 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
     let _ = writeln!(m, "# Tenor pilot report ({:?} suite)\n", r.suite);
     let _ = writeln!(
         m,
-        "Tenor {} at commit `{}`; host {} ({} CPUs), {}; unix time {}.\n",
-        e.tenor_version, e.commit, e.cpu, e.cpus, e.os, e.unix_time
+        "Tenor {} at commit `{}` ({}); host {} ({} CPUs), {}; unix time {}.\n",
+        e.tenor_version,
+        e.commit,
+        match e.dirty {
+            Some(true) => "dirty: tracked files had uncommitted changes at build time",
+            Some(false) => "clean: no uncommitted changes to tracked files at build time",
+            None => "no git checkout at build time",
+        },
+        e.cpu,
+        e.cpus,
+        e.os,
+        e.unix_time
     );
     let _ = writeln!(m, "## Backends\n\n| backend | device | driver | versions | status |\n|---|---|---|---|---|");
     for b in &e.backends {
