@@ -47,6 +47,12 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
             b.unavailable.as_deref().map_or_else(|| "measured".to_owned(), |u| format!("unavailable: {u}"))
         );
     }
+    let _ = writeln!(m, "\n### On-disk kernel caches at the start of the run (read before the backend was opened; never cleared)\n\n| backend | cache | settings |\n|---|---|---|");
+    for b in &e.backends {
+        let set = b.kernel_cache.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
+        let _ =
+            writeln!(m, "| {} | {} | {} |", b.backend, b.kernel_cache.summary, if set.is_empty() { "-" } else { &set });
+    }
     let _ = writeln!(m, "\n## Warm throughput (median over repeats; spread = IQR / median)\n\n| backend | workload | size | rate | unit | median | spread |\n|---|---|---|---|---|---|---|");
     for t in &r.throughput {
         let _ = writeln!(
@@ -61,24 +67,26 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
             100.0 * t.warm.rel_iqr
         );
     }
-    let _ = writeln!(m, "\n## Cold start (fresh device: runtime start, then first call with kernel load/compilation)\n\n| backend | workload | open | first call | warm call |\n|---|---|---|---|---|");
+    let _ = writeln!(m, "\n## Cold start (after the switch below started the runtime, before any warm measurement: a fresh device, then the first call with kernel load or compilation; see the kernel caches above)\n\n| backend | workload | open | first call | warm call | kernels loaded earlier in the process |\n|---|---|---|---|---|---|");
     for c in &r.cold {
+        let before = if c.loaded_before.is_empty() { "none".to_owned() } else { c.loaded_before.join(", ") };
         let _ = writeln!(
             m,
-            "| {} | {} | {:.3e} s | {:.3e} s | {:.3e} s |",
-            c.backend, c.workload, c.open_s, c.first_call_s, c.warm_s
+            "| {} | {} | {:.3e} s | {:.3e} s | {:.3e} s | {} |",
+            c.backend, c.workload, c.open_s, c.first_call_s, c.warm_s, before
         );
     }
-    let _ = writeln!(m, "\n## Scaling over streams (fixed total size split over k streams)\n\n| backend | workload | size | streams | rate | median |\n|---|---|---|---|---|---|");
+    let _ = writeln!(m, "\n## Scaling over streams (fixed total size split over k streams, within --max-mib)\n\n| backend | workload | size | streams | rate | unit | median |\n|---|---|---|---|---|---|---|");
     for s in &r.scaling {
         let _ = writeln!(
             m,
-            "| {} | {} | {} | {} | {} | {:.3e} s |",
+            "| {} | {} | {} | {} | {} | {} | {:.3e} s |",
             s.backend,
             s.workload,
             s.size,
             s.streams,
             si(s.rate),
+            s.unit,
             s.warm.median_s
         );
     }
@@ -99,12 +107,12 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
             o.same_results
         );
     }
-    let _ = writeln!(m, "\n### 2. Switching at run time (select the backend, then the first verified price)\n\n| backend | seconds | price | Black-Scholes | stderr | correct |\n|---|---|---|---|---|---|");
+    let _ = writeln!(m, "\n### 2. Switching at run time (select the backend, then the first verified price; the first time the process touches the backend, so runtime start and kernel compilation or cache load are included)\n\n| backend | seconds | of which open | price | Black-Scholes | stderr | correct |\n|---|---|---|---|---|---|---|");
     for s in &r.switch {
         let _ = writeln!(
             m,
-            "| {} | {:.3} | {:.6} | {:.6} | {:.2e} | {} |",
-            s.backend, s.seconds, s.price, s.reference, s.stderr, s.correct
+            "| {} | {:.3} | {:.3} | {:.6} | {:.6} | {:.2e} | {} |",
+            s.backend, s.seconds, s.open_s, s.price, s.reference, s.stderr, s.correct
         );
     }
     let _ = writeln!(m, "\n### 3. Code cost (non-blank lines; strategy and pricing code is shared and unchanged across backends)\n\n| backend | adapter | kernel sources |\n|---|---|---|");
