@@ -14,16 +14,28 @@ use tenor_core::DeviceInfo;
 pub struct KernelCache {
     /// The folder the backend would use (`None`: it has no on-disk cache, or it is switched off).
     pub dir: Option<String>,
-    /// Entries in the folder's top level (`None` without a folder; 0 when it does not exist).
-    pub entries: Option<usize>,
+    /// Files in the folder and its subfolders (`None` without a folder; 0 when it does not exist).
+    pub files: Option<usize>,
     /// The environment settings that choose it, as found (`unset` when absent).
     pub settings: Vec<(String, String)>,
     /// In words: which cache, how its folder was chosen, and what it means for cold figures.
     pub summary: String,
 }
 
-fn entries(dir: &Path) -> usize {
-    std::fs::read_dir(dir).map_or(0, |rd| rd.filter_map(Result::ok).count())
+/// Files under `dir`, at most 8 folders deep (DPC++ nests its cache by device and kernel; the
+/// CUDA cache is flat).
+fn count_files(dir: &Path) -> usize {
+    fn walk(dir: &Path, depth: u32) -> usize {
+        let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
+        rd.filter_map(Result::ok)
+            .map(|e| match e.file_type() {
+                Ok(t) if t.is_dir() && depth < 8 => walk(&e.path(), depth + 1),
+                Ok(t) if t.is_file() => 1,
+                _ => 0,
+            })
+            .sum()
+    }
+    walk(dir, 0)
 }
 
 fn setting(get: &dyn Fn(&str) -> Option<OsString>, name: &str) -> (String, String) {
@@ -53,13 +65,13 @@ pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) 
             .or_else(|| get("HOME").map(|d| Path::new(&d).join(".cache").join(sub)))
     };
     let describe = |dir: &PathBuf, what: &str, compiles: &str| {
-        let n = entries(dir);
+        let n = count_files(dir);
         let state = if !dir.is_dir() {
             format!("{} does not exist: cold first calls include {compiles}", dir.display())
         } else if n == 0 {
             format!("{} is empty: cold first calls include {compiles}", dir.display())
         } else {
-            format!("{} has {n} entries: cold first calls may load cached kernels instead of {compiles}", dir.display())
+            format!("{} holds {n} files: cold first calls may load cached kernels instead of {compiles}", dir.display())
         };
         (n, format!("{what}; {state}"))
     };
@@ -69,11 +81,11 @@ pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) 
             match get("TENOR_CUDA_CACHE").map(PathBuf::from).or_else(|| home_cache("tenor/cuda")) {
                 Some(dir) => {
                     let (n, summary) = describe(&dir, "Tenor's NVRTC image cache", "NVRTC compilation");
-                    KernelCache { dir: Some(dir.display().to_string()), entries: Some(n), settings, summary }
+                    KernelCache { dir: Some(dir.display().to_string()), files: Some(n), settings, summary }
                 }
                 None => KernelCache {
                     dir: None,
-                    entries: None,
+                    files: None,
                     settings,
                     summary: "no cache folder (neither TENOR_CUDA_CACHE, XDG_CACHE_HOME nor HOME set): every \
                               process compiles with NVRTC"
@@ -92,11 +104,11 @@ pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) 
             match (persistent, dir) {
                 (true, Some(dir)) => {
                     let (n, summary) = describe(&dir, "DPC++ persistent cache on", "run-time compilation");
-                    KernelCache { dir: Some(dir.display().to_string()), entries: Some(n), settings, summary }
+                    KernelCache { dir: Some(dir.display().to_string()), files: Some(n), settings, summary }
                 }
                 (true, None) => KernelCache {
                     dir: None,
-                    entries: None,
+                    files: None,
                     settings,
                     summary: "DPC++ persistent cache on but no folder (SYCL_CACHE_DIR, XDG_CACHE_HOME and HOME \
                               unset): every process compiles"
@@ -104,7 +116,7 @@ pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) 
                 },
                 (false, _) => KernelCache {
                     dir: None,
-                    entries: None,
+                    files: None,
                     settings,
                     summary: "DPC++ persistent cache off (SYCL_CACHE_PERSISTENT is not 1): every process compiles \
                               every kernel at its first use"
@@ -114,12 +126,12 @@ pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) 
         }
         "cpu" | "sim" => KernelCache {
             dir: None,
-            entries: None,
+            files: None,
             settings: vec![],
             summary: "none: kernels are compiled into the binary".into(),
         },
         other => {
-            KernelCache { dir: None, entries: None, settings: vec![], summary: format!("unknown for backend {other}") }
+            KernelCache { dir: None, files: None, settings: vec![], summary: format!("unknown for backend {other}") }
         }
     }
 }
@@ -237,12 +249,12 @@ mod tests {
         std::fs::write(xdg.join("tenor/cuda/b.cubin"), b"x").expect("tmp");
         // TENOR_CUDA_CACHE wins and is empty.
         let c = kernel_cache_with("cuda", &env(&[("TENOR_CUDA_CACHE", &tenor), ("XDG_CACHE_HOME", &xdg)]));
-        assert_eq!((c.dir.as_deref(), c.entries), (Some(tenor.display().to_string().as_str()), Some(0)));
+        assert_eq!((c.dir.as_deref(), c.files), (Some(tenor.display().to_string().as_str()), Some(0)));
         assert!(c.summary.contains("is empty"), "{}", c.summary);
         // Then $XDG_CACHE_HOME/tenor/cuda, with its two images.
         let c = kernel_cache_with("cuda", &env(&[("XDG_CACHE_HOME", &xdg), ("HOME", &tenor)]));
-        assert_eq!(c.entries, Some(2));
-        assert!(c.summary.contains("has 2 entries"), "{}", c.summary);
+        assert_eq!(c.files, Some(2));
+        assert!(c.summary.contains("holds 2 files"), "{}", c.summary);
         // Then $HOME/.cache/tenor/cuda, absent here.
         let c = kernel_cache_with("cuda", &env(&[("HOME", &tmp)]));
         assert_eq!(c.dir, Some(tmp.join(".cache/tenor/cuda").display().to_string()));
@@ -253,14 +265,18 @@ mod tests {
     #[test]
     fn sycl_cache_counts_only_when_persistent() {
         let tmp = std::env::temp_dir().join(format!("tenor-pilot-env-sycl-{}", std::process::id()));
-        std::fs::create_dir_all(tmp.join("k1")).expect("tmp");
+        // DPC++ nests entries by device and kernel: two files two folders down, one empty folder.
+        std::fs::create_dir_all(tmp.join("dev/k1")).expect("tmp");
+        std::fs::create_dir_all(tmp.join("empty")).expect("tmp");
+        std::fs::write(tmp.join("dev/k1/a.bin"), b"x").expect("tmp");
+        std::fs::write(tmp.join("dev/k1/a.src"), b"x").expect("tmp");
         let one = Path::new("1");
         let off = kernel_cache_with("sycl", &env(&[("SYCL_CACHE_DIR", &tmp)]));
-        assert_eq!((off.dir, off.entries), (None, None));
+        assert_eq!((off.dir, off.files), (None, None));
         assert!(off.summary.contains("off"), "{}", off.summary);
         assert!(off.settings.contains(&("SYCL_CACHE_PERSISTENT".into(), "unset".into())));
         let on = kernel_cache_with("sycl", &env(&[("SYCL_CACHE_PERSISTENT", one), ("SYCL_CACHE_DIR", &tmp)]));
-        assert_eq!(on.entries, Some(1));
+        assert_eq!(on.files, Some(2));
         assert!(on.settings.contains(&("SYCL_CACHE_PERSISTENT".into(), "1".into())));
         // The default folder when SYCL_CACHE_DIR is unset.
         let dflt = kernel_cache_with("sycl", &env(&[("SYCL_CACHE_PERSISTENT", one), ("HOME", &tmp)]));
