@@ -1,4 +1,5 @@
-//! Records the git commit and the lines of adapter code per backend for the pilot's report;
+//! Records the git commit, whether tracked files had uncommitted changes (`dirty`), and the
+//! lines of adapter code per backend for the pilot's report;
 //! with the `sycl` feature, also embeds the DPC++ runtime's library directory (found by
 //! tenor-sycl's build script, passed on through its `links` metadata) as the binary's rpath, so
 //! `tenor` runs without LD_LIBRARY_PATH.
@@ -33,6 +34,49 @@ fn kernel_sources(kernels: &Path, file: &str) -> usize {
         .sum()
 }
 
+/// Output of `git ARGS` run in `root`, trimmed; `None` without git or outside a checkout (a
+/// tarball build).
+fn git(root: &Path, args: &[&str]) -> Option<String> {
+    std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+}
+
+/// Asks Cargo to rerun this script when the commit or the tracked files change.
+///
+/// `.git/HEAD` alone does not change on a commit to the checked-out branch (it still names
+/// `refs/heads/<branch>`), so the branch's ref file, `packed-refs` and the reflog `logs/HEAD`
+/// (appended on every commit, checkout and reset) are watched too, and the index. In a worktree
+/// `.git` is a file and these live in the worktree's git dir (HEAD, index, logs/HEAD) and the
+/// common dir (refs, packed-refs): git itself says where (`rev-parse --git-dir`,
+/// `--git-common-dir`). The tracked top-level entries are watched for the dirty flag (Cargo
+/// scans a watched directory for any change). Only existing paths are named: Cargo reruns the
+/// script on every build for a missing one. Without a checkout nothing is watched.
+fn watch_git(root: &Path) {
+    let (Some(git_dir), Some(common)) =
+        (git(root, &["rev-parse", "--git-dir"]), git(root, &["rev-parse", "--git-common-dir"]))
+    else {
+        return;
+    };
+    let (git_dir, common) = (root.join(git_dir), root.join(common));
+    let mut paths =
+        vec![git_dir.join("HEAD"), git_dir.join("logs/HEAD"), git_dir.join("index"), common.join("packed-refs")];
+    if let Some(r) = git(root, &["symbolic-ref", "-q", "HEAD"]) {
+        paths.push(common.join(&r));
+        paths.push(git_dir.join(&r));
+    }
+    if let Some(tracked) = git(root, &["ls-tree", "--name-only", "HEAD"]) {
+        paths.extend(tracked.lines().map(|l| root.join(l)));
+    }
+    for p in paths.iter().filter(|p| p.exists()) {
+        println!("cargo:rerun-if-changed={}", p.display());
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-env-changed=DEP_TENOR_SYCL_SHIM_ROOT");
     if let Ok(root) = std::env::var("DEP_TENOR_SYCL_SHIM_ROOT") {
@@ -40,15 +84,16 @@ fn main() {
         println!("cargo:rustc-link-arg-tests=-Wl,-rpath,{root}/lib");
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let commit = std::process::Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .current_dir(&root)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_else(|| "unknown".into());
+    let commit = git(&root, &["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=TENOR_GIT_COMMIT={commit}");
+    // Uncommitted changes to tracked files (untracked files do not make a build dirty).
+    let dirty = match git(&root, &["status", "--porcelain", "--untracked-files=no"]) {
+        Some(s) if s.is_empty() => "false",
+        Some(_) => "true",
+        None => "unknown",
+    };
+    println!("cargo:rustc-env=TENOR_GIT_DIRTY={dirty}");
+    watch_git(&root);
     let kernels = root.join("kernels");
     let mut rows = Vec::new();
     for (backend, dir, src) in [
@@ -60,10 +105,13 @@ fn main() {
         let adapter = count_lines(&root.join(dir), &["rs", "cpp", "hpp", "h", "cu", "cuh"]);
         let kernel = kernel_sources(&kernels, src);
         rows.push(format!("(\"{backend}\", {adapter}, {kernel})"));
-        println!("cargo:rerun-if-changed={}", root.join(dir).display());
+        // A missing path would make Cargo rerun this script on every build; the adapter's
+        // arrival is seen through the watched `adapters` folder.
+        if root.join(dir).exists() {
+            println!("cargo:rerun-if-changed={}", root.join(dir).display());
+        }
     }
     println!("cargo:rerun-if-changed={}", kernels.display());
-    println!("cargo:rerun-if-changed={}", root.join(".git/HEAD").display());
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let text = format!(
         "/// (backend, non-blank lines of adapter code, non-blank lines of kernel sources)\npub const CODE_LINES: &[(&str, usize, usize)] = &[{}];\n",

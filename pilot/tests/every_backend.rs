@@ -72,8 +72,27 @@ fn straddle_equity(compute: Arc<dyn Compute>) -> Vec<f64> {
         .collect()
 }
 
-fn max_rel(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x - y).abs() / y.abs().max(1e-300)).fold(0.0, f64::max)
+/// Largest element-wise relative difference of `got` from `want`; infinity when the lengths
+/// differ or any value on either side is NaN or infinite (`f64::max` would drop a NaN and a zip
+/// the tail of a longer vector, so a broken backend would "agree").
+fn max_rel(got: &[f64], want: &[f64]) -> f64 {
+    if got.len() != want.len() || got.iter().chain(want).any(|x| !x.is_finite()) {
+        return f64::INFINITY;
+    }
+    got.iter().zip(want).map(|(x, y)| (x - y).abs() / y.abs().max(1e-300)).fold(0.0, f64::max)
+}
+
+#[test]
+fn max_rel_rejects_nan_inf_and_length_mismatch() {
+    // |1.5 - 1| / 1 = 0.5 beats |2.5 - 2| / 2 = 0.25.
+    assert_eq!(max_rel(&[1.5, 2.5], &[1.0, 2.0]), 0.5);
+    assert_eq!(max_rel(&[1.0, 2.0], &[1.0, 2.0]), 0.0);
+    assert_eq!(max_rel(&[f64::NAN, 2.0], &[1.0, 2.0]), f64::INFINITY);
+    assert_eq!(max_rel(&[1.0, 2.0], &[1.0, f64::NAN]), f64::INFINITY);
+    assert_eq!(max_rel(&[1.0, f64::INFINITY], &[1.0, 2.0]), f64::INFINITY);
+    assert_eq!(max_rel(&[1.0, 2.0], &[f64::NEG_INFINITY, 2.0]), f64::INFINITY);
+    assert_eq!(max_rel(&[1.0], &[1.0, 2.0]), f64::INFINITY);
+    assert_eq!(max_rel(&[1.0, 2.0, 3.0], &[1.0, 2.0]), f64::INFINITY);
 }
 
 #[test]

@@ -73,6 +73,15 @@ fn port_and_direct_adapter_calls_give_the_same_results() {
                 .expect("measure");
         assert_eq!(rows.len(), 2);
         assert!(rows.iter().all(|r| r.same_results), "{backend}: {rows:?}");
+        // Interleaved pairs: both ways timed the same number of times, at least 5 pairs, and the
+        // relative overhead is the per-launch figure over the direct median.
+        assert_eq!(rows.iter().map(|r| r.paths).collect::<Vec<_>>(), [2, 1 << 14]);
+        for r in &rows {
+            assert!(r.pairs >= 5 && r.port.repeats == r.pairs && r.direct.repeats == r.pairs, "{r:?}");
+            assert!(r.overhead_us.is_finite() && r.overhead_iqr_us.0 <= r.overhead_iqr_us.1, "{r:?}");
+            let rel = r.overhead_us * 1e-6 / r.direct.median_s;
+            assert!((r.overhead_rel - rel).abs() <= 1e-12 * rel.abs().max(1.0), "{r:?}");
+        }
     }
 }
 
@@ -90,6 +99,52 @@ fn quick_pilot_on_cpu_writes_a_report_and_agrees() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("pilot.json")).expect("json")).expect("valid json");
     assert!(json["throughput"].as_array().is_some_and(|a| !a.is_empty()));
+    // Fingerprint: the dirty flag and each backend's kernel cache state.
+    // (a boolean in a git checkout, null in a tarball build)
+    let dirty = &json["env"]["dirty"];
+    assert!(json["env"].as_object().is_some_and(|e| e.contains_key("dirty")), "{}", json["env"]);
+    assert!(dirty.is_boolean() || dirty.is_null(), "{dirty}");
+    for b in json["env"]["backends"].as_array().expect("backends") {
+        assert!(b["kernel_cache"]["summary"].as_str().is_some_and(|s| s.contains("compiled into the binary")), "{b}");
+    }
+    // The switch runs first: it compiled mc_european, so that cold row names it as loaded
+    // before, and the first cold workload (path generation) found nothing loaded.
+    for backend in ["cpu", "sim"] {
+        let cold = |w: &str| {
+            json["cold"]
+                .as_array()
+                .expect("cold")
+                .iter()
+                .find(|c| c["backend"] == backend && c["workload"] == w)
+                .map(|c| c["loaded_before"].clone())
+                .expect("cold row")
+        };
+        assert_eq!(cold("mc_european_f64"), serde_json::json!(["mc_european"]));
+        assert_eq!(cold("path_generation"), serde_json::json!([]));
+        // Port overhead at 2, 2^10, 2^16 and 2^20 paths from interleaved pairs.
+        let paths: Vec<u64> = json["overhead"]
+            .as_array()
+            .expect("overhead")
+            .iter()
+            .filter(|o| o["backend"] == backend)
+            .map(|o| o["paths"].as_u64().expect("paths"))
+            .collect();
+        assert_eq!(paths, [2, 1 << 10, 1 << 16, 1 << 20]);
+        // --max-mib 16: path generation's scaling total is the largest quick size within it:
+        // 2^13 paths x (64 steps x 8 + 16) bytes = 4.1 MiB (2^16 would be 33 MiB).
+        let sizes: Vec<(u64, String)> = json["scaling"]
+            .as_array()
+            .expect("scaling")
+            .iter()
+            .filter(|s| s["backend"] == backend && s["workload"] == "path_generation")
+            .map(|s| (s["size"].as_u64().expect("size"), s["unit"].as_str().expect("unit").to_owned()))
+            .collect();
+        assert_eq!(sizes.len(), 4);
+        assert!(sizes.iter().all(|(n, u)| *n == 1 << 13 && u == "path-steps/s"), "{sizes:?}");
+    }
+    // One scaling chart per unit (paths/s, path-steps/s).
+    assert!(out.join("scaling_0.svg").is_file() && out.join("scaling_1.svg").is_file());
+    assert!(["(dirty: ", "(clean: ", "(no git checkout"].iter().any(|h| md.contains(h)), "{md}");
 }
 
 #[test]

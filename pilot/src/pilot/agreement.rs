@@ -119,9 +119,18 @@ fn curves(dev: &dyn Compute) -> Result<Vec<f64>, ComputeError> {
     dev.download_vec(&s, &out)
 }
 
-fn rel(a: &[f64], b: &[f64]) -> f64 {
-    let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(f64::MIN_POSITIVE);
-    a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs() / scale))
+/// Largest difference between `got` and the reference `want`, relative to the reference's
+/// largest magnitude.
+///
+/// Infinity (so no tolerance accepts it) when the lengths differ, when either side is empty,
+/// or when any value on either side is NaN or infinite: `f64::max` would silently drop a NaN,
+/// and a zip would silently drop the tail of a longer result.
+pub fn rel(got: &[f64], want: &[f64]) -> f64 {
+    if got.len() != want.len() || got.is_empty() || got.iter().chain(want).any(|x| !x.is_finite()) {
+        return f64::INFINITY;
+    }
+    let scale = want.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(f64::MIN_POSITIVE);
+    got.iter().zip(want).fold(0.0f64, |m, (x, y)| m.max((x - y).abs() / scale))
 }
 
 /// Compares `backend` with the CPU backend on seeded workloads.
@@ -155,15 +164,18 @@ pub fn against_cpu(backend: &str) -> Result<Vec<AgreementRow>, ComputeError> {
     Ok(rows)
 }
 
-/// Swap cost (2): seconds from selecting `backend` to its first verified price.
+/// The kernel the switch measurement prices with.
+pub const SWITCH_KERNEL: &str = "mc_european";
+
+/// Swap cost (2): completes the switch to `backend`, opened on `dev` `open_s` seconds after
+/// `started`: prices a European call by Monte Carlo (2^17 antithetic pairs) and verifies it
+/// against Black-Scholes (within 4 standard errors); `seconds` runs from `started` to the
+/// verified price.
 ///
 /// # Errors
 /// Backend errors.
-pub fn switch_to(backend: &str) -> Result<SwitchRow, ComputeError> {
-    let t0 = Instant::now();
-    let dev = tenor_backends::open(backend)?;
-    let (price, stderr) = mc_call(&*dev, 1 << 17, false)?;
-    let seconds = t0.elapsed().as_secs_f64();
+pub fn first_price(backend: &str, dev: &dyn Compute, started: Instant, open_s: f64) -> Result<SwitchRow, ComputeError> {
+    let (price, stderr) = mc_call(dev, 1 << 17, false)?;
     let contract = Vanilla {
         option: OptionType::Call,
         spot: 100.0,
@@ -174,12 +186,35 @@ pub fn switch_to(backend: &str) -> Result<SwitchRow, ComputeError> {
         vol: 0.2,
     };
     let reference = black_scholes_price(&contract).map_err(|e| ComputeError::InvalidArgument(e.to_string()))?;
-    Ok(SwitchRow {
-        backend: backend.into(),
-        seconds,
-        price,
-        reference,
-        stderr,
-        correct: (price - reference).abs() <= 4.0 * stderr,
-    })
+    let correct = price.is_finite() && stderr.is_finite() && (price - reference).abs() <= 4.0 * stderr;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(SwitchRow { backend: backend.into(), seconds, open_s, price, reference, stderr, correct })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rel;
+
+    #[test]
+    fn rel_measures_against_the_largest_reference_magnitude() {
+        // |2.5 - 2| / 4 = 0.125 beats |1.1 - 1| / 4 = 0.025.
+        assert_eq!(rel(&[1.1, 2.5, 4.0], &[1.0, 2.0, 4.0]), 0.125);
+        assert_eq!(rel(&[3.0, -7.0], &[3.0, -7.0]), 0.0);
+    }
+
+    #[test]
+    fn rel_rejects_nan_inf_and_length_mismatch() {
+        for (got, want) in [
+            (vec![1.0, f64::NAN], vec![1.0, 2.0]),
+            (vec![1.0, 2.0], vec![f64::NAN, 2.0]),
+            (vec![f64::INFINITY, 2.0], vec![1.0, 2.0]),
+            (vec![1.0, 2.0], vec![1.0, f64::NEG_INFINITY]),
+            (vec![1.0], vec![1.0, 2.0]),
+            (vec![1.0, 2.0, 3.0], vec![1.0, 2.0]),
+            (vec![], vec![]),
+        ] {
+            let d = rel(&got, &want);
+            assert_eq!(d, f64::INFINITY, "{got:?} vs {want:?}: {d}");
+        }
+    }
 }

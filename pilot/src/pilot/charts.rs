@@ -83,13 +83,21 @@ pub fn write_all(r: &Report, dir: &Path) -> anyhow::Result<Vec<String>> {
         line_chart(&dir.join(&name), &format!("Throughput: {w}"), "size", "rate", series, true)?;
         files.push(name);
     }
-    let mut scaling: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    // One scaling chart per unit: paths/s and path-steps/s differ by the step count and must
+    // not share an axis.
+    let mut scaling: BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>> = BTreeMap::new();
     for s in &r.scaling {
-        scaling.entry(format!("{} {}", s.backend, s.workload)).or_default().push((s.streams as f64, s.rate));
+        scaling
+            .entry(s.unit.clone())
+            .or_default()
+            .entry(format!("{} {}", s.backend, s.workload))
+            .or_default()
+            .push((s.streams as f64, s.rate));
     }
-    if !scaling.is_empty() {
-        line_chart(&dir.join("scaling.svg"), "Scaling over streams", "streams", "rate (units/s)", &scaling, false)?;
-        files.push("scaling.svg".into());
+    for (i, (unit, series)) in scaling.iter().enumerate() {
+        let name = format!("scaling_{i}.svg");
+        line_chart(&dir.join(&name), &format!("Scaling over streams ({unit})"), "streams", unit, series, false)?;
+        files.push(name);
     }
     let mut overhead: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for o in &r.overhead {

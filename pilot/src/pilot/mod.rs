@@ -2,6 +2,12 @@
 //! SYCL"): throughput over a size sweep, scaling over streams, cold (first call: runtime start
 //! and kernel compilation, as STAC-A2 reports cold and warm) and warm timings, the cost of
 //! swapping adapters, and cross-backend agreement, written as JSON, Markdown and SVG.
+//!
+//! Order of a run, so that cold figures are cold: (1) for every backend, its on-disk kernel
+//! cache state is read and then the run-time switch is timed (open, first verified price): the
+//! first time anything touches the backend in the process; (2) for every backend, the cold
+//! first call of each workload; (3) for every backend, warm throughput, stream scaling, port
+//! overhead and agreement.
 
 pub mod agreement;
 pub mod charts;
@@ -78,17 +84,23 @@ pub struct ThroughputRow {
     pub rate: f64,
 }
 
-/// Cold timing of a workload: from nothing to its first result.
+/// Cold timing of a workload: a fresh device, then its first result. Measured after the switch
+/// ([`SwitchRow`]) started the backend's runtime in this process and before any warm
+/// measurement.
 #[derive(Debug, Clone, Serialize)]
 pub struct ColdRow {
     /// Backend.
     pub backend: String,
     /// Workload name.
     pub workload: String,
-    /// Opening the device (runtime start), seconds.
+    /// Opening a fresh device, seconds (the runtime itself was started by the switch).
     pub open_s: f64,
     /// First call: kernel load or compilation, allocation, first launch and synchronisation.
     pub first_call_s: f64,
+    /// Kernels of this workload that were already loaded earlier in this process on this
+    /// backend (by the switch or an earlier cold workload), which an in-process cache may
+    /// have kept; empty when the first call had to load or compile all of them.
+    pub loaded_before: Vec<String>,
     /// The same call warm (median), seconds.
     pub warm_s: f64,
 }
@@ -108,15 +120,21 @@ pub struct ScalingRow {
     pub warm: Stats,
     /// Work units per second.
     pub rate: f64,
+    /// Unit of `rate`.
+    pub unit: String,
 }
 
-/// Swap cost (2): from selecting a backend to its first correct price.
+/// Swap cost (2): from selecting a backend to its first correct price, measured before anything
+/// else touched the backend in the process (runtime start and kernel compilation or cache load
+/// included; see the backend's [`env::KernelCache`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct SwitchRow {
     /// Backend switched to.
     pub backend: String,
-    /// Seconds from `open` to a verified price.
+    /// Seconds from selecting the backend to a verified price.
     pub seconds: f64,
+    /// Of which opening it (runtime start, device selection), seconds.
+    pub open_s: f64,
     /// Price obtained.
     pub price: f64,
     /// Reference (Black-Scholes) price.
@@ -205,38 +223,75 @@ pub struct Options {
     pub max_bytes: u64,
 }
 
+/// Workloads of the stream-scaling sweep.
+pub const SCALING: [Workload; 2] = [Workload::McEuropean, Workload::PathGeneration];
+
+/// Progress steps per available backend after its switch: one per cold workload, per
+/// throughput size (skipped sizes included), per (scaling workload, stream count), per port
+/// overhead size, and one for agreement.
+pub fn steps_per_backend(suite: Suite) -> u64 {
+    let all = Workload::ALL.len() as u64;
+    let sizes: u64 = Workload::ALL.iter().map(|w| suite.sizes(*w).len() as u64).sum();
+    all + sizes + (SCALING.len() * suite.streams().len()) as u64 + overhead::SIZES.len() as u64 + 1
+}
+
+/// The kernels `w` loads (gemm counted as one), for [`ColdRow::loaded_before`].
+fn kernels_of(w: Workload) -> Vec<&'static str> {
+    match w {
+        Workload::PayoffEvaluation => vec!["gbm_paths", "payoff_asian"],
+        Workload::LsmGemm => vec!["gemm"],
+        _ => w.kernel().into_iter().collect(),
+    }
+}
+
+/// The largest size of `w` in the suite that fits in `max_bytes`.
+fn largest_fitting(suite: Suite, w: Workload, max_bytes: u64) -> Option<u64> {
+    suite.sizes(w).into_iter().rev().find(|s| w.bytes(*s) <= max_bytes)
+}
+
 /// Runs the pilot.
 ///
 /// # Errors
 /// A backend error during a measurement (an unavailable backend is not an error).
 pub fn run(opts: &Options) -> Result<Report, ComputeError> {
-    let probes: Vec<_> = opts.backends.iter().map(|b| (b.clone(), tenor_backends::open(b))).collect();
-    let env = env::fingerprint(
-        probes
-            .iter()
-            .map(|(b, p)| env::BackendEnv::from_probe(b, &p.as_ref().map(|c| c.info().clone()).map_err(Clone::clone)))
-            .collect(),
-    );
-    let available: Vec<String> = probes.iter().filter(|(_, p)| p.is_ok()).map(|(b, _)| b.clone()).collect();
-    drop(probes);
-
-    let steps_per_backend: u64 = Workload::ALL.iter().map(|w| opts.suite.sizes(*w).len() as u64 + 1).sum::<u64>()
-        + opts.suite.streams().len() as u64 * 2
-        + 4;
-    let bar = ProgressBar::new(steps_per_backend * available.len() as u64);
+    // Phase 1 counts one step per requested backend; the rest is added once availability is known.
+    let bar = ProgressBar::new(opts.backends.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
 
+    // (1) The switch, before anything else touches the backend; the cache state before that.
+    let mut envs = Vec::new();
+    let mut switch = Vec::new();
+    let mut available: Vec<String> = Vec::new();
+    let mut loaded: std::collections::BTreeMap<String, std::collections::BTreeSet<&'static str>> = Default::default();
+    for b in &opts.backends {
+        bar.set_message(format!("{b}: switch (open, first verified price)"));
+        let cache = env::kernel_cache(b);
+        let t0 = Instant::now();
+        match tenor_backends::open(b) {
+            Err(e) => envs.push(env::BackendEnv::from_probe(b, &Err(e), cache)),
+            Ok(dev) => {
+                let open_s = t0.elapsed().as_secs_f64();
+                switch.push(agreement::first_price(b, &*dev, t0, open_s)?);
+                envs.push(env::BackendEnv::from_probe(b, &Ok(dev.info().clone()), cache));
+                loaded.entry(b.clone()).or_default().insert(agreement::SWITCH_KERNEL);
+                available.push(b.clone());
+            }
+        }
+        bar.inc(1);
+    }
+    bar.set_length(opts.backends.len() as u64 + steps_per_backend(opts.suite) * available.len() as u64);
+
     let mut rep = Report {
         suite: opts.suite,
-        env,
+        env: env::fingerprint(envs),
         throughput: vec![],
         cold: vec![],
         scaling: vec![],
         overhead: vec![],
-        switch: vec![],
+        switch,
         code: code::CODE_LINES
             .iter()
             .map(|(b, a, k)| CodeRow { backend: (*b).into(), adapter_lines: *a, kernel_lines: *k })
@@ -245,10 +300,13 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
         peers: vec![],
     };
 
+    // (2) Cold, before any warm measurement: a fresh device per workload.
     for b in &available {
-        bar.set_message(format!("{b}: cold start"));
-        // Cold: a fresh device per workload so the first call pays loading and compilation.
         for w in Workload::ALL {
+            bar.set_message(format!("{b}: cold {}", w.name()));
+            let seen = loaded.entry(b.clone()).or_default();
+            let loaded_before: Vec<String> =
+                kernels_of(w).into_iter().filter(|k| seen.contains(k)).map(str::to_owned).collect();
             let t0 = Instant::now();
             let dev = tenor_backends::open(b)?;
             let open_s = t0.elapsed().as_secs_f64();
@@ -259,6 +317,7 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
             p.enqueue(&*dev, &s)?;
             dev.synchronize()?;
             let first_call_s = t1.elapsed().as_secs_f64();
+            seen.extend(kernels_of(w));
             let warm = time(1, 20, 0.1, || {
                 p.enqueue(&*dev, &s)?;
                 dev.synchronize()
@@ -268,11 +327,15 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
                 workload: w.name().into(),
                 open_s,
                 first_call_s,
+                loaded_before,
                 warm_s: warm.median_s,
             });
+            bar.inc(1);
         }
-        bar.inc(1);
+    }
 
+    // (3) Warm figures.
+    for b in &available {
         let dev = tenor_backends::open(b)?;
         let s = dev.default_stream().clone();
         for w in Workload::ALL {
@@ -300,10 +363,15 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
         }
 
         let streams: Vec<Stream> = (0..8).map(|_| dev.create_stream()).collect::<Result<_, _>>()?;
-        for w in [Workload::McEuropean, Workload::PathGeneration] {
-            let total = *opts.suite.sizes(w).last().unwrap_or(&1024);
+        for w in SCALING {
+            let total = largest_fitting(opts.suite, w, opts.max_bytes);
             for k in opts.suite.streams() {
                 bar.set_message(format!("{b}: {} over {k} streams", w.name()));
+                // The split allocates k parts of total / k: the same --max-mib limit applies.
+                let Some(total) = total.filter(|t| k as u64 * w.bytes((t / k as u64).max(2)) <= opts.max_bytes) else {
+                    bar.inc(1);
+                    continue;
+                };
                 let warm = run_split(&*dev, &streams[..k], w, total)?;
                 rep.scaling.push(ScalingRow {
                     backend: b.clone(),
@@ -311,6 +379,7 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
                     size: total,
                     streams: k,
                     rate: w.work(total / k as u64 * k as u64) / warm.median_s,
+                    unit: w.unit().into(),
                     warm,
                 });
                 bar.inc(1);
@@ -319,17 +388,33 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
         drop(streams);
         drop(dev);
 
-        bar.set_message(format!("{b}: port overhead"));
-        let sizes = vec![2, 1 << 20];
-        rep.overhead.extend(tenor_backends::visit(b, overhead::Measure { sizes, budget_s: opts.suite.budget_s() })??);
-        bar.inc(1);
+        for size in overhead::SIZES {
+            bar.set_message(format!("{b}: port overhead at {size} paths"));
+            // Interleaved pairs need more time than one series: four times the suite's budget.
+            let m = overhead::Measure { sizes: vec![size], budget_s: 4.0 * opts.suite.budget_s() };
+            rep.overhead.extend(tenor_backends::visit(b, m)??);
+            bar.inc(1);
+        }
 
-        bar.set_message(format!("{b}: switch and agreement"));
-        rep.switch.push(agreement::switch_to(b)?);
-        bar.inc(1);
+        bar.set_message(format!("{b}: agreement with cpu"));
         rep.agreement.extend(agreement::against_cpu(b)?);
-        bar.inc(2);
+        bar.inc(1);
     }
+    debug_assert_eq!(Some(bar.position()), bar.length(), "progress steps counted differ from the total");
     bar.finish_with_message("done");
     Ok(rep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaling_size_respects_the_memory_limit() {
+        // Path generation at 2^16 paths takes 2^16 * (64 * 8 + 16) bytes = 33 MiB; 2^13 fits in 8 MiB.
+        let w = Workload::PathGeneration;
+        assert_eq!(largest_fitting(Suite::Quick, w, u64::MAX), Some(1 << 16));
+        assert_eq!(largest_fitting(Suite::Quick, w, 8 << 20), Some(1 << 13));
+        assert_eq!(largest_fitting(Suite::Quick, w, 1024), None);
+    }
 }

@@ -1,12 +1,19 @@
 //! Swap cost (1): the port's overhead. The same launch through `&dyn Compute` (argument checks
 //! against the manifest, hazard tracking, dynamic dispatch) against the adapter's `Driver::launch`
-//! called directly with raw arguments, per launch at a tiny size and relative at a large size.
+//! called directly with raw arguments, at sizes from tiny (the fixed cost per launch) to large
+//! (the cost relative to kernel time).
+//!
+//! Method: the two calls are timed in interleaved pairs with alternating order
+//! ([`super::measure::time_pairs`]); the overhead per launch is the median of the per-pair
+//! differences (port minus direct), and the relative overhead is that median over the direct
+//! call's median. Timing the two in sequence let order and drift show up as overhead (a first
+//! CPU+SYCL report showed -19 % and 966 µs).
 
 use serde::Serialize;
 use tenor_backends::DeviceVisitor;
 use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt, Device, Driver, RawArg};
 
-use super::measure::{time, Stats};
+use super::measure::{time_pairs, Stats};
 
 /// Port overhead at one size.
 #[derive(Debug, Clone, Serialize)]
@@ -15,23 +22,31 @@ pub struct OverheadRow {
     pub backend: String,
     /// Paths per launch.
     pub paths: u64,
-    /// Through `dyn Compute`.
+    /// Interleaved pairs timed.
+    pub pairs: usize,
+    /// Through `dyn Compute` (launch and synchronisation), over the pairs.
     pub port: Stats,
-    /// Through the adapter's driver directly.
+    /// Through the adapter's driver directly (launch and synchronisation), over the pairs.
     pub direct: Stats,
-    /// Median difference per launch in microseconds.
+    /// Median over pairs of (port - direct), microseconds per launch.
     pub overhead_us: f64,
-    /// Median difference relative to the direct launch time.
+    /// First and third quartiles of the per-pair differences, microseconds.
+    pub overhead_iqr_us: (f64, f64),
+    /// `overhead_us` relative to the direct call's median time.
     pub overhead_rel: f64,
-    /// Both paths produced bitwise the same partial sums.
+    /// Both paths produced bitwise the same partial sums (and as many of them).
     pub same_results: bool,
 }
 
-/// Measures the overhead at each of `sizes` (paths per launch).
+/// Sizes (paths per launch) the pilot measures the overhead at: 2, 2^10, 2^16 and 2^20.
+pub const SIZES: [u64; 4] = [2, 1 << 10, 1 << 16, 1 << 20];
+
+/// Measures the overhead at each of `sizes` (paths per launch), `budget_s` seconds of pairs per
+/// size (at least 5 pairs, at most 5000).
 pub struct Measure {
     /// Paths per launch.
     pub sizes: Vec<u64>,
-    /// Time budget per measurement (seconds).
+    /// Time budget per size (seconds).
     pub budget_s: f64,
 }
 
@@ -64,10 +79,6 @@ impl DeviceVisitor for Measure {
                     Arg::F64(0.97),
                 ]
             };
-            let port = time(2, 2000, self.budget_s, || {
-                dyn_dev.launch(&s, &k, pairs, &scalars(Arg::Buf(&out_port, Access::Write)))?;
-                dyn_dev.synchronize()
-            })?;
             let raw: Vec<RawArg> = scalars(Arg::Buf(&out_direct, Access::Write))
                 .iter()
                 .map(|a| match a {
@@ -80,21 +91,32 @@ impl DeviceVisitor for Measure {
                 })
                 .collect();
             let drv = device.driver();
-            let direct = time(2, 2000, self.budget_s, || {
-                drv.launch(&s, &k, pairs, &raw)?;
-                drv.synchronize()
-            })?;
+            let p = time_pairs(
+                2,
+                5,
+                5000,
+                self.budget_s,
+                || {
+                    dyn_dev.launch(&s, &k, pairs, &scalars(Arg::Buf(&out_port, Access::Write)))?;
+                    dyn_dev.synchronize()
+                },
+                || {
+                    drv.launch(&s, &k, pairs, &raw)?;
+                    drv.synchronize()
+                },
+            )?;
             let a: Vec<f64> = dyn_dev.download_vec(&s, &out_port)?;
             let b: Vec<f64> = dyn_dev.download_vec(&s, &out_direct)?;
-            let same = a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits());
-            let diff = port.median_s - direct.median_s;
+            let same = a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits());
             rows.push(OverheadRow {
                 backend: dyn_dev.info().backend.clone(),
                 paths: pairs * 2,
-                overhead_us: diff * 1e6,
-                overhead_rel: diff / direct.median_s,
-                port,
-                direct,
+                pairs: p.pairs,
+                overhead_us: p.diff_median_s * 1e6,
+                overhead_iqr_us: (p.diff_q1_s * 1e6, p.diff_q3_s * 1e6),
+                overhead_rel: p.diff_median_s / p.b.median_s,
+                port: p.a,
+                direct: p.b,
                 same_results: same,
             });
         }

@@ -21,8 +21,18 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
     let _ = writeln!(m, "# Tenor pilot report ({:?} suite)\n", r.suite);
     let _ = writeln!(
         m,
-        "Tenor {} at commit `{}`; host {} ({} CPUs), {}; unix time {}.\n",
-        e.tenor_version, e.commit, e.cpu, e.cpus, e.os, e.unix_time
+        "Tenor {} at commit `{}` ({}); host {} ({} CPUs), {}; unix time {}.\n",
+        e.tenor_version,
+        e.commit,
+        match e.dirty {
+            Some(true) => "dirty: tracked files had uncommitted changes at build time",
+            Some(false) => "clean: no uncommitted changes to tracked files at build time",
+            None => "no git checkout at build time",
+        },
+        e.cpu,
+        e.cpus,
+        e.os,
+        e.unix_time
     );
     let _ = writeln!(m, "## Backends\n\n| backend | device | driver | versions | status |\n|---|---|---|---|---|");
     for b in &e.backends {
@@ -36,6 +46,12 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
             vers,
             b.unavailable.as_deref().map_or_else(|| "measured".to_owned(), |u| format!("unavailable: {u}"))
         );
+    }
+    let _ = writeln!(m, "\n### On-disk kernel caches at the start of the run (read before the backend was opened; never cleared)\n\n| backend | cache | settings |\n|---|---|---|");
+    for b in &e.backends {
+        let set = b.kernel_cache.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
+        let _ =
+            writeln!(m, "| {} | {} | {} |", b.backend, b.kernel_cache.summary, if set.is_empty() { "-" } else { &set });
     }
     let _ = writeln!(m, "\n## Warm throughput (median over repeats; spread = IQR / median)\n\n| backend | workload | size | rate | unit | median | spread |\n|---|---|---|---|---|---|---|");
     for t in &r.throughput {
@@ -51,47 +67,52 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
             100.0 * t.warm.rel_iqr
         );
     }
-    let _ = writeln!(m, "\n## Cold start (fresh device: runtime start, then first call with kernel load/compilation)\n\n| backend | workload | open | first call | warm call |\n|---|---|---|---|---|");
+    let _ = writeln!(m, "\n## Cold start (after the switch below started the runtime, before any warm measurement: a fresh device, then the first call with kernel load or compilation; see the kernel caches above)\n\n| backend | workload | open | first call | warm call | kernels loaded earlier in the process |\n|---|---|---|---|---|---|");
     for c in &r.cold {
+        let before = if c.loaded_before.is_empty() { "none".to_owned() } else { c.loaded_before.join(", ") };
         let _ = writeln!(
             m,
-            "| {} | {} | {:.3e} s | {:.3e} s | {:.3e} s |",
-            c.backend, c.workload, c.open_s, c.first_call_s, c.warm_s
+            "| {} | {} | {:.3e} s | {:.3e} s | {:.3e} s | {} |",
+            c.backend, c.workload, c.open_s, c.first_call_s, c.warm_s, before
         );
     }
-    let _ = writeln!(m, "\n## Scaling over streams (fixed total size split over k streams)\n\n| backend | workload | size | streams | rate | median |\n|---|---|---|---|---|---|");
+    let _ = writeln!(m, "\n## Scaling over streams (fixed total size split over k streams, within --max-mib)\n\n| backend | workload | size | streams | rate | unit | median |\n|---|---|---|---|---|---|---|");
     for s in &r.scaling {
         let _ = writeln!(
             m,
-            "| {} | {} | {} | {} | {} | {:.3e} s |",
+            "| {} | {} | {} | {} | {} | {} | {:.3e} s |",
             s.backend,
             s.workload,
             s.size,
             s.streams,
             si(s.rate),
+            s.unit,
             s.warm.median_s
         );
     }
-    let _ = writeln!(m, "\n## Adapter-swap cost\n\n### 1. Port overhead (`dyn Compute` with argument checks and hazard tracking, against the adapter's driver called directly)\n\n| backend | paths | port median | direct median | overhead / launch | relative | same results |\n|---|---|---|---|---|---|---|");
+    let _ = writeln!(m, "\n## Adapter-swap cost\n\n### 1. Port overhead (`dyn Compute` with argument checks and hazard tracking, against the adapter's driver called directly)\n\nThe two calls are timed in interleaved pairs, alternating which goes first; overhead / launch is the median of the per-pair differences (port - direct), with their quartiles, and relative is that over the direct median.\n\n| backend | paths | pairs | port median | direct median | overhead / launch | quartiles of differences | relative | same results |\n|---|---|---|---|---|---|---|---|---|");
     for o in &r.overhead {
         let _ = writeln!(
             m,
-            "| {} | {} | {:.3e} s | {:.3e} s | {:.3} µs | {:.2} % | {} |",
+            "| {} | {} | {} | {:.3e} s | {:.3e} s | {:.3} µs | {:.3} .. {:.3} µs | {:.2} % | {} |",
             o.backend,
             o.paths,
+            o.pairs,
             o.port.median_s,
             o.direct.median_s,
             o.overhead_us,
+            o.overhead_iqr_us.0,
+            o.overhead_iqr_us.1,
             100.0 * o.overhead_rel,
             o.same_results
         );
     }
-    let _ = writeln!(m, "\n### 2. Switching at run time (select the backend, then the first verified price)\n\n| backend | seconds | price | Black-Scholes | stderr | correct |\n|---|---|---|---|---|---|");
+    let _ = writeln!(m, "\n### 2. Switching at run time (select the backend, then the first verified price; the first time the process touches the backend, so runtime start and kernel compilation or cache load are included)\n\n| backend | seconds | of which open | price | Black-Scholes | stderr | correct |\n|---|---|---|---|---|---|---|");
     for s in &r.switch {
         let _ = writeln!(
             m,
-            "| {} | {:.3} | {:.6} | {:.6} | {:.2e} | {} |",
-            s.backend, s.seconds, s.price, s.reference, s.stderr, s.correct
+            "| {} | {:.3} | {:.3} | {:.6} | {:.6} | {:.2e} | {} |",
+            s.backend, s.seconds, s.open_s, s.price, s.reference, s.stderr, s.correct
         );
     }
     let _ = writeln!(m, "\n### 3. Code cost (non-blank lines; strategy and pricing code is shared and unchanged across backends)\n\n| backend | adapter | kernel sources |\n|---|---|---|");
