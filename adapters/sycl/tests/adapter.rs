@@ -25,6 +25,15 @@ fn devices_are_selected_by_kind_index_and_name() {
     let by_name = sycl(&info.name.to_uppercase()).expect("by name, case-insensitive");
     assert_eq!(by_name.info().name, info.name);
     assert_eq!(by_name.driver().raw_info().identity, dev.driver().raw_info().identity, "same SYCL device");
+    // "index:N" takes decimal digits only: anything else is refused by name, never read as 0.
+    for bad in ["index:foo", "index:", "index:1x", "index:-1", "index: 0"] {
+        match sycl(bad) {
+            Err(ComputeError::InvalidArgument(message)) => {
+                assert!(message.contains(bad) && message.contains("digits"), "{bad}: {message}")
+            }
+            other => panic!("{bad}: expected InvalidArgument, got {other:?}"),
+        }
+    }
     match sycl("no-such-device-anywhere") {
         Err(ComputeError::Unavailable { backend, reason }) => {
             assert_eq!(backend, "sycl");

@@ -80,7 +80,9 @@ impl DeviceHandle {
     /// the device name).
     ///
     /// # Errors
-    /// [`ComputeError::Unavailable`] listing the devices when none matches.
+    /// [`ComputeError::Unavailable`] listing the devices when none matches;
+    /// [`ComputeError::InvalidArgument`] naming the selector when the `N` of `index:N` is not
+    /// all decimal digits (`index:foo`, `index:`, `index:1x`).
     pub fn open(selector: &str) -> Result<Arc<Self>, ComputeError> {
         let sel = CString::new(selector)
             .map_err(|_| ComputeError::InvalidArgument(format!("SYCL device selector {selector:?} contains NUL")))?;
