@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -390,6 +391,15 @@ void tsy_queue_destroy(tsy_queue *q) noexcept {
         return TSY_OK;
     });
     delete q;
+}
+
+tsy_status tsy_queue_fail_async(tsy_queue *q, const char *message) noexcept {
+    return guard([&] {
+        if (q == nullptr || message == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_fail_async: null argument");
+        std::string msg(message);
+        q->q.submit([&](sycl::handler &h) { h.host_task([msg] { throw std::runtime_error(msg); }); });
+        return TSY_OK;
+    });
 }
 
 tsy_status tsy_event_wait(tsy_event *ev) noexcept {

@@ -87,6 +87,11 @@ tsy_status tsy_queue_record(tsy_queue *q, tsy_event **out) TSY_NOEXCEPT;
 /* Later work on q waits for ev (an event of any queue of the same context). */
 tsy_status tsy_queue_wait_event(tsy_queue *q, const tsy_event *ev) TSY_NOEXCEPT;
 void tsy_queue_destroy(tsy_queue *q) TSY_NOEXCEPT;
+/* Enqueues a host task that throws std::runtime_error(message): a genuine asynchronous error,
+ * which the runtime delivers to the queue's async_handler and the next wait returns as
+ * TSY_ERR_ASYNC. For tests of that path: we found no kernel or launch that makes the OpenCL
+ * CPU device report an asynchronous error. */
+tsy_status tsy_queue_fail_async(tsy_queue *q, const char *message) TSY_NOEXCEPT;
 
 tsy_status tsy_event_wait(tsy_event *ev) TSY_NOEXCEPT;
 /* Waits without taking the device's kept asynchronous errors (they stay for the next wait). */

@@ -184,6 +184,21 @@ impl Queue {
         check(unsafe { ffi::tsy_queue_wait(self.raw()) }, "waiting for SYCL queue")
     }
 
+    /// Enqueues a host task that throws `message`: a genuine asynchronous SYCL error, delivered
+    /// by the runtime to this queue's async_handler and returned by the next wait (or by the
+    /// device's [`DeviceHandle::take_async`]) as [`ComputeError::Async`]. For tests of that
+    /// path: we found no kernel or launch that makes the OpenCL CPU device report one.
+    ///
+    /// # Errors
+    /// [`ComputeError::InvalidArgument`] when `message` contains NUL; runtime errors.
+    pub fn fail_async(&self, message: &str) -> Result<(), ComputeError> {
+        let msg = CString::new(message).map_err(|_| {
+            ComputeError::InvalidArgument(format!("asynchronous error message {message:?} contains NUL"))
+        })?;
+        // SAFETY: live queue, valid C string (the shim copies it).
+        check(unsafe { ffi::tsy_queue_fail_async(self.raw(), msg.as_ptr()) }, "enqueueing a failing host task")
+    }
+
     /// An event completing after all work enqueued so far.
     ///
     /// # Errors
