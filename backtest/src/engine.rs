@@ -81,6 +81,9 @@ pub struct Context<'a> {
     positions: Vec<f64>,
     marks: std::collections::BTreeMap<String, f64>,
     pending: Vec<Order>,
+    /// Orders cancelled while this bar's fills are processed (from `on_fill`): they must not
+    /// fill later in the same bar.
+    cancelled: Vec<u64>,
     next_id: u64,
     strategy: String,
 }
@@ -130,9 +133,11 @@ impl<'a> Context<'a> {
         self.pending.push(Order { id: self.next_id, symbol: s, quantity, kind, placed: self.t });
         self.next_id
     }
-    /// Cancels an open order.
+    /// Cancels an open order. Called from [`Strategy::on_fill`], it also stops an order due to
+    /// fill later on the same bar (one-cancels-other works).
     pub fn cancel(&mut self, id: u64) {
         self.pending.retain(|o| o.id != id);
+        self.cancelled.push(id);
     }
     /// Open orders.
     pub fn open_orders(&self) -> &[Order] {
@@ -202,6 +207,7 @@ impl Engine {
             positions: vec![0.0; feed.symbols.len()],
             marks: Default::default(),
             pending: vec![],
+            cancelled: vec![],
             next_id: 0,
             strategy: name.clone(),
         };
@@ -209,9 +215,26 @@ impl Engine {
         strategy.start(&mut ctx)?;
         for t in 0..feed.len() {
             ctx.t = t;
-            // 1. Orders placed before this bar fill on it.
+            // 1. Dividends going ex on this bar are paid to the holder of record: the position
+            //    held at the previous close, before this bar's fills (a buyer at the ex-date
+            //    open gets nothing, a seller at it keeps the dividend).
+            for (s, bars) in feed.bars.iter().enumerate() {
+                if let Some(b) = bars[t] {
+                    if b.dividend != 0.0 && ctx.positions[s] != 0.0 {
+                        let d = ctx.positions[s] * b.dividend;
+                        ctx.cash += d;
+                        dividends += d;
+                    }
+                }
+            }
+            // 2. Orders placed before this bar fill on it, in the order they were placed; an
+            //    order cancelled by `on_fill` of an earlier fill of this bar does not fill.
             let pending = std::mem::take(&mut ctx.pending);
+            ctx.cancelled.clear();
             for o in pending {
+                if ctx.cancelled.contains(&o.id) {
+                    continue;
+                }
                 let bar = match feed.bars[o.symbol][t] {
                     Some(b) if o.placed < t => b,
                     _ => {
@@ -238,16 +261,7 @@ impl Engine {
                     None => ctx.pending.push(o),
                 }
             }
-            // 2. Dividends going ex on this bar are paid to holders.
-            for (s, bars) in feed.bars.iter().enumerate() {
-                if let Some(b) = bars[t] {
-                    if b.dividend != 0.0 && ctx.positions[s] != 0.0 {
-                        let d = ctx.positions[s] * b.dividend;
-                        ctx.cash += d;
-                        dividends += d;
-                    }
-                }
-            }
+            ctx.cancelled.clear();
             // 3. The strategy sees the closed bar.
             strategy.on_bar(&mut ctx)?;
             equity.push((feed.times[t], ctx.equity()));
