@@ -81,9 +81,6 @@ pub struct Context<'a> {
     positions: Vec<f64>,
     marks: std::collections::BTreeMap<String, f64>,
     pending: Vec<Order>,
-    /// Orders cancelled while this bar's fills are processed (from `on_fill`): they must not
-    /// fill later in the same bar.
-    cancelled: Vec<u64>,
     next_id: u64,
     strategy: String,
 }
@@ -137,9 +134,9 @@ impl<'a> Context<'a> {
     /// fill later on the same bar (one-cancels-other works).
     pub fn cancel(&mut self, id: u64) {
         self.pending.retain(|o| o.id != id);
-        self.cancelled.push(id);
     }
-    /// Open orders.
+    /// Open orders (during [`Strategy::on_fill`], including the orders of the current bar not
+    /// yet filled).
     pub fn open_orders(&self) -> &[Order] {
         &self.pending
     }
@@ -207,7 +204,6 @@ impl Engine {
             positions: vec![0.0; feed.symbols.len()],
             marks: Default::default(),
             pending: vec![],
-            cancelled: vec![],
             next_id: 0,
             strategy: name.clone(),
         };
@@ -227,41 +223,30 @@ impl Engine {
                     }
                 }
             }
-            // 2. Orders placed before this bar fill on it, in the order they were placed; an
-            //    order cancelled by `on_fill` of an earlier fill of this bar does not fill.
-            let pending = std::mem::take(&mut ctx.pending);
-            ctx.cancelled.clear();
-            for o in pending {
-                if ctx.cancelled.contains(&o.id) {
-                    continue;
-                }
-                let bar = match feed.bars[o.symbol][t] {
-                    Some(b) if o.placed < t => b,
-                    _ => {
-                        ctx.pending.push(o);
-                        continue;
-                    }
+            // 2. Orders placed before this bar fill on it, in the order they were placed. They
+            //    stay in the open orders until they fill, so `on_fill` sees (and can cancel) the
+            //    orders of this bar not yet filled; orders it places wait for the next bar.
+            let due: Vec<u64> = ctx.pending.iter().filter(|o| o.placed < t).map(|o| o.id).collect();
+            for id in due {
+                let Some(i) = ctx.pending.iter().position(|o| o.id == id) else { continue }; // cancelled
+                let o = &ctx.pending[i];
+                let Some(bar) = feed.bars[o.symbol][t] else { continue }; // no bar: waits
+                let Some(price) = fill_price(o, bar.open, bar.high, bar.low, &self.config.costs) else { continue };
+                let o = ctx.pending.remove(i);
+                let commission = self.config.costs.commission(o.quantity, price);
+                ctx.cash -= o.quantity * price + commission;
+                ctx.positions[o.symbol] += o.quantity;
+                let f = Fill {
+                    order: o.id,
+                    time: bar.time,
+                    symbol: feed.symbols[o.symbol].clone(),
+                    quantity: o.quantity,
+                    price,
+                    commission,
                 };
-                match fill_price(&o, bar.open, bar.high, bar.low, &self.config.costs) {
-                    Some(price) => {
-                        let commission = self.config.costs.commission(o.quantity, price);
-                        ctx.cash -= o.quantity * price + commission;
-                        ctx.positions[o.symbol] += o.quantity;
-                        let f = Fill {
-                            order: o.id,
-                            time: bar.time,
-                            symbol: feed.symbols[o.symbol].clone(),
-                            quantity: o.quantity,
-                            price,
-                            commission,
-                        };
-                        strategy.on_fill(&mut ctx, &f)?;
-                        fills.push(f);
-                    }
-                    None => ctx.pending.push(o),
-                }
+                strategy.on_fill(&mut ctx, &f)?;
+                fills.push(f);
             }
-            ctx.cancelled.clear();
             // 3. The strategy sees the closed bar.
             strategy.on_bar(&mut ctx)?;
             equity.push((feed.times[t], ctx.equity()));
