@@ -183,16 +183,16 @@ fn chart(r: &RunResult, path: &Path) -> anyhow::Result<bool> {
             (*x, if d.is_finite() { d } else { 0.0 })
         })
         .collect();
-    let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
-    root.fill(&WHITE).map_err(e)?;
-    let (top, bottom) = root.split_vertically(400);
     let (x0, x1) = (pts[0].0, pts[pts.len() - 1].0);
     let (lo, hi) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, v)| (a.min(*v), b.max(*v)));
     let dmin = dd.iter().fold(0.0f64, |m, (_, d)| m.min(*d));
-    let (Some(y), Some(dy)) = (padded(lo, hi), padded(dmin, 0.0)) else { return Ok(false) };
-    if !(x0 < x1) {
+    let (Some(y), Some(dy)) = (padded(lo, hi), padded(dmin - 0.1, 0.0)) else { return Ok(false) };
+    if x0 >= x1 || !(x0.is_finite() && x1.is_finite()) {
         return Ok(false);
     }
+    let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(e)?;
+    let (top, bottom) = root.split_vertically(400);
     let mut c = ChartBuilder::on(&top)
         .caption(format!("{}: equity", r.strategy), ("sans-serif", 20))
         .margin(10)
@@ -375,4 +375,33 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(equity: Vec<(i64, f64)>) -> RunResult {
+        RunResult { strategy: "t".into(), equity, fills: vec![], dividends: 0.0, metrics: Default::default() }
+    }
+
+    #[test]
+    fn the_chart_skips_non_finite_values_and_ranges_instead_of_hanging() {
+        let dir = std::env::temp_dir().join(format!("tenor-chart-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp");
+        let path = dir.join("c.svg");
+        // Only one finite point: no chart.
+        let r = result(vec![(0, 1e6), (86_400, f64::INFINITY), (172_800, f64::NAN)]);
+        assert!(!chart(&r, &path).expect("no error"));
+        // Finite values whose padded range overflows: no chart.
+        let r = result(vec![(0, -f64::MAX), (86_400, f64::MAX)]);
+        assert!(!chart(&r, &path).expect("no error"));
+        assert!(!path.exists());
+        // Non-finite points among finite ones are left out; a flat curve still gets an axis.
+        let r = result(vec![(0, 100.0), (86_400, f64::NAN), (172_800, 100.0)]);
+        assert!(chart(&r, &path).expect("drawn"));
+        assert!(path.exists());
+        assert_eq!(padded(100.0, 100.0), Some(99.0..101.0));
+        assert_eq!(padded(0.0, f64::INFINITY), None);
+    }
 }
