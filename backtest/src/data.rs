@@ -7,9 +7,12 @@
 //!   not dividend-adjusted; `Adj Close` is not used);
 //! * zipline csvdir: `date,open,high,low,close,volume,dividend,split` (already split-adjusted:
 //!   the split column is informational and never re-applied; dividends are cash per share on
-//!   the ex-date and are paid to holders);
+//!   the ex-date, paid to the position held at the previous close);
 //! * NinjaTrader minute bars: no header, `;`-separated, `yyyyMMdd HHmmss;o;h;l;c;v`, timestamps in
 //!   UTC at the end of the bar.
+//!
+//! Daily bars are stamped at 23:59:59 UTC of their date ([`DAILY_STAMP_SECONDS`]) so that,
+//! aligned with minute bars, a day's close is not visible before the session ended.
 
 use std::path::Path;
 

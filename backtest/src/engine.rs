@@ -29,7 +29,9 @@ pub trait Strategy {
     }
     /// After bar `ctx.index()` closed. Orders placed here fill from the next bar on.
     fn on_bar(&mut self, ctx: &mut Context<'_>) -> Result<(), StrategyError>;
-    /// After one of the strategy's orders filled (before `on_bar` of that bar).
+    /// After one of the strategy's orders filled (before `on_bar` of that bar). Orders of this
+    /// bar not yet filled are still in `ctx.open_orders()`; cancelling one here stops it filling
+    /// on this bar (one-cancels-other).
     fn on_fill(&mut self, _ctx: &mut Context<'_>, _fill: &Fill) -> Result<(), StrategyError> {
         Ok(())
     }
@@ -90,7 +92,8 @@ impl<'a> Context<'a> {
     pub fn index(&self) -> usize {
         self.t
     }
-    /// Time of the current bar (seconds since the epoch, UTC).
+    /// Time of the current bar (seconds since the epoch, UTC, at the bar's end; a daily bar at
+    /// 23:59:59 UTC of its date).
     pub fn time(&self) -> i64 {
         self.feed.times[self.t]
     }
