@@ -7,17 +7,31 @@
 //!   not dividend-adjusted; `Adj Close` is not used);
 //! * zipline csvdir: `date,open,high,low,close,volume,dividend,split` (already split-adjusted:
 //!   the split column is informational and never re-applied; dividends are cash per share on
-//!   the ex-date and are paid to holders);
+//!   the ex-date, paid to the position held at the previous close);
 //! * NinjaTrader minute bars: no header, `;`-separated, `yyyyMMdd HHmmss;o;h;l;c;v`, timestamps in
 //!   UTC at the end of the bar.
+//!
+//! Daily bars are stamped at 23:59:59 UTC of their date ([`DAILY_STAMP_SECONDS`]) so that,
+//! aligned with minute bars, a day's close is not visible before the session ended.
 
 use std::path::Path;
 
 use chrono::{NaiveDate, NaiveDateTime};
 use thiserror::Error;
 
-/// One bar. `time` is seconds since the Unix epoch, UTC, at the bar's end (a daily bar is
-/// stamped at 00:00 of its date).
+/// Seconds after 00:00 UTC of its date at which a daily bar is stamped: 23:59:59 UTC, the last
+/// second of the date. A daily bar's close is known only after the US regular session ends
+/// (16:00 ET, which is 20:00 UTC in summer time and 21:00 UTC in winter time), so the daily
+/// bar must sort after every regular-session minute bar of its date when daily and minute data
+/// are aligned; 23:59:59 is after all of them in both regimes and, not being on a whole minute,
+/// never coincides with a minute bar's stamp (minute bars are stamped `HH:MM:00`). It stays on
+/// the bar's own UTC date, so printing the date of the stamp gives the trading date. (After-hours
+/// minute bars of the same ET evening stamped after 00:00 UTC sort after it, which is correct:
+/// the close is known by then.)
+pub const DAILY_STAMP_SECONDS: i64 = 86_399;
+
+/// One bar. `time` is seconds since the Unix epoch, UTC, at the bar's end: a minute bar at the
+/// stamp of its file, a daily bar at 23:59:59 UTC of its date ([`DAILY_STAMP_SECONDS`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bar {
     /// Bar time, seconds since the epoch (UTC).
@@ -69,6 +83,24 @@ pub enum DataError {
         /// What is wrong.
         reason: String,
     },
+    /// A row with the wrong number of cells.
+    #[error("{file}:{line}: {found} cells, expected {expected}")]
+    Cells {
+        /// File.
+        file: String,
+        /// Line, 1-based.
+        line: usize,
+        /// Cells the layout has.
+        expected: usize,
+        /// Cells found on the line.
+        found: usize,
+    },
+    /// The file holds no bar (empty, or a header only).
+    #[error("{file}: no bars (the file is empty or holds only a header)")]
+    Empty {
+        /// File.
+        file: String,
+    },
     /// The header matches no known layout.
     #[error("{file}: unrecognised layout (header {header:?}); see docs/backtest.md for the supported CSV layouts")]
     Layout {
@@ -99,7 +131,7 @@ fn num(file: &str, line: usize, column: &str, cell: &str) -> Result<f64, DataErr
 fn date(file: &str, line: usize, column: &str, cell: &str) -> Result<i64, DataError> {
     let d = NaiveDate::parse_from_str(cell.trim(), "%Y-%m-%d")
         .map_err(|e| bad(file, line, column, format!("{cell:?} is not a YYYY-MM-DD date: {e}")))?;
-    Ok(epoch(d.and_hms_opt(0, 0, 0).unwrap_or_default()))
+    Ok(epoch(d.and_hms_opt(0, 0, 0).unwrap_or_default()) + DAILY_STAMP_SECONDS)
 }
 
 /// Checks prices (low <= open, close <= high, low > 0) and time order.
@@ -122,7 +154,8 @@ fn check(file: &str, line: usize, b: &Bar, prev: Option<i64>) -> Result<(), Data
 /// the first `_`), unless `symbol` is given.
 ///
 /// # Errors
-/// [`DataError`] naming the file, line and column of the first problem.
+/// [`DataError`] naming the file, line and column of the first problem; [`DataError::Empty`]
+/// when the file holds no bar.
 pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| DataError::Io { file: file.clone(), source })?;
@@ -131,8 +164,8 @@ pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
         stem.split('_').next().unwrap_or(stem).to_uppercase()
     });
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
-    let Some((_, header)) = lines.next() else {
-        return Err(DataError::Layout { file, header: String::new() });
+    let Some((_, header)) = lines.next().filter(|(_, h)| !h.trim().is_empty()) else {
+        return Err(DataError::Empty { file });
     };
     let h = header.to_lowercase();
     let mut bars: Vec<Bar> = Vec::new();
@@ -146,7 +179,7 @@ pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
         if c.len() == n {
             Ok(c)
         } else {
-            Err(bad(&file, line, "-", format!("{} cells, expected {n}", c.len())))
+            Err(DataError::Cells { file: file.clone(), line, expected: n, found: c.len() })
         }
     };
     if h == ",date,open,high,low,close,volume" {
@@ -214,6 +247,9 @@ pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
         }
     } else {
         return Err(DataError::Layout { file, header: header.into() });
+    }
+    if bars.is_empty() {
+        return Err(DataError::Empty { file });
     }
     Ok(Series { symbol: sym, bars })
 }

@@ -29,7 +29,9 @@ pub trait Strategy {
     }
     /// After bar `ctx.index()` closed. Orders placed here fill from the next bar on.
     fn on_bar(&mut self, ctx: &mut Context<'_>) -> Result<(), StrategyError>;
-    /// After one of the strategy's orders filled (before `on_bar` of that bar).
+    /// After one of the strategy's orders filled (before `on_bar` of that bar). Orders of this
+    /// bar not yet filled are still in `ctx.open_orders()`; cancelling one here stops it filling
+    /// on this bar (one-cancels-other).
     fn on_fill(&mut self, _ctx: &mut Context<'_>, _fill: &Fill) -> Result<(), StrategyError> {
         Ok(())
     }
@@ -90,7 +92,8 @@ impl<'a> Context<'a> {
     pub fn index(&self) -> usize {
         self.t
     }
-    /// Time of the current bar (seconds since the epoch, UTC).
+    /// Time of the current bar (seconds since the epoch, UTC, at the bar's end; a daily bar at
+    /// 23:59:59 UTC of its date).
     pub fn time(&self) -> i64 {
         self.feed.times[self.t]
     }
@@ -130,11 +133,13 @@ impl<'a> Context<'a> {
         self.pending.push(Order { id: self.next_id, symbol: s, quantity, kind, placed: self.t });
         self.next_id
     }
-    /// Cancels an open order.
+    /// Cancels an open order. Called from [`Strategy::on_fill`], it also stops an order due to
+    /// fill later on the same bar (one-cancels-other works).
     pub fn cancel(&mut self, id: u64) {
         self.pending.retain(|o| o.id != id);
     }
-    /// Open orders.
+    /// Open orders (during [`Strategy::on_fill`], including the orders of the current bar not
+    /// yet filled).
     pub fn open_orders(&self) -> &[Order] {
         &self.pending
     }
@@ -209,36 +214,9 @@ impl Engine {
         strategy.start(&mut ctx)?;
         for t in 0..feed.len() {
             ctx.t = t;
-            // 1. Orders placed before this bar fill on it.
-            let pending = std::mem::take(&mut ctx.pending);
-            for o in pending {
-                let bar = match feed.bars[o.symbol][t] {
-                    Some(b) if o.placed < t => b,
-                    _ => {
-                        ctx.pending.push(o);
-                        continue;
-                    }
-                };
-                match fill_price(&o, bar.open, bar.high, bar.low, &self.config.costs) {
-                    Some(price) => {
-                        let commission = self.config.costs.commission(o.quantity, price);
-                        ctx.cash -= o.quantity * price + commission;
-                        ctx.positions[o.symbol] += o.quantity;
-                        let f = Fill {
-                            order: o.id,
-                            time: bar.time,
-                            symbol: feed.symbols[o.symbol].clone(),
-                            quantity: o.quantity,
-                            price,
-                            commission,
-                        };
-                        strategy.on_fill(&mut ctx, &f)?;
-                        fills.push(f);
-                    }
-                    None => ctx.pending.push(o),
-                }
-            }
-            // 2. Dividends going ex on this bar are paid to holders.
+            // 1. Dividends going ex on this bar are paid to the holder of record: the position
+            //    held at the previous close, before this bar's fills (a buyer at the ex-date
+            //    open gets nothing, a seller at it keeps the dividend).
             for (s, bars) in feed.bars.iter().enumerate() {
                 if let Some(b) = bars[t] {
                     if b.dividend != 0.0 && ctx.positions[s] != 0.0 {
@@ -247,6 +225,30 @@ impl Engine {
                         dividends += d;
                     }
                 }
+            }
+            // 2. Orders placed before this bar fill on it, in the order they were placed. They
+            //    stay in the open orders until they fill, so `on_fill` sees (and can cancel) the
+            //    orders of this bar not yet filled; orders it places wait for the next bar.
+            let due: Vec<u64> = ctx.pending.iter().filter(|o| o.placed < t).map(|o| o.id).collect();
+            for id in due {
+                let Some(i) = ctx.pending.iter().position(|o| o.id == id) else { continue }; // cancelled
+                let o = &ctx.pending[i];
+                let Some(bar) = feed.bars[o.symbol][t] else { continue }; // no bar: waits
+                let Some(price) = fill_price(o, bar.open, bar.high, bar.low, &self.config.costs) else { continue };
+                let o = ctx.pending.remove(i);
+                let commission = self.config.costs.commission(o.quantity, price);
+                ctx.cash -= o.quantity * price + commission;
+                ctx.positions[o.symbol] += o.quantity;
+                let f = Fill {
+                    order: o.id,
+                    time: bar.time,
+                    symbol: feed.symbols[o.symbol].clone(),
+                    quantity: o.quantity,
+                    price,
+                    commission,
+                };
+                strategy.on_fill(&mut ctx, &f)?;
+                fills.push(f);
             }
             // 3. The strategy sees the closed bar.
             strategy.on_bar(&mut ctx)?;

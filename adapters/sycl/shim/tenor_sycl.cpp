@@ -9,12 +9,16 @@
 #include <sycl/ext/oneapi/experimental/async_alloc/async_alloc.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,20 +28,39 @@ namespace {
 
 thread_local std::string g_error;
 
-tsy_status fail(tsy_status s, std::string msg) {
+// Sets the thread's message. Call it inside guard(): building `msg` may throw (bad_alloc),
+// and guard turns that into a status; the move assignment itself cannot throw.
+tsy_status fail(tsy_status s, std::string msg) noexcept {
     g_error = std::move(msg);
     return s;
 }
 
-tsy_status from_sycl(const sycl::exception &e) {
+// Sets the message from a C string without letting a failed host allocation escape: the
+// message is then left empty, the status still says what happened.
+tsy_status fail_noexcept(tsy_status s, const char *msg) noexcept {
+    try {
+        g_error = msg;
+    } catch (...) {
+        g_error.clear();
+    }
+    return s;
+}
+
+tsy_status from_sycl(const sycl::exception &e) noexcept {
     tsy_status s = TSY_ERR_SYCL;
     if (e.code() == sycl::errc::memory_allocation) s = TSY_ERR_OUT_OF_MEMORY;
     if (e.code() == sycl::errc::build) s = TSY_ERR_COMPILE;
     if (e.code() == sycl::errc::feature_not_supported) s = TSY_ERR_UNSUPPORTED;
-    return fail(s, std::string(e.what()) + " (sycl errc " + std::to_string(e.code().value()) + ")");
+    try {
+        return fail(s, std::string(e.what()) + " (sycl errc " + std::to_string(e.code().value()) + ")");
+    } catch (...) {
+        return fail_noexcept(s, e.what());
+    }
 }
 
 // Runs f, turning every exception into a status and a message: nothing crosses the C ABI.
+// Every extern "C" function's whole body runs under it, argument checks included (their
+// messages are std::strings, whose construction may throw).
 template <class F>
 tsy_status guard(F &&f) noexcept {
     try {
@@ -45,12 +68,26 @@ tsy_status guard(F &&f) noexcept {
     } catch (const sycl::exception &e) {
         return from_sycl(e);
     } catch (const std::bad_alloc &) {
-        return fail(TSY_ERR_OUT_OF_MEMORY, "host allocation failed (std::bad_alloc)");
+        return fail_noexcept(TSY_ERR_OUT_OF_MEMORY, "host allocation failed (std::bad_alloc)");
     } catch (const std::exception &e) {
-        return fail(TSY_ERR_OTHER, e.what());
+        return fail_noexcept(TSY_ERR_OTHER, e.what());
     } catch (...) {
-        return fail(TSY_ERR_OTHER, "unknown C++ exception");
+        return fail_noexcept(TSY_ERR_OTHER, "unknown C++ exception");
     }
+}
+
+// Parses the N of "index:N": decimal digits only, at least one, nothing after them, no
+// overflow. False for anything else ("index:foo", "index:", "index:1x", "index:-1").
+bool parse_index(const std::string &digits, size_t *out) noexcept {
+    if (digits.empty()) return false;
+    for (unsigned char c : digits)
+        if (!std::isdigit(c)) return false;
+    errno = 0;
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(digits.c_str(), &end, 10);
+    if (errno == ERANGE || end != digits.c_str() + digits.size() || v > SIZE_MAX) return false;
+    *out = static_cast<size_t>(v);
+    return true;
 }
 
 // Selects Intel's OpenCL CPU runtime shipped beside libsycl (the PyPI intel-opencl-rt wheel)
@@ -87,6 +124,7 @@ struct Deferred {
     sycl::event done;
     void *usm;
     std::unique_ptr<char[]> staging;
+    bool released = false;  // usm freed and staging dropped; the entry only waits to be erased
 };
 
 bool complete(const sycl::event &e) {
@@ -101,33 +139,58 @@ struct tsy_device {
     sycl::context ctx;
     std::mutex mu;
     std::vector<std::string> async_errors;
+    std::atomic<bool> lost_async{false};  // an asynchronous error whose message could not be kept
     std::vector<Deferred> deferred;
 
     // Releases the resources whose work completed (all of them with wait_all).
+    //
+    // Exception-safe: an entry is marked released (its pointer cleared) before anything else
+    // can throw, and the released entries are erased on every exit, so when wait() or
+    // complete() throws part-way the list holds only entries not yet freed: no double free on
+    // the next reap. The erase moves events and unique_ptrs, which cannot throw.
     void reap(bool wait_all) {
         std::lock_guard<std::mutex> lock(mu);
-        auto keep = deferred.begin();
-        for (auto it = deferred.begin(); it != deferred.end(); ++it) {
-            if (wait_all) it->done.wait();
-            if (wait_all || complete(it->done)) {
-                if (it->usm != nullptr) sycl::free(it->usm, ctx);
-            } else {
-                if (keep != it) *keep = std::move(*it);
-                ++keep;
+        auto erase_released = [this]() noexcept {
+            deferred.erase(std::remove_if(deferred.begin(), deferred.end(),
+                                          [](const Deferred &d) noexcept { return d.released; }),
+                           deferred.end());
+        };
+        try {
+            for (auto &d : deferred) {
+                if (wait_all) d.done.wait();
+                if (!wait_all && !complete(d.done)) continue;
+                void *usm = d.usm;
+                d.usm = nullptr;
+                d.staging.reset();
+                d.released = true;
+                if (usm != nullptr) sycl::free(usm, ctx);
             }
+        } catch (...) {
+            erase_released();
+            throw;
         }
-        deferred.erase(keep, deferred.end());
+        erase_released();
     }
     void defer(sycl::event e, void *usm, std::unique_ptr<char[]> staging) {
         std::lock_guard<std::mutex> lock(mu);
         deferred.push_back(Deferred{std::move(e), usm, std::move(staging)});
     }
-    void keep_async(std::string msg) {
-        std::lock_guard<std::mutex> lock(mu);
-        async_errors.push_back(std::move(msg));
+    // Called from the queue's async_handler, which must not throw: a message that cannot be
+    // kept (no host memory, or a mutex error) is replaced by a fixed one, or at worst lost.
+    void keep_async(const char *what, int code) noexcept {
+        try {
+            std::string msg = std::string(what) + (code != 0 ? " (sycl errc " + std::to_string(code) + ")" : "");
+            std::lock_guard<std::mutex> lock(mu);
+            async_errors.push_back(std::move(msg));
+        } catch (...) {
+            lost_async = true;
+        }
     }
+    // Call under guard(): it builds strings and locks the mutex.
     tsy_status take_async() {
         std::lock_guard<std::mutex> lock(mu);
+        if (lost_async.exchange(false) && async_errors.empty())
+            return fail(TSY_ERR_ASYNC, "an asynchronous SYCL error whose message could not be kept");
         if (async_errors.empty()) return TSY_OK;
         std::string first = async_errors.front();
         size_t more = async_errors.size() - 1;
@@ -159,20 +222,20 @@ struct tsy_bundle {
 
 extern "C" {
 
-const char *tsy_last_error(void) { return g_error.c_str(); }
+const char *tsy_last_error(void) noexcept { return g_error.c_str(); }
 
-tsy_status tsy_device_count(size_t *out) {
-    if (out == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_count: null out");
+tsy_status tsy_device_count(size_t *out) noexcept {
     return guard([&] {
+        if (out == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_count: null out");
         init_environment();
         *out = sycl::device::get_devices().size();
         return TSY_OK;
     });
 }
 
-tsy_status tsy_device_name(size_t index, char *buf, size_t len) {
-    if (buf == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_name: null buffer");
+tsy_status tsy_device_name(size_t index, char *buf, size_t len) noexcept {
     return guard([&] {
+        if (buf == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_name: null buffer");
         init_environment();
         auto devs = sycl::device::get_devices();
         if (index >= devs.size())
@@ -186,9 +249,9 @@ tsy_status tsy_device_name(size_t index, char *buf, size_t len) {
     });
 }
 
-tsy_status tsy_device_open(const char *selector, tsy_device **out) {
-    if (selector == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_open: null argument");
+tsy_status tsy_device_open(const char *selector, tsy_device **out) noexcept {
     return guard([&] {
+        if (selector == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_open: null argument");
         init_environment();
         std::string sel = lower(selector);
         auto devs = sycl::device::get_devices();
@@ -198,7 +261,10 @@ tsy_status tsy_device_open(const char *selector, tsy_device **out) {
             dflt = sycl::device(sycl::default_selector_v);
             chosen = &dflt;
         } else if (sel.rfind("index:", 0) == 0) {
-            size_t i = std::strtoull(sel.c_str() + 6, nullptr, 10);
+            size_t i = 0;
+            if (!parse_index(sel.substr(6), &i))
+                return fail(TSY_ERR_INVALID, "SYCL device selector \"" + std::string(selector) +
+                                                 "\": the index after \"index:\" must be decimal digits");
             if (i < devs.size()) chosen = &devs[i];
         } else {
             for (const auto &d : devs) {
@@ -227,9 +293,9 @@ tsy_status tsy_device_open(const char *selector, tsy_device **out) {
     });
 }
 
-tsy_status tsy_device_info(const tsy_device *dev, tsy_info *out) {
-    if (dev == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_info: null argument");
+tsy_status tsy_device_info(const tsy_device *dev, tsy_info *out) noexcept {
     return guard([&] {
+        if (dev == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_info: null argument");
         const sycl::device &d = dev->dev;
         std::memset(out, 0, sizeof(*out));
         copy_str(out->name, sizeof(out->name), d.get_info<sycl::info::device::name>());
@@ -251,12 +317,14 @@ tsy_status tsy_device_info(const tsy_device *dev, tsy_info *out) {
     });
 }
 
-tsy_status tsy_device_take_async(tsy_device *dev) {
-    if (dev == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_take_async: null device");
-    return dev->take_async();
+tsy_status tsy_device_take_async(tsy_device *dev) noexcept {
+    return guard([&] {
+        if (dev == nullptr) return fail(TSY_ERR_INVALID, "tsy_device_take_async: null device");
+        return dev->take_async();
+    });
 }
 
-void tsy_device_close(tsy_device *dev) {
+void tsy_device_close(tsy_device *dev) noexcept {
     if (dev == nullptr) return;
     (void)guard([&] {
         dev->reap(true);
@@ -265,20 +333,21 @@ void tsy_device_close(tsy_device *dev) {
     delete dev;
 }
 
-tsy_status tsy_queue_create(tsy_device *dev, tsy_queue **out) {
-    if (dev == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_create: null argument");
+tsy_status tsy_queue_create(tsy_device *dev, tsy_queue **out) noexcept {
     return guard([&] {
-        // Asynchronous errors are kept on the device, never thrown: the handler must not throw.
-        auto handler = [dev](sycl::exception_list list) {
+        if (dev == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_create: null argument");
+        // Asynchronous errors are kept on the device, never thrown: the handler must not throw
+        // (keep_async is noexcept).
+        auto handler = [dev](sycl::exception_list list) noexcept {
             for (const auto &ep : list) {
                 try {
                     std::rethrow_exception(ep);
                 } catch (const sycl::exception &e) {
-                    dev->keep_async(std::string(e.what()) + " (sycl errc " + std::to_string(e.code().value()) + ")");
+                    dev->keep_async(e.what(), e.code().value());
                 } catch (const std::exception &e) {
-                    dev->keep_async(e.what());
+                    dev->keep_async(e.what(), 0);
                 } catch (...) {
-                    dev->keep_async("unknown asynchronous exception");
+                    dev->keep_async("unknown asynchronous exception", 0);
                 }
             }
         };
@@ -289,35 +358,33 @@ tsy_status tsy_queue_create(tsy_device *dev, tsy_queue **out) {
     });
 }
 
-tsy_status tsy_queue_wait(tsy_queue *q) {
-    if (q == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_wait: null queue");
-    tsy_status s = guard([&] {
+tsy_status tsy_queue_wait(tsy_queue *q) noexcept {
+    return guard([&] {
+        if (q == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_wait: null queue");
         q->q.wait_and_throw();
         q->owner->reap(false);
-        return TSY_OK;
+        return q->owner->take_async();
     });
-    if (s != TSY_OK) return s;
-    return q->owner->take_async();
 }
 
-tsy_status tsy_queue_record(tsy_queue *q, tsy_event **out) {
-    if (q == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_record: null argument");
+tsy_status tsy_queue_record(tsy_queue *q, tsy_event **out) noexcept {
     return guard([&] {
+        if (q == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_record: null argument");
         auto e = std::make_unique<tsy_event>(tsy_event{q->owner, q->q.ext_oneapi_submit_barrier()});
         *out = e.release();
         return TSY_OK;
     });
 }
 
-tsy_status tsy_queue_wait_event(tsy_queue *q, const tsy_event *ev) {
-    if (q == nullptr || ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_wait_event: null argument");
+tsy_status tsy_queue_wait_event(tsy_queue *q, const tsy_event *ev) noexcept {
     return guard([&] {
+        if (q == nullptr || ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_wait_event: null argument");
         q->q.ext_oneapi_submit_barrier({ev->ev});
         return TSY_OK;
     });
 }
 
-void tsy_queue_destroy(tsy_queue *q) {
+void tsy_queue_destroy(tsy_queue *q) noexcept {
     if (q == nullptr) return;
     (void)guard([&] {
         q->q.wait();
@@ -326,37 +393,44 @@ void tsy_queue_destroy(tsy_queue *q) {
     delete q;
 }
 
-tsy_status tsy_event_wait(tsy_event *ev) {
-    if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait: null event");
-    tsy_status s = guard([&] {
-        ev->ev.wait_and_throw();
-        return TSY_OK;
-    });
-    if (s != TSY_OK) return s;
-    return ev->owner->take_async();
-}
-
-tsy_status tsy_event_wait_keep(tsy_event *ev) {
-    if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait_keep: null event");
+tsy_status tsy_queue_fail_async(tsy_queue *q, const char *message) noexcept {
     return guard([&] {
-        ev->ev.wait_and_throw();
+        if (q == nullptr || message == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_fail_async: null argument");
+        std::string msg(message);
+        q->q.submit([&](sycl::handler &h) { h.host_task([msg] { throw std::runtime_error(msg); }); });
         return TSY_OK;
     });
 }
 
-tsy_status tsy_event_query(const tsy_event *ev, int *done) {
-    if (ev == nullptr || done == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_query: null argument");
+tsy_status tsy_event_wait(tsy_event *ev) noexcept {
     return guard([&] {
+        if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait: null event");
+        ev->ev.wait_and_throw();
+        return ev->owner->take_async();
+    });
+}
+
+tsy_status tsy_event_wait_keep(tsy_event *ev) noexcept {
+    return guard([&] {
+        if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait_keep: null event");
+        ev->ev.wait_and_throw();
+        return TSY_OK;
+    });
+}
+
+tsy_status tsy_event_query(const tsy_event *ev, int *done) noexcept {
+    return guard([&] {
+        if (ev == nullptr || done == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_query: null argument");
         *done = complete(ev->ev) ? 1 : 0;
         return TSY_OK;
     });
 }
 
-void tsy_event_destroy(tsy_event *ev) { delete ev; }
+void tsy_event_destroy(tsy_event *ev) noexcept { delete ev; }
 
-tsy_status tsy_usm_alloc(tsy_queue *q, size_t bytes, int async, tsy_usm **out) {
-    if (q == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_usm_alloc: null argument");
+tsy_status tsy_usm_alloc(tsy_queue *q, size_t bytes, int async, tsy_usm **out) noexcept {
     return guard([&] {
+        if (q == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_usm_alloc: null argument");
         q->owner->reap(false);
         void *p = nullptr;
         if (async != 0) {
@@ -371,27 +445,26 @@ tsy_status tsy_usm_alloc(tsy_queue *q, size_t bytes, int async, tsy_usm **out) {
     });
 }
 
-uint64_t tsy_usm_address(const tsy_usm *m) { return m == nullptr ? 0 : reinterpret_cast<uint64_t>(m->ptr); }
+uint64_t tsy_usm_address(const tsy_usm *m) noexcept { return m == nullptr ? 0 : reinterpret_cast<uint64_t>(m->ptr); }
 
-tsy_status tsy_usm_free(tsy_queue *q, tsy_usm *m) {
-    if (q == nullptr || m == nullptr) return fail(TSY_ERR_INVALID, "tsy_usm_free: null argument");
-    tsy_status s = guard([&] {
+tsy_status tsy_usm_free(tsy_queue *q, tsy_usm *m) noexcept {
+    return guard([&] {
+        if (q == nullptr || m == nullptr) return fail(TSY_ERR_INVALID, "tsy_usm_free: null argument");
         if (m->async) {
             syclex::async_free(q->q, m->ptr);
         } else {
             // Stream-ordered release: the memory goes back once the queue's prior work is done.
             q->owner->defer(q->q.ext_oneapi_submit_barrier(), m->ptr, nullptr);
         }
+        delete m;
         return TSY_OK;
     });
-    if (s == TSY_OK) delete m;
-    return s;
 }
 
-tsy_status tsy_copy_h2d(tsy_queue *q, uint64_t dst, const void *src, size_t len) {
-    if (q == nullptr || (src == nullptr && len > 0)) return fail(TSY_ERR_INVALID, "tsy_copy_h2d: null argument");
-    if (len == 0) return TSY_OK;
+tsy_status tsy_copy_h2d(tsy_queue *q, uint64_t dst, const void *src, size_t len) noexcept {
     return guard([&] {
+        if (q == nullptr || (src == nullptr && len > 0)) return fail(TSY_ERR_INVALID, "tsy_copy_h2d: null argument");
+        if (len == 0) return TSY_OK;
         std::unique_ptr<char[]> stage(new char[len]);
         std::memcpy(stage.get(), src, len);
         sycl::event e = q->q.memcpy(reinterpret_cast<void *>(dst), stage.get(), len);
@@ -400,10 +473,10 @@ tsy_status tsy_copy_h2d(tsy_queue *q, uint64_t dst, const void *src, size_t len)
     });
 }
 
-tsy_status tsy_copy_d2h(tsy_queue *q, void *dst, uint64_t src, size_t len, tsy_event **out) {
-    if (q == nullptr || out == nullptr || (dst == nullptr && len > 0))
-        return fail(TSY_ERR_INVALID, "tsy_copy_d2h: null argument");
+tsy_status tsy_copy_d2h(tsy_queue *q, void *dst, uint64_t src, size_t len, tsy_event **out) noexcept {
     return guard([&] {
+        if (q == nullptr || out == nullptr || (dst == nullptr && len > 0))
+            return fail(TSY_ERR_INVALID, "tsy_copy_d2h: null argument");
         sycl::event e = len == 0 ? q->q.ext_oneapi_submit_barrier()
                                  : q->q.memcpy(dst, reinterpret_cast<const void *>(src), len);
         *out = new tsy_event{q->owner, std::move(e)};
@@ -411,37 +484,40 @@ tsy_status tsy_copy_d2h(tsy_queue *q, void *dst, uint64_t src, size_t len, tsy_e
     });
 }
 
-tsy_status tsy_bundle_build(tsy_device *dev, const char *source, const char *name, tsy_bundle **out) {
-    if (dev == nullptr || source == nullptr || name == nullptr || out == nullptr)
-        return fail(TSY_ERR_INVALID, "tsy_bundle_build: null argument");
-    std::string log;
-    tsy_status s = guard([&] {
-        if (!dev->dev.ext_oneapi_can_build(syclex::source_language::sycl))
-            return fail(TSY_ERR_UNSUPPORTED, "device cannot build SYCL source (kernel_compiler)");
-        auto src = syclex::create_kernel_bundle_from_source(dev->ctx, syclex::source_language::sycl,
-                                                            std::string(source));
-        auto exe = syclex::build(src, std::vector<sycl::device>{dev->dev}, syclex::properties{syclex::save_log{&log}});
-        if (!exe.ext_oneapi_has_kernel(name))
-            return fail(TSY_ERR_NOT_FOUND, std::string("the source defines no kernel named ") + name);
-        *out = new tsy_bundle{exe.ext_oneapi_get_kernel(name)};
-        return TSY_OK;
+tsy_status tsy_bundle_build(tsy_device *dev, const char *source, const char *name, tsy_bundle **out) noexcept {
+    return guard([&] {
+        if (dev == nullptr || source == nullptr || name == nullptr || out == nullptr)
+            return fail(TSY_ERR_INVALID, "tsy_bundle_build: null argument");
+        std::string log;
+        tsy_status s = guard([&] {
+            if (!dev->dev.ext_oneapi_can_build(syclex::source_language::sycl))
+                return fail(TSY_ERR_UNSUPPORTED, "device cannot build SYCL source (kernel_compiler)");
+            auto src = syclex::create_kernel_bundle_from_source(dev->ctx, syclex::source_language::sycl,
+                                                                std::string(source));
+            auto exe =
+                syclex::build(src, std::vector<sycl::device>{dev->dev}, syclex::properties{syclex::save_log{&log}});
+            if (!exe.ext_oneapi_has_kernel(name))
+                return fail(TSY_ERR_NOT_FOUND, std::string("the source defines no kernel named ") + name);
+            *out = new tsy_bundle{exe.ext_oneapi_get_kernel(name)};
+            return TSY_OK;
+        });
+        if (s == TSY_ERR_COMPILE && !log.empty()) g_error += "\n" + log;
+        return s;
     });
-    if (s == TSY_ERR_COMPILE && !log.empty()) g_error += "\n" + log;
-    return s;
 }
 
-void tsy_bundle_destroy(tsy_bundle *b) { delete b; }
+void tsy_bundle_destroy(tsy_bundle *b) noexcept { delete b; }
 
 tsy_status tsy_launch(tsy_queue *q, const tsy_bundle *b, uint64_t groups, uint32_t local, const tsy_arg *args,
-                      size_t nargs) {
-    if (q == nullptr || b == nullptr || (args == nullptr && nargs > 0) || local == 0)
-        return fail(TSY_ERR_INVALID, "tsy_launch: null argument or zero work-group size");
-    for (size_t i = 0; i < nargs; ++i)
-        if (args[i].kind > TSY_ARG_F64)
-            return fail(TSY_ERR_INVALID, "tsy_launch: argument " + std::to_string(i) + " has unknown kind " +
-                                             std::to_string(args[i].kind));
-    if (groups == 0) return TSY_OK;
+                      size_t nargs) noexcept {
     return guard([&] {
+        if (q == nullptr || b == nullptr || (args == nullptr && nargs > 0) || local == 0)
+            return fail(TSY_ERR_INVALID, "tsy_launch: null argument or zero work-group size");
+        for (size_t i = 0; i < nargs; ++i)
+            if (args[i].kind > TSY_ARG_F64)
+                return fail(TSY_ERR_INVALID, "tsy_launch: argument " + std::to_string(i) + " has unknown kind " +
+                                                 std::to_string(args[i].kind));
+        if (groups == 0) return TSY_OK;
         q->q.submit([&](sycl::handler &h) {
             for (size_t i = 0; i < nargs; ++i) {
                 uint64_t v = args[i].bits;

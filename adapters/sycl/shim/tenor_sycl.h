@@ -14,7 +14,12 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
+/* Every function is noexcept: its body runs under a catch-all, so no exception can unwind into
+ * the caller (a Rust frame, where that would be undefined behaviour). */
+#define TSY_NOEXCEPT noexcept
 extern "C" {
+#else
+#define TSY_NOEXCEPT
 #endif
 
 typedef enum tsy_status {
@@ -62,52 +67,57 @@ typedef struct tsy_arg {
     uint64_t bits;   /* the value's bits: a device address, an integer, or an IEEE float's bits */
 } tsy_arg;
 
-const char *tsy_last_error(void);
+const char *tsy_last_error(void) TSY_NOEXCEPT;
 
 /* Devices: number of devices, the name of device `index` (copied into buf), opening one by
  * selector: "cpu", "gpu", "default", "index:N", or a case-insensitive substring of the name. */
-tsy_status tsy_device_count(size_t *out);
-tsy_status tsy_device_name(size_t index, char *buf, size_t len);
-tsy_status tsy_device_open(const char *selector, tsy_device **out);
-tsy_status tsy_device_info(const tsy_device *dev, tsy_info *out);
+tsy_status tsy_device_count(size_t *out) TSY_NOEXCEPT;
+tsy_status tsy_device_name(size_t index, char *buf, size_t len) TSY_NOEXCEPT;
+tsy_status tsy_device_open(const char *selector, tsy_device **out) TSY_NOEXCEPT;
+tsy_status tsy_device_info(const tsy_device *dev, tsy_info *out) TSY_NOEXCEPT;
 /* Takes the first asynchronous error kept on the device (TSY_OK when none). */
-tsy_status tsy_device_take_async(tsy_device *dev);
-void tsy_device_close(tsy_device *dev);
+tsy_status tsy_device_take_async(tsy_device *dev) TSY_NOEXCEPT;
+void tsy_device_close(tsy_device *dev) TSY_NOEXCEPT;
 
 /* In-order queues. */
-tsy_status tsy_queue_create(tsy_device *dev, tsy_queue **out);
-tsy_status tsy_queue_wait(tsy_queue *q);
+tsy_status tsy_queue_create(tsy_device *dev, tsy_queue **out) TSY_NOEXCEPT;
+tsy_status tsy_queue_wait(tsy_queue *q) TSY_NOEXCEPT;
 /* An event completing when all work enqueued so far on q has (a barrier). */
-tsy_status tsy_queue_record(tsy_queue *q, tsy_event **out);
+tsy_status tsy_queue_record(tsy_queue *q, tsy_event **out) TSY_NOEXCEPT;
 /* Later work on q waits for ev (an event of any queue of the same context). */
-tsy_status tsy_queue_wait_event(tsy_queue *q, const tsy_event *ev);
-void tsy_queue_destroy(tsy_queue *q);
+tsy_status tsy_queue_wait_event(tsy_queue *q, const tsy_event *ev) TSY_NOEXCEPT;
+void tsy_queue_destroy(tsy_queue *q) TSY_NOEXCEPT;
+/* Enqueues a host task that throws std::runtime_error(message): a genuine asynchronous error,
+ * which the runtime delivers to the queue's async_handler and the next wait returns as
+ * TSY_ERR_ASYNC. For tests of that path: we found no kernel or launch that makes the OpenCL
+ * CPU device report an asynchronous error. */
+tsy_status tsy_queue_fail_async(tsy_queue *q, const char *message) TSY_NOEXCEPT;
 
-tsy_status tsy_event_wait(tsy_event *ev);
+tsy_status tsy_event_wait(tsy_event *ev) TSY_NOEXCEPT;
 /* Waits without taking the device's kept asynchronous errors (they stay for the next wait). */
-tsy_status tsy_event_wait_keep(tsy_event *ev);
-tsy_status tsy_event_query(const tsy_event *ev, int *complete);
-void tsy_event_destroy(tsy_event *ev);
+tsy_status tsy_event_wait_keep(tsy_event *ev) TSY_NOEXCEPT;
+tsy_status tsy_event_query(const tsy_event *ev, int *complete) TSY_NOEXCEPT;
+void tsy_event_destroy(tsy_event *ev) TSY_NOEXCEPT;
 
 /* USM device memory. With async != 0 the allocation and the free are stream-ordered on q
  * (sycl_ext_oneapi_async_alloc; only where the device has the aspect). Otherwise malloc_device,
  * and the free waits for the work enqueued so far on q before releasing the memory. */
-tsy_status tsy_usm_alloc(tsy_queue *q, size_t bytes, int async, tsy_usm **out);
-uint64_t tsy_usm_address(const tsy_usm *m);
-tsy_status tsy_usm_free(tsy_queue *q, tsy_usm *m);
+tsy_status tsy_usm_alloc(tsy_queue *q, size_t bytes, int async, tsy_usm **out) TSY_NOEXCEPT;
+uint64_t tsy_usm_address(const tsy_usm *m) TSY_NOEXCEPT;
+tsy_status tsy_usm_free(tsy_queue *q, tsy_usm *m) TSY_NOEXCEPT;
 
 /* Copies. h2d copies src into a staging buffer before it returns; d2h writes into dst, which
  * must stay valid until *out (the copy's event) completes. */
-tsy_status tsy_copy_h2d(tsy_queue *q, uint64_t dst, const void *src, size_t len);
-tsy_status tsy_copy_d2h(tsy_queue *q, void *dst, uint64_t src, size_t len, tsy_event **out);
+tsy_status tsy_copy_h2d(tsy_queue *q, uint64_t dst, const void *src, size_t len) TSY_NOEXCEPT;
+tsy_status tsy_copy_d2h(tsy_queue *q, void *dst, uint64_t src, size_t len, tsy_event **out) TSY_NOEXCEPT;
 
 /* Kernels: source is a complete SYCL translation unit defining an extern "C" free-function
  * kernel named `name` with the nd_range_kernel<1> property. */
-tsy_status tsy_bundle_build(tsy_device *dev, const char *source, const char *name, tsy_bundle **out);
-void tsy_bundle_destroy(tsy_bundle *b);
+tsy_status tsy_bundle_build(tsy_device *dev, const char *source, const char *name, tsy_bundle **out) TSY_NOEXCEPT;
+void tsy_bundle_destroy(tsy_bundle *b) TSY_NOEXCEPT;
 /* Launches over `groups` work-groups of `local` work-items. */
 tsy_status tsy_launch(tsy_queue *q, const tsy_bundle *b, uint64_t groups, uint32_t local, const tsy_arg *args,
-                      size_t nargs);
+                      size_t nargs) TSY_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,15 @@ fn devices_are_selected_by_kind_index_and_name() {
     let by_name = sycl(&info.name.to_uppercase()).expect("by name, case-insensitive");
     assert_eq!(by_name.info().name, info.name);
     assert_eq!(by_name.driver().raw_info().identity, dev.driver().raw_info().identity, "same SYCL device");
+    // "index:N" takes decimal digits only: anything else is refused by name, never read as 0.
+    for bad in ["index:foo", "index:", "index:1x", "index:-1", "index: 0"] {
+        match sycl(bad) {
+            Err(ComputeError::InvalidArgument(message)) => {
+                assert!(message.contains(bad) && message.contains("digits"), "{bad}: {message}")
+            }
+            other => panic!("{bad}: expected InvalidArgument, got {other:?}"),
+        }
+    }
     match sycl("no-such-device-anywhere") {
         Err(ComputeError::Unavailable { backend, reason }) => {
             assert_eq!(backend, "sycl");
@@ -209,4 +218,44 @@ fn every_built_in_kernel_has_a_sycl_source() {
     let defs = tenor_kernels::registry().expect("registry");
     let missing: Vec<&str> = defs.iter().filter(|d| !d.sources.contains_key("sycl")).map(|d| d.name.as_str()).collect();
     assert!(missing.is_empty(), "kernels without kernels/<name>/sycl.cpp: {missing:?}");
+}
+
+/// The message of an asynchronous error, or a panic naming what came instead.
+fn async_message(result: Result<(), ComputeError>, what: &str) -> String {
+    match result {
+        Err(ComputeError::Async(inner)) => match *inner {
+            ComputeError::Backend { backend, message, .. } => {
+                assert_eq!(backend, "sycl");
+                message
+            }
+            other => panic!("{what}: expected a SYCL backend error inside Async, got {other:?}"),
+        },
+        other => panic!("{what}: expected ComputeError::Async, got {other:?}"),
+    }
+}
+
+#[test]
+fn asynchronous_errors_reach_the_caller_at_the_next_wait_and_only_once() {
+    use tenor_sycl::handle::{DeviceHandle, Queue};
+    // A host task that throws is delivered by the runtime to the queue's async_handler (SYCL
+    // 2020, 4.13.2), not at submission: the shim must keep it and return it at a wait.
+    let dev = DeviceHandle::open("cpu").expect("the OpenCL CPU device");
+    let q = Queue::new(&dev).expect("queue");
+    q.fail_async("first async failure").expect("enqueued");
+    let message = async_message(q.wait(), "queue wait");
+    assert!(message.contains("first async failure"), "{message}");
+    q.wait().expect("the error was taken by the first wait, not kept for the next");
+
+    // Through an event: waiting on it returns the error; waiting while keeping leaves it on
+    // the device for take_async.
+    q.fail_async("second async failure").expect("enqueued");
+    let ev = q.record().expect("event");
+    let message = async_message(ev.wait(), "event wait");
+    assert!(message.contains("second async failure"), "{message}");
+    q.fail_async("third async failure").expect("enqueued");
+    let ev = q.record().expect("event");
+    ev.wait_keeping_async().expect("the wait itself succeeds");
+    let message = async_message(dev.take_async(), "take_async");
+    assert!(message.contains("third async failure"), "{message}");
+    dev.take_async().expect("nothing kept after take_async");
 }

@@ -52,6 +52,11 @@ pub(crate) fn whole(name: &str, value: f64) -> Result<usize, ParamError> {
     }
 }
 
+/// The values of `allowed` parameters (name, default) from `params`, in order.
+///
+/// # Errors
+/// [`ParamError::Unknown`] for a parameter not in `allowed`; [`ParamError::Invalid`] for a value
+/// that is not finite (NaN, inf).
 pub(crate) fn take(params: &Params, strategy: &str, allowed: &[(&str, f64)]) -> Result<Vec<f64>, ParamError> {
     if let Some(k) = params.keys().find(|k| !allowed.iter().any(|(a, _)| a == k)) {
         return Err(ParamError::Unknown {
@@ -60,7 +65,11 @@ pub(crate) fn take(params: &Params, strategy: &str, allowed: &[(&str, f64)]) -> 
             takes: allowed.iter().map(|(a, d)| format!("{a} (default {d})")).collect::<Vec<_>>().join(", "),
         });
     }
-    Ok(allowed.iter().map(|(a, d)| params.get(*a).copied().unwrap_or(*d)).collect())
+    let values: Vec<f64> = allowed.iter().map(|(a, d)| params.get(*a).copied().unwrap_or(*d)).collect();
+    if let Some(((name, _), value)) = allowed.iter().zip(&values).find(|(_, v)| !v.is_finite()) {
+        return Err(ParamError::Invalid { name: (*name).into(), value: *value, reason: "must be finite".into() });
+    }
+    Ok(values)
 }
 
 /// Builds strategy `name` with `params`; option strategies price on `compute`.

@@ -65,7 +65,9 @@ impl ShortStraddle {
     /// paths (8192), seed (1).
     ///
     /// # Errors
-    /// Unknown parameters; non-positive counts.
+    /// [`ParamError`] naming the parameter and value: unknown parameters; a non-finite value;
+    /// non-positive counts; `rate` or `dividend` outside [-1, 1] (per year); a `seed` that is not
+    /// a whole number in [0, 2^53].
     pub fn from_params(p: &Params, compute: Arc<dyn Compute>) -> Result<Self, ParamError> {
         Self::from_params_priced(p, Pricer::direct(compute))
     }
@@ -93,6 +95,23 @@ impl ShortStraddle {
             if v[i] <= 0.0 {
                 return Err(ParamError::Invalid { name: name.into(), value: v[i], reason: "must be positive".into() });
             }
+        }
+        for (i, name) in [(3, "rate"), (4, "dividend")] {
+            if !(-1.0..=1.0).contains(&v[i]) {
+                return Err(ParamError::Invalid {
+                    name: name.into(),
+                    value: v[i],
+                    reason: "must be in [-1, 1] (a continuously compounded rate per year)".into(),
+                });
+            }
+        }
+        // Up to 2^53 every whole number is an f64, so the seed given is the seed used.
+        if !(v[6].fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&v[6])) {
+            return Err(ParamError::Invalid {
+                name: "seed".into(),
+                value: v[6],
+                reason: "must be a whole number in [0, 2^53]".into(),
+            });
         }
         if v[2] < 2.0 {
             return Err(ParamError::Invalid {

@@ -56,6 +56,44 @@ pub struct BacktestArgs {
     pub out: PathBuf,
 }
 
+/// A command-line value refused before anything runs, naming the flag and the value.
+#[derive(Debug, thiserror::Error)]
+#[error("{flag} {value}: {reason}")]
+pub struct ArgError {
+    /// The flag, e.g. `--cash`.
+    pub flag: &'static str,
+    /// The value given, as written.
+    pub value: String,
+    /// What a valid value is.
+    pub reason: String,
+}
+
+fn refuse(flag: &'static str, value: impl ToString, reason: &str) -> ArgError {
+    ArgError { flag, value: value.to_string(), reason: reason.into() }
+}
+
+/// Checks the numeric flags: cash finite and > 0, periods per year finite and > 0, costs finite
+/// and >= 0.
+fn check_flags(a: &BacktestArgs) -> Result<(), ArgError> {
+    if !(a.cash.is_finite() && a.cash > 0.0) {
+        return Err(refuse("--cash", a.cash, "must be finite and > 0"));
+    }
+    if !(a.periods_per_year.is_finite() && a.periods_per_year > 0.0) {
+        return Err(refuse("--periods-per-year", a.periods_per_year, "must be finite and > 0"));
+    }
+    for (flag, v) in [
+        ("--per-share", a.per_share),
+        ("--commission-bps", a.commission_bps),
+        ("--min-commission", a.min_commission),
+        ("--slippage-bps", a.slippage_bps),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(refuse(flag, v, "must be finite and >= 0"));
+        }
+    }
+    Ok(())
+}
+
 fn parse_kv(s: &str) -> anyhow::Result<(String, f64)> {
     let (k, v) = s.split_once('=').ok_or_else(|| anyhow!("--param {s:?}: expected name=value"))?;
     let v: f64 = v.trim().parse().map_err(|_| anyhow!("--param {s:?}: {v:?} is not a number"))?;
@@ -73,8 +111,11 @@ fn parse_sweep(s: &str) -> anyhow::Result<(String, Vec<f64>)> {
         .collect::<Result<_, _>>()
         .map_err(|_| anyhow!("--sweep {s:?}: bounds must be numbers"))?;
     let [a, b, step] = p[..] else { bail!("--sweep {s:?}: expected start:stop:step") };
+    if !(a.is_finite() && b.is_finite() && step.is_finite()) {
+        return Err(refuse("--sweep", s, "start, stop and step must be finite").into());
+    }
     if step <= 0.0 || b < a {
-        bail!("--sweep {s:?}: needs step > 0 and stop >= start");
+        return Err(refuse("--sweep", s, "needs step > 0 and stop >= start (at least one run)").into());
     }
     let n = ((b - a) / step + 1e-9).floor() + 1.0;
     if n > MAX_SWEEP_RUNS as f64 {
@@ -84,13 +125,15 @@ fn parse_sweep(s: &str) -> anyhow::Result<(String, Vec<f64>)> {
     Ok((k.trim().to_owned(), (0..n).map(|i| a + i as f64 * step).collect()))
 }
 
-fn write_outputs(r: &RunResult, dir: &Path) -> anyhow::Result<()> {
+/// Writes trades.csv, equity.csv, metrics.json and equity.svg; returns whether the chart was
+/// written.
+fn write_outputs(r: &RunResult, dir: &Path) -> anyhow::Result<bool> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut w = csv::Writer::from_path(dir.join("trades.csv"))?;
     w.write_record(["time", "symbol", "quantity", "price", "commission", "order"])?;
     for f in &r.fills {
         w.write_record([
-            f.time.to_string(),
+            iso(f.time),
             f.symbol.clone(),
             f.quantity.to_string(),
             format!("{:.6}", f.price),
@@ -100,67 +143,87 @@ fn write_outputs(r: &RunResult, dir: &Path) -> anyhow::Result<()> {
     }
     w.flush()?;
     let mut w = csv::Writer::from_path(dir.join("equity.csv"))?;
-    w.write_record(["date", "equity"])?;
+    w.write_record(["time", "equity"])?;
     for (t, e) in &r.equity {
-        let d = chrono::DateTime::from_timestamp(*t, 0)
-            .map_or_else(|| t.to_string(), |d| d.format("%Y-%m-%d %H:%M").to_string());
-        w.write_record([d, format!("{e:.2}")])?;
+        w.write_record([iso(*t), format!("{e:.2}")])?;
     }
     w.flush()?;
     std::fs::write(dir.join("metrics.json"), serde_json::to_string_pretty(&r.metrics)?)?;
     chart(r, &dir.join("equity.svg"))
 }
 
-fn chart(r: &RunResult, path: &Path) -> anyhow::Result<()> {
+/// ISO 8601 UTC time of a bar stamp (`2012-08-09T23:59:59Z`; daily bars end at 23:59:59 UTC).
+fn iso(t: i64) -> String {
+    chrono::DateTime::from_timestamp(t, 0)
+        .map_or_else(|| t.to_string(), |d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
+/// An axis range `lo..hi` padded by 2 %, or `None` when it is not finite.
+fn padded(lo: f64, hi: f64) -> Option<std::ops::Range<f64>> {
+    let pad = ((hi - lo) * 0.02).max(hi.abs().max(lo.abs()) * 0.01).max(1e-9);
+    let r = (lo - pad)..(hi + pad);
+    (r.start.is_finite() && r.end.is_finite() && r.start < r.end).then_some(r)
+}
+
+/// Draws the equity and drawdown chart; returns whether it was written (it is not when fewer
+/// than two equity points are finite, or the range is not finite: never an infinite axis).
+fn chart(r: &RunResult, path: &Path) -> anyhow::Result<bool> {
     let e = |x: DrawingAreaErrorKind<std::io::Error>| anyhow!("drawing {}: {x}", path.display());
-    let pts: Vec<(f64, f64)> = r.equity.iter().map(|(t, v)| (*t as f64 / 86_400.0 / 365.25 + 1970.0, *v)).collect();
+    let pts: Vec<(f64, f64)> = r
+        .equity
+        .iter()
+        .map(|(t, v)| (*t as f64 / 86_400.0 / 365.25 + 1970.0, *v))
+        .filter(|(_, v)| v.is_finite())
+        .collect();
     if pts.len() < 2 {
-        return Ok(());
+        return Ok(false);
     }
     let mut peak = f64::MIN;
     let dd: Vec<(f64, f64)> = pts
         .iter()
         .map(|(x, v)| {
             peak = peak.max(*v);
-            (*x, -100.0 * (1.0 - v / peak))
+            let d = if peak > 0.0 { -100.0 * (1.0 - v / peak) } else { 0.0 };
+            (*x, if d.is_finite() { d } else { 0.0 })
         })
         .collect();
+    let (x0, x1) = (pts[0].0, pts[pts.len() - 1].0);
+    let (lo, hi) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, v)| (a.min(*v), b.max(*v)));
+    let dmin = dd.iter().fold(0.0f64, |m, (_, d)| m.min(*d));
+    let (Some(y), Some(dy)) = (padded(lo, hi), padded(dmin - 0.1, 0.0)) else { return Ok(false) };
+    if x0 >= x1 || !(x0.is_finite() && x1.is_finite()) {
+        return Ok(false);
+    }
     let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(e)?;
     let (top, bottom) = root.split_vertically(400);
-    let (x0, x1) = (pts[0].0, pts[pts.len() - 1].0);
-    let (lo, hi) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, v)| (a.min(*v), b.max(*v)));
     let mut c = ChartBuilder::on(&top)
         .caption(format!("{}: equity", r.strategy), ("sans-serif", 20))
         .margin(10)
         .x_label_area_size(30)
         .y_label_area_size(80)
-        .build_cartesian_2d(x0..x1, lo * 0.98..hi * 1.02)
+        .build_cartesian_2d(x0..x1, y)
         .map_err(e)?;
     c.configure_mesh().y_desc("equity").draw().map_err(e)?;
     c.draw_series(LineSeries::new(pts.iter().copied(), BLUE.stroke_width(2))).map_err(e)?;
-    let dmin = dd.iter().fold(0.0f64, |m, (_, d)| m.min(*d));
     let mut c = ChartBuilder::on(&bottom)
         .caption("drawdown (%)", ("sans-serif", 16))
         .margin(10)
         .x_label_area_size(30)
         .y_label_area_size(80)
-        .build_cartesian_2d(x0..x1, (dmin * 1.05 - 0.1)..0.0)
+        .build_cartesian_2d(x0..x1, dy)
         .map_err(e)?;
     c.configure_mesh().x_desc("year").draw().map_err(e)?;
     c.draw_series(AreaSeries::new(dd.iter().copied(), 0.0, RED.mix(0.3)).border_style(RED)).map_err(e)?;
     root.present().map_err(e)?;
-    Ok(())
+    Ok(true)
 }
 
 /// Runs the backtest or the sweep.
 pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
-    if a.cash.is_nan() || a.cash <= 0.0 {
-        bail!("--cash must be positive, got {}", a.cash);
-    }
-    if a.periods_per_year.is_nan() || a.periods_per_year <= 0.0 {
-        bail!("--periods-per-year must be positive, got {}", a.periods_per_year);
-    }
+    check_flags(a)?;
+    let axes: Vec<(String, Vec<f64>)> = a.sweeps.iter().map(|s| parse_sweep(s)).collect::<anyhow::Result<_>>()?;
+    let base: Params = a.params.iter().map(|s| parse_kv(s)).collect::<anyhow::Result<_>>()?;
     let series = a.data.iter().map(|p| tenor_backtest::data::load(p, None)).collect::<Result<Vec<_>, _>>()?;
     let feed = Feed::new(series);
     let compute = tenor_backends::open(&a.backend)?;
@@ -171,12 +234,11 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         slippage_bps: a.slippage_bps,
     };
     let engine = Engine::new(EngineConfig { cash: a.cash, costs, periods_per_year: a.periods_per_year });
-    let base: Params = a.params.iter().map(|s| parse_kv(s)).collect::<anyhow::Result<_>>()?;
     if a.sweeps.is_empty() {
         let mut s = strategies::build(&a.strategy, &base, compute.clone())?;
         let t0 = std::time::Instant::now();
         let r = engine.run(&feed, s.as_mut())?;
-        write_outputs(&r, &a.out)?;
+        let charted = write_outputs(&r, &a.out)?;
         let m = &r.metrics;
         println!(
             "{} on {} ({} bars, {:.2} s, backend {})",
@@ -203,10 +265,17 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
             m.trades,
             r.dividends
         );
-        println!("  wrote {}/{{trades.csv,equity.csv,metrics.json,equity.svg}}", a.out.display());
+        let files = if charted {
+            "trades.csv,equity.csv,metrics.json,equity.svg"
+        } else {
+            "trades.csv,equity.csv,metrics.json"
+        };
+        println!("  wrote {}/{{{files}}}", a.out.display());
+        if !charted {
+            println!("  no equity.svg: fewer than two finite equity points");
+        }
         return Ok(ExitCode::SUCCESS);
     }
-    let axes: Vec<(String, Vec<f64>)> = a.sweeps.iter().map(|s| parse_sweep(s)).collect::<anyhow::Result<_>>()?;
     let runs: usize = axes.iter().map(|(_, v)| v.len()).product();
     if runs > MAX_SWEEP_RUNS {
         bail!("--sweep asks for {runs} runs; at most {MAX_SWEEP_RUNS} are allowed (coarsen a step)");
@@ -352,4 +421,33 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(equity: Vec<(i64, f64)>) -> RunResult {
+        RunResult { strategy: "t".into(), equity, fills: vec![], dividends: 0.0, metrics: Default::default() }
+    }
+
+    #[test]
+    fn the_chart_skips_non_finite_values_and_ranges_instead_of_hanging() {
+        let dir = std::env::temp_dir().join(format!("tenor-chart-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp");
+        let path = dir.join("c.svg");
+        // Only one finite point: no chart.
+        let r = result(vec![(0, 1e6), (86_400, f64::INFINITY), (172_800, f64::NAN)]);
+        assert!(!chart(&r, &path).expect("no error"));
+        // Finite values whose padded range overflows: no chart.
+        let r = result(vec![(0, -f64::MAX), (86_400, f64::MAX)]);
+        assert!(!chart(&r, &path).expect("no error"));
+        assert!(!path.exists());
+        // Non-finite points among finite ones are left out; a flat curve still gets an axis.
+        let r = result(vec![(0, 100.0), (86_400, f64::NAN), (172_800, 100.0)]);
+        assert!(chart(&r, &path).expect("drawn"));
+        assert!(path.exists());
+        assert_eq!(padded(100.0, 100.0), Some(99.0..101.0));
+        assert_eq!(padded(0.0, f64::INFINITY), None);
+    }
 }

@@ -105,9 +105,12 @@ impl Drop for Landing {
     fn drop(&mut self) {
         if !self.buf.is_empty() {
             // The copy may still write into buf: wait. Asynchronous errors stay on the device
-            // for its next synchronisation; a synchronous failure of the wait itself has no
-            // caller to go to in Drop.
-            let _ = self.event.0.wait_keeping_async();
+            // for its next synchronisation. When the wait itself fails we cannot know that the
+            // copy has stopped, so the buffer is leaked on purpose: freeing memory the device
+            // may still write into would let it corrupt whatever the allocator hands it to next.
+            if self.event.0.wait_keeping_async().is_err() {
+                std::mem::forget(std::mem::take(&mut self.buf));
+            }
         }
     }
 }

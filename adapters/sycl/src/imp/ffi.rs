@@ -84,6 +84,7 @@ extern "C" {
     pub fn tsy_queue_record(q: *mut tsy_queue, out: *mut *mut tsy_event) -> tsy_status;
     pub fn tsy_queue_wait_event(q: *mut tsy_queue, ev: *const tsy_event) -> tsy_status;
     pub fn tsy_queue_destroy(q: *mut tsy_queue);
+    pub fn tsy_queue_fail_async(q: *mut tsy_queue, message: *const c_char) -> tsy_status;
     pub fn tsy_event_wait(ev: *mut tsy_event) -> tsy_status;
     pub fn tsy_event_wait_keep(ev: *mut tsy_event) -> tsy_status;
     pub fn tsy_event_query(ev: *const tsy_event, complete: *mut c_int) -> tsy_status;

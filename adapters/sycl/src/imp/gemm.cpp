@@ -1,4 +1,4 @@
-// Tenor's SYCL gemm (docs/adr/0006-sycl-gemm.md): C = alpha op(A) op(B) + beta C, column-major
+// Tenor's SYCL gemm (docs/adr/0004-sycl-gemm.md): C = alpha op(A) op(B) + beta C, column-major
 // as BLAS ?gemm. Each work-item computes 4x4 tiles of C in registers, striding over the tiles;
 // with beta = 0, C is not read (BLAS semantics: C may hold NaN).
 template <typename T>

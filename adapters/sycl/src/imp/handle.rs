@@ -80,7 +80,9 @@ impl DeviceHandle {
     /// the device name).
     ///
     /// # Errors
-    /// [`ComputeError::Unavailable`] listing the devices when none matches.
+    /// [`ComputeError::Unavailable`] listing the devices when none matches;
+    /// [`ComputeError::InvalidArgument`] naming the selector when the `N` of `index:N` is not
+    /// all decimal digits (`index:foo`, `index:`, `index:1x`).
     pub fn open(selector: &str) -> Result<Arc<Self>, ComputeError> {
         let sel = CString::new(selector)
             .map_err(|_| ComputeError::InvalidArgument(format!("SYCL device selector {selector:?} contains NUL")))?;
@@ -180,6 +182,21 @@ impl Queue {
     pub fn wait(&self) -> Result<(), ComputeError> {
         // SAFETY: live queue.
         check(unsafe { ffi::tsy_queue_wait(self.raw()) }, "waiting for SYCL queue")
+    }
+
+    /// Enqueues a host task that throws `message`: a genuine asynchronous SYCL error, delivered
+    /// by the runtime to this queue's async_handler and returned by the next wait (or by the
+    /// device's [`DeviceHandle::take_async`]) as [`ComputeError::Async`]. For tests of that
+    /// path: we found no kernel or launch that makes the OpenCL CPU device report one.
+    ///
+    /// # Errors
+    /// [`ComputeError::InvalidArgument`] when `message` contains NUL; runtime errors.
+    pub fn fail_async(&self, message: &str) -> Result<(), ComputeError> {
+        let msg = CString::new(message).map_err(|_| {
+            ComputeError::InvalidArgument(format!("asynchronous error message {message:?} contains NUL"))
+        })?;
+        // SAFETY: live queue, valid C string (the shim copies it).
+        check(unsafe { ffi::tsy_queue_fail_async(self.raw(), msg.as_ptr()) }, "enqueueing a failing host task")
     }
 
     /// An event completing after all work enqueued so far.
