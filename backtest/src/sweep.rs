@@ -2,6 +2,7 @@
 //! finished run for progress bars; option strategies' sweeps run in lockstep with their pricing
 //! batched across runs ([`run_batched`], [`crate::batch`]).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -80,57 +81,123 @@ pub fn run_batched<F>(
 where
     F: Fn(&Params, Pricer) -> Result<Box<dyn Strategy>, StrategyError> + Sync,
 {
-    let groups = sets.len().div_ceil(MAX_LOCKSTEP_RUNS).max(1);
-    let total = (feed.len() * groups) as u64;
+    run_batched_groups(engine, feed, compute, sets, 1, make, on_bar)
+}
+
+/// [`run_batched`] with the runs split into `groups` lockstep groups of about equal size (at
+/// most [`MAX_LOCKSTEP_RUNS`] runs each) that run concurrently, `groups` at a time, each making
+/// its own `price_batch` call per bar: `groups` calls per bar instead of one. For backends whose
+/// launches run on the calling thread (cpu), where one call per bar prices on one core;
+/// results are bitwise the same for any `groups`. Progress counts bars times groups.
+pub fn run_batched_groups<F>(
+    engine: &Engine,
+    feed: &Feed,
+    compute: Arc<dyn Compute>,
+    sets: &[Params],
+    groups: usize,
+    make: F,
+    on_bar: &(dyn Fn(u64, u64) + Sync),
+) -> BatchedSweep
+where
+    F: Fn(&Params, Pricer) -> Result<Box<dyn Strategy>, StrategyError> + Sync,
+{
+    let groups = groups.max(1);
+    let size = sets.len().div_ceil(groups).clamp(1, MAX_LOCKSTEP_RUNS);
+    let chunks: Vec<&[Params]> = sets.chunks(size).collect();
+    let total = (feed.len() * chunks.len().max(1)) as u64;
+    let done: Vec<AtomicU64> = chunks.iter().map(|_| AtomicU64::new(0)).collect();
+    let report = |g: usize, t: u64| {
+        if let Some(d) = done.get(g) {
+            d.fetch_max(t, Ordering::Relaxed);
+        }
+        on_bar(done.iter().map(|d| d.load(Ordering::Relaxed)).sum(), total);
+    };
     let mut results = Vec::with_capacity(sets.len());
     let mut stats = BatchStats::default();
-    for (g, chunk) in sets.chunks(MAX_LOCKSTEP_RUNS).enumerate() {
-        let base = (g * feed.len()) as u64;
-        // The collector outlives no borrow: it reports bars over a channel to a thread here.
-        let (tx, rx) = std::sync::mpsc::channel::<usize>();
-        let collector = Collector::new(
-            compute.clone(),
-            chunk.len(),
-            Box::new(move |t| {
-                // The receiver lives until every handle is gone; a send cannot fail before.
-                let _ = tx.send(t);
-            }),
-        );
+    for (w, wave) in chunks.chunks(groups).enumerate() {
         std::thread::scope(|s| {
-            s.spawn(move || {
-                for t in rx {
-                    on_bar(base + t as u64, total);
-                }
-            });
-            let handles: Vec<_> = chunk
+            let handles: Vec<_> = wave
                 .iter()
                 .enumerate()
-                .map(|(i, p)| {
-                    let (collector, make) = (collector.clone(), &make);
-                    s.spawn(move || {
-                        // Marks the run finished even when the strategy panics, so the other
-                        // runs of the group never wait for it.
-                        let _finish = Finish(collector.clone(), i);
-                        make(p, collector.handle(i)).and_then(|mut st| engine.run(feed, st.as_mut()))
-                    })
+                .map(|(k, chunk)| {
+                    let (compute, make, report) = (compute.clone(), &make, &report);
+                    let g = w * groups + k;
+                    s.spawn(move || run_group(engine, feed, compute, chunk, make, &|t| report(g, t)))
                 })
                 .collect();
-            for (h, p) in handles.into_iter().zip(chunk) {
-                results.push(h.join().unwrap_or_else(|_| {
-                    Err(StrategyError { strategy: format!("{p:?}"), bar: 0, message: "the strategy panicked".into() })
-                }));
+            for (h, chunk) in handles.into_iter().zip(wave) {
+                match h.join() {
+                    Ok((r, st)) => {
+                        results.extend(r);
+                        stats.calls += st.calls;
+                        stats.requests += st.requests;
+                        stats.products += st.products;
+                        stats.bars += st.bars;
+                    }
+                    Err(_) => results.extend(chunk.iter().map(|p| Err(panicked(p)))),
+                }
             }
-            let st = collector.stats();
-            stats.calls += st.calls;
-            stats.requests += st.requests;
-            stats.products += st.products;
-            stats.bars += st.bars;
-            // Drops the last sender, which ends the progress thread.
-            drop(collector);
         });
-        on_bar(base + feed.len() as u64, total);
     }
     BatchedSweep { results, stats }
+}
+
+fn panicked(p: &Params) -> StrategyError {
+    StrategyError { strategy: format!("{p:?}"), bar: 0, message: "the strategy panicked".into() }
+}
+
+/// One lockstep group: a thread per run, one collector; `report(t)` as the group passes bar `t`.
+fn run_group<F>(
+    engine: &Engine,
+    feed: &Feed,
+    compute: Arc<dyn Compute>,
+    chunk: &[Params],
+    make: &F,
+    report: &(dyn Fn(u64) + Sync),
+) -> (Vec<Result<RunResult, StrategyError>>, BatchStats)
+where
+    F: Fn(&Params, Pricer) -> Result<Box<dyn Strategy>, StrategyError> + Sync,
+{
+    // The collector outlives no borrow: it reports bars over a channel to a thread here.
+    let (tx, rx) = std::sync::mpsc::channel::<usize>();
+    let collector = Collector::new(
+        compute,
+        chunk.len(),
+        Box::new(move |t| {
+            // The receiver lives until every handle is gone; a send cannot fail before.
+            let _ = tx.send(t);
+        }),
+    );
+    let mut results = Vec::with_capacity(chunk.len());
+    let stats = std::thread::scope(|s| {
+        s.spawn(move || {
+            for t in rx {
+                report(t as u64);
+            }
+        });
+        let handles: Vec<_> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let collector = collector.clone();
+                s.spawn(move || {
+                    // Marks the run finished even when the strategy panics, so the other runs of
+                    // the group never wait for it.
+                    let _finish = Finish(collector.clone(), i);
+                    make(p, collector.handle(i)).and_then(|mut st| engine.run(feed, st.as_mut()))
+                })
+            })
+            .collect();
+        for (h, p) in handles.into_iter().zip(chunk) {
+            results.push(h.join().unwrap_or_else(|_| Err(panicked(p))));
+        }
+        let stats = collector.stats();
+        // Drops the last sender, which ends the progress thread.
+        drop(collector);
+        stats
+    });
+    report(feed.len() as u64);
+    (results, stats)
 }
 
 /// Marks a run finished when its thread ends, however it ends.

@@ -184,6 +184,34 @@ fn batched_sweep_is_bitwise_the_unbatched_one_with_one_price_batch_per_bar() {
 }
 
 #[test]
+fn concurrent_lockstep_groups_give_the_same_bits_with_one_call_per_group_and_bar() {
+    let feed = spy_2008();
+    let sets = sets(&[]);
+    let (want, _, _) = unbatched(&feed, &sets);
+    let c = Counting::cpu();
+    let make = |p: &Params, pricer: Pricer| {
+        strategies::build_priced("short_straddle", p, pricer).map_err(|e| StrategyError {
+            strategy: "short_straddle".into(),
+            bar: 0,
+            message: e.to_string(),
+        })
+    };
+    let last = Mutex::new((0, 0));
+    let got =
+        sweep::run_batched_groups(&Engine::new(EngineConfig::default()), &feed, c.clone(), &sets, 2, make, &|d, t| {
+            *last.lock().expect("progress") = (d, t)
+        });
+    for (w, g) in want.iter().zip(&got.results) {
+        assert!(same_bits(w, g.as_ref().expect("batched run")));
+    }
+    // Grid order: (roll 5, 10, 21) x (window 10, 20); groups of three both hold a window-10 run
+    // and so price bars 10..120: 110 calls each.
+    assert_eq!(c.price_batch_calls(), 2 * 110);
+    assert_eq!(got.stats.requests, 3 * 110 + 3 * 100);
+    assert_eq!(*last.lock().expect("progress"), (240, 240), "two groups of 120 bars done");
+}
+
+#[test]
 fn distinct_seeds_get_one_call_per_configuration_and_stay_bitwise() {
     let feed = spy_2008();
     let mut sets = sets(&[("window", 10.0)]);

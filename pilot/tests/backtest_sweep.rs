@@ -31,17 +31,21 @@ fn number_after(text: &str, before: &str) -> u64 {
 
 #[test]
 fn batched_sweep_writes_the_unbatched_table_with_one_call_per_bar() {
-    let (batched, table) = sweep("batched", &[]);
+    let (batched, table) = sweep("batched", &["--batch-groups", "1"]);
     let (unbatched, want) = sweep("unbatched", &["--unbatched"]);
     assert_eq!(table, want, "the batched sweep must give the unbatched results");
     assert_eq!(table.lines().count(), 3, "header and two runs:\n{table}");
     let bars = number_after(&batched, "2 runs (2 valid) on ");
     // With a 20-close volatility window every run prices once per bar from bar 20 on.
     let priced = bars - 20;
-    assert_eq!(number_after(&batched, "pricing batched across runs: "), priced, "{batched}");
+    assert_eq!(number_after(&batched, "lockstep group(s): "), priced, "{batched}");
     // Two runs' requests of six products each per bar, either way.
-    assert_eq!(number_after(&batched, " bars, "), 2 * priced, "{batched}");
+    assert_eq!(number_after(&batched, " group bars, "), 2 * priced, "{batched}");
     assert_eq!(number_after(&batched, " requests, "), 12 * priced, "{batched}");
     assert_eq!(number_after(&unbatched, "pricing unbatched (one call per run and bar): "), 2 * priced, "{unbatched}");
     assert_eq!(number_after(&unbatched, "price_batch calls, "), 12 * priced, "{unbatched}");
+    // Two lockstep groups of one run each: one call per group and bar, the same table.
+    let (two, table2) = sweep("two_groups", &["--batch-groups", "2"]);
+    assert_eq!(table2, want);
+    assert_eq!(number_after(&two, "lockstep group(s): "), 2 * priced, "{two}");
 }

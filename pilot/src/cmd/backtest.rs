@@ -33,6 +33,10 @@ pub struct BacktestArgs {
     /// backend; this prices each run on its own instead (for comparison).
     #[arg(long)]
     pub unbatched: bool,
+    /// Lockstep groups of a batched sweep, run concurrently, each one price_batch call per bar;
+    /// 0: one per core on the cpu backend (whose launches run on the calling thread), else 1.
+    #[arg(long, default_value_t = 0)]
+    pub batch_groups: usize,
     /// Starting cash.
     #[arg(long, default_value_t = 1_000_000.0)]
     pub cash: f64,
@@ -312,11 +316,17 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
             ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} bars (all runs, batched)")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        let out = tenor_backtest::sweep::run_batched(
+        let groups = match a.batch_groups {
+            0 if compute.info().backend == "cpu" => std::thread::available_parallelism().map_or(1, usize::from),
+            0 => 1,
+            n => n,
+        };
+        let out = tenor_backtest::sweep::run_batched_groups(
             &engine,
             &feed,
             compute.clone(),
             &sets,
+            groups,
             |p, pricer| strategies::build_priced(&name, p, pricer).map_err(to_error),
             &|done, total| {
                 bar.set_length(total);
@@ -326,8 +336,8 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         bar.finish();
         let s = out.stats;
         let note = format!(
-            "pricing batched across runs: {} price_batch calls (one launch sequence each) for {} bars, {} requests, \
-             {} products",
+            "pricing batched across runs in {groups} lockstep group(s): {} price_batch calls (one launch sequence \
+             each) for {} group bars, {} requests, {} products",
             s.calls, s.bars, s.requests, s.products
         );
         (out.results, Some(note))
