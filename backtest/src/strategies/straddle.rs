@@ -4,9 +4,11 @@
 //!
 //! Implied volatility is proxied by the realised volatility of the last `window` closes
 //! (annualised, floored at 5 %). Prices and deltas come from Tenor's Monte Carlo engine on the
-//! `Compute` backend the strategy is given (`tenor_pricing::mc`), delta by central bump-and-revalue
-//! of spot with common random numbers (the day's seed), so the strategy runs unchanged on cpu,
-//! sycl or cuda and is bitwise reproducible on one backend for a seed.
+//! `Compute` backend the strategy is given (`tenor_pricing::mc`, through a [`Pricer`]: direct, or
+//! batched with the other runs of a sweep at the same bar, bitwise the same either way), delta
+//! by central bump-and-revalue of spot with common random numbers (the day's seed), so the
+//! strategy runs unchanged on cpu, sycl or cuda and is bitwise reproducible on one backend for a
+//! seed.
 
 use std::sync::Arc;
 
