@@ -10,6 +10,7 @@
 //! Option strategies price through `tenor-pricing` on whatever `Compute` backend they are given
 //! (see [`strategies::straddle`]), so the same code runs on cpu, sycl or cuda.
 
+pub mod batch;
 pub mod data;
 pub mod engine;
 pub mod feed;

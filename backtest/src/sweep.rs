@@ -1,8 +1,14 @@
 //! Parameter sweeps: a grid of parameter sets run in parallel (rayon), with a callback per
-//! finished run for progress bars.
+//! finished run for progress bars; option strategies' sweeps run in lockstep with their pricing
+//! batched across runs ([`run_batched`], [`crate::batch`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use rayon::prelude::*;
+use tenor_core::Compute;
 
+use crate::batch::{BatchStats, Collector, Pricer};
 use crate::engine::{Engine, RunResult, Strategy, StrategyError};
 use crate::feed::Feed;
 use crate::strategies::Params;
@@ -43,4 +49,162 @@ where
             r
         })
         .collect()
+}
+
+/// Most runs one lockstep group holds (one thread each); larger sweeps run in groups.
+pub const MAX_LOCKSTEP_RUNS: usize = 256;
+
+/// The results of [`run_batched`] and what its pricing did on the port.
+#[derive(Debug)]
+pub struct BatchedSweep {
+    /// One result per parameter set, in grid order.
+    pub results: Vec<Result<RunResult, StrategyError>>,
+    /// `price_batch` calls, requests and products, summed over the lockstep groups.
+    pub stats: BatchStats,
+}
+
+/// Runs `make(params, pricer)` for every parameter set with the runs' option pricing batched:
+/// the runs of a group (at most [`MAX_LOCKSTEP_RUNS`], one thread each) advance in lockstep and
+/// every bar's pricing requests of all of them go to `compute` in one `price_batch` call per
+/// distinct Monte Carlo configuration ([`crate::batch`]). Strategies must price through the
+/// [`Pricer`] they are given; their results are bitwise those of [`run`] with
+/// [`Pricer::direct`]. `on_bar(done, total)` reports progress in bars: `done` of `total`
+/// (bars times groups) are behind every run that prices.
+pub fn run_batched<F>(
+    engine: &Engine,
+    feed: &Feed,
+    compute: Arc<dyn Compute>,
+    sets: &[Params],
+    make: F,
+    on_bar: &(dyn Fn(u64, u64) + Sync),
+) -> BatchedSweep
+where
+    F: Fn(&Params, Pricer) -> Result<Box<dyn Strategy>, StrategyError> + Sync,
+{
+    run_batched_groups(engine, feed, compute, sets, 1, make, on_bar)
+}
+
+/// [`run_batched`] with the runs split into `groups` lockstep groups of about equal size (at
+/// most [`MAX_LOCKSTEP_RUNS`] runs each) that run concurrently, `groups` at a time, each making
+/// its own `price_batch` call per bar: `groups` calls per bar instead of one. For backends whose
+/// launches run on the calling thread (cpu), where one call per bar prices on one core;
+/// results are bitwise the same for any `groups`. Progress counts bars times groups.
+pub fn run_batched_groups<F>(
+    engine: &Engine,
+    feed: &Feed,
+    compute: Arc<dyn Compute>,
+    sets: &[Params],
+    groups: usize,
+    make: F,
+    on_bar: &(dyn Fn(u64, u64) + Sync),
+) -> BatchedSweep
+where
+    F: Fn(&Params, Pricer) -> Result<Box<dyn Strategy>, StrategyError> + Sync,
+{
+    let groups = groups.max(1);
+    let size = sets.len().div_ceil(groups).clamp(1, MAX_LOCKSTEP_RUNS);
+    let chunks: Vec<&[Params]> = sets.chunks(size).collect();
+    let total = (feed.len() * chunks.len().max(1)) as u64;
+    let done: Vec<AtomicU64> = chunks.iter().map(|_| AtomicU64::new(0)).collect();
+    let report = |g: usize, t: u64| {
+        if let Some(d) = done.get(g) {
+            d.fetch_max(t, Ordering::Relaxed);
+        }
+        on_bar(done.iter().map(|d| d.load(Ordering::Relaxed)).sum(), total);
+    };
+    let mut results = Vec::with_capacity(sets.len());
+    let mut stats = BatchStats::default();
+    for (w, wave) in chunks.chunks(groups).enumerate() {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = wave
+                .iter()
+                .enumerate()
+                .map(|(k, chunk)| {
+                    let (compute, make, report) = (compute.clone(), &make, &report);
+                    let g = w * groups + k;
+                    s.spawn(move || run_group(engine, feed, compute, chunk, make, &|t| report(g, t)))
+                })
+                .collect();
+            for (h, chunk) in handles.into_iter().zip(wave) {
+                match h.join() {
+                    Ok((r, st)) => {
+                        results.extend(r);
+                        stats.calls += st.calls;
+                        stats.requests += st.requests;
+                        stats.products += st.products;
+                        stats.bars += st.bars;
+                    }
+                    Err(_) => results.extend(chunk.iter().map(|p| Err(panicked(p)))),
+                }
+            }
+        });
+    }
+    BatchedSweep { results, stats }
+}
+
+fn panicked(p: &Params) -> StrategyError {
+    StrategyError { strategy: format!("{p:?}"), bar: 0, message: "the strategy panicked".into() }
+}
+
+/// One lockstep group: a thread per run, one collector; `report(t)` as the group passes bar `t`.
+fn run_group<F>(
+    engine: &Engine,
+    feed: &Feed,
+    compute: Arc<dyn Compute>,
+    chunk: &[Params],
+    make: &F,
+    report: &(dyn Fn(u64) + Sync),
+) -> (Vec<Result<RunResult, StrategyError>>, BatchStats)
+where
+    F: Fn(&Params, Pricer) -> Result<Box<dyn Strategy>, StrategyError> + Sync,
+{
+    // The collector outlives no borrow: it reports bars over a channel to a thread here.
+    let (tx, rx) = std::sync::mpsc::channel::<usize>();
+    let collector = Collector::new(
+        compute,
+        chunk.len(),
+        Box::new(move |t| {
+            // The receiver lives until every handle is gone; a send cannot fail before.
+            let _ = tx.send(t);
+        }),
+    );
+    let mut results = Vec::with_capacity(chunk.len());
+    let stats = std::thread::scope(|s| {
+        s.spawn(move || {
+            for t in rx {
+                report(t as u64);
+            }
+        });
+        let handles: Vec<_> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let collector = collector.clone();
+                s.spawn(move || {
+                    // Marks the run finished even when the strategy panics, so the other runs of
+                    // the group never wait for it.
+                    let _finish = Finish(collector.clone(), i);
+                    make(p, collector.handle(i)).and_then(|mut st| engine.run(feed, st.as_mut()))
+                })
+            })
+            .collect();
+        for (h, p) in handles.into_iter().zip(chunk) {
+            results.push(h.join().unwrap_or_else(|_| Err(panicked(p))));
+        }
+        let stats = collector.stats();
+        // Drops the last sender, which ends the progress thread.
+        drop(collector);
+        stats
+    });
+    report(feed.len() as u64);
+    (results, stats)
+}
+
+/// Marks a run finished when its thread ends, however it ends.
+struct Finish(Arc<Collector>, usize);
+
+impl Drop for Finish {
+    fn drop(&mut self) {
+        self.0.finish(self.1);
+    }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use tenor_core::Compute;
 
+use crate::batch::Pricer;
 use crate::engine::Strategy;
 
 /// Strategy parameters (`--param k=v`).
@@ -81,5 +82,21 @@ pub fn build(name: &str, params: &Params, compute: Arc<dyn Compute>) -> Result<B
         "sma_crossover" => Ok(Box::new(sma_crossover::SmaCrossover::from_params(params)?)),
         "short_straddle" => Ok(Box::new(straddle::ShortStraddle::from_params(params, compute)?)),
         other => Err(ParamError::UnknownStrategy(other.into())),
+    }
+}
+
+/// Whether strategy `name` prices options (and so takes a [`Pricer`] worth batching in sweeps).
+pub fn prices_options(name: &str) -> bool {
+    name == "short_straddle"
+}
+
+/// As [`build`], with option pricing sent to `pricer` (direct, or a batched sweep's handle).
+///
+/// # Errors
+/// [`ParamError`] naming the strategy or parameter.
+pub fn build_priced(name: &str, params: &Params, pricer: Pricer) -> Result<Box<dyn Strategy>, ParamError> {
+    match name {
+        "short_straddle" => Ok(Box::new(straddle::ShortStraddle::from_params_priced(params, pricer)?)),
+        other => build(other, params, pricer.compute()),
     }
 }

@@ -4,17 +4,20 @@
 //!
 //! Implied volatility is proxied by the realised volatility of the last `window` closes
 //! (annualised, floored at 5 %). Prices and deltas come from Tenor's Monte Carlo engine on the
-//! `Compute` backend the strategy is given (`tenor_pricing::mc`), delta by central bump-and-revalue
-//! of spot with common random numbers (the day's seed), so the strategy runs unchanged on cpu,
-//! sycl or cuda and is bitwise reproducible on one backend for a seed.
+//! `Compute` backend the strategy is given (`tenor_pricing::mc`, through a [`Pricer`]: direct, or
+//! batched with the other runs of a sweep at the same bar, bitwise the same either way), delta
+//! by central bump-and-revalue of spot with common random numbers (the day's seed), so the
+//! strategy runs unchanged on cpu, sycl or cuda and is bitwise reproducible on one backend for a
+//! seed.
 
 use std::sync::Arc;
 
 use tenor_core::{Compute, Precision};
-use tenor_pricing::mc::{price_batch, McConfig, McProduct};
+use tenor_pricing::mc::{McConfig, McProduct};
 use tenor_pricing::types::{OptionType, Vanilla};
 
 use super::{take, ParamError, Params};
+use crate::batch::Pricer;
 use crate::engine::{Context, Strategy, StrategyError};
 use crate::order::OrderKind;
 
@@ -28,7 +31,7 @@ struct Position {
 
 /// Delta-hedged short straddle (see the module documentation).
 pub struct ShortStraddle {
-    compute: Arc<dyn Compute>,
+    pricer: Pricer,
     /// Options sold per leg (each on one share).
     pub contracts: f64,
     /// Bars between rolls (and the option's life).
@@ -52,7 +55,7 @@ pub struct ShortStraddle {
 
 impl std::fmt::Debug for ShortStraddle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ShortStraddle({} contracts, roll {}, on {})", self.contracts, self.roll, self.compute.info().backend)
+        write!(f, "ShortStraddle({} contracts, roll {}, on {})", self.contracts, self.roll, self.pricer.backend())
     }
 }
 
@@ -68,6 +71,15 @@ impl ShortStraddle {
     /// non-positive counts; `rate` or `dividend` outside [-1, 1] (per year); a `seed` that is not
     /// a whole number in [0, 2^53].
     pub fn from_params(p: &Params, compute: Arc<dyn Compute>) -> Result<Self, ParamError> {
+        Self::from_params_priced(p, Pricer::direct(compute))
+    }
+
+    /// As [`ShortStraddle::from_params`], pricing through `pricer` (a batched sweep's handle, or
+    /// direct): the results are bitwise the same either way.
+    ///
+    /// # Errors
+    /// As [`ShortStraddle::from_params`].
+    pub fn from_params_priced(p: &Params, pricer: Pricer) -> Result<Self, ParamError> {
         let v = take(
             p,
             "short_straddle",
@@ -111,7 +123,7 @@ impl ShortStraddle {
             });
         }
         Ok(Self {
-            compute,
+            pricer,
             contracts: v[0],
             roll: super::whole("roll", v[1])?,
             window: super::whole("window", v[2])?,
@@ -136,8 +148,10 @@ impl ShortStraddle {
         Some((var * YEAR).sqrt().max(0.05))
     }
 
-    /// Straddle value and delta per contract at `spot`, `bars_left` bars to expiry.
-    fn value(
+    /// Straddle value and delta per contract at `spot`, `bars_left` bars to expiry: six European
+    /// prices (call and put at spot and spot +/- 1 %) in one pricing request for the bar, so a
+    /// batched sweep prices every run's bar together.
+    fn value_and_delta(
         &self,
         ctx: &Context<'_>,
         spot: f64,
@@ -169,7 +183,9 @@ impl ShortStraddle {
             precision: Precision::F64,
             ..McConfig::default()
         };
-        let out = price_batch(&*self.compute, &products, &cfg, false)
+        let out = self
+            .pricer
+            .price(ctx.index(), &products, &cfg, false)
             .map_err(|e| ctx.error(format!("pricing failed: {e}")))?;
         let mut p = [0.0; 6];
         for (slot, r) in p.iter_mut().zip(out) {
@@ -183,7 +199,7 @@ impl ShortStraddle {
 
 impl Strategy for ShortStraddle {
     fn name(&self) -> String {
-        format!("short_straddle(roll {}, window {}) on {}", self.roll, self.window, self.compute.info().backend)
+        format!("short_straddle(roll {}, window {}) on {}", self.roll, self.window, self.pricer.backend())
     }
 
     fn on_bar(&mut self, ctx: &mut Context<'_>) -> Result<(), StrategyError> {
@@ -198,17 +214,21 @@ impl Strategy for ShortStraddle {
             self.open = None;
         }
         let Some(vol) = self.realised_vol(ctx) else { return Ok(()) };
+        // Opening sells at the model value and marks with the same pricing (same spot, strike,
+        // maturity, vol and seed), so each bar makes one pricing request.
+        let mut sold = false;
         if self.open.is_none() {
-            let strike = bar.close.round();
-            let (value, _) = self.value(ctx, bar.close, strike, self.roll, vol)?;
-            ctx.book_cash(value * self.contracts);
-            self.premiums += value * self.contracts;
-            self.open = Some(Position { strike, opened: t, expiry: t + self.roll });
+            self.open = Some(Position { strike: bar.close.round(), opened: t, expiry: t + self.roll });
+            sold = true;
         }
         let target = match self.open {
             Some(pos) => {
                 let left = pos.expiry.saturating_sub(t).max(1);
-                let (value, delta) = self.value(ctx, bar.close, pos.strike, left, vol)?;
+                let (value, delta) = self.value_and_delta(ctx, bar.close, pos.strike, left, vol)?;
+                if sold {
+                    ctx.book_cash(value * self.contracts);
+                    self.premiums += value * self.contracts;
+                }
                 ctx.set_mark("straddle", Some(-value * self.contracts));
                 debug_assert!(pos.opened <= t);
                 (delta * self.contracts).round()

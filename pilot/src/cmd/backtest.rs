@@ -29,6 +29,14 @@ pub struct BacktestArgs {
     /// Sweep a parameter over `start:stop:step` (inclusive; repeatable: the grid is the product).
     #[arg(long = "sweep")]
     pub sweeps: Vec<String>,
+    /// Sweeps of option strategies batch every bar's pricing of all runs into one call on the
+    /// backend; this prices each run on its own instead (for comparison).
+    #[arg(long)]
+    pub unbatched: bool,
+    /// Lockstep groups of a batched sweep, run concurrently, each one price_batch call per bar;
+    /// 0: one per core on the cpu backend (whose launches run on the calling thread), else 1.
+    #[arg(long, default_value_t = 0)]
+    pub batch_groups: usize,
     /// Starting cash.
     #[arg(long, default_value_t = 1_000_000.0)]
     pub cash: f64,
@@ -294,27 +302,72 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         })
         .collect();
     // Invalid combinations (e.g. fast >= slow) are reported per row, not fatal.
-    let bar = ProgressBar::new(sets.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let t0 = std::time::Instant::now();
     let name = a.strategy.clone();
-    let results = tenor_backtest::sweep::run(
-        &engine,
-        &feed,
-        &sets,
-        |p| {
-            strategies::build(&name, p, compute.clone()).map_err(|e| tenor_backtest::engine::StrategyError {
-                strategy: name.clone(),
-                bar: 0,
-                message: e.to_string(),
-            })
-        },
-        &|| bar.inc(1),
-    );
-    bar.finish();
+    let to_error = |e: strategies::ParamError| tenor_backtest::engine::StrategyError {
+        strategy: name.clone(),
+        bar: 0,
+        message: e.to_string(),
+    };
+    let t0 = std::time::Instant::now();
+    let (results, pricing) = if strategies::prices_options(&a.strategy) && !a.unbatched {
+        // Lockstep runs, one price_batch call per bar for the whole sweep: progress in bars.
+        let bar = ProgressBar::new(1);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} bars (all runs, batched)")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let groups = match a.batch_groups {
+            0 if compute.info().backend == "cpu" => std::thread::available_parallelism().map_or(1, usize::from),
+            0 => 1,
+            n => n,
+        };
+        let out = tenor_backtest::sweep::run_batched_groups(
+            &engine,
+            &feed,
+            compute.clone(),
+            &sets,
+            groups,
+            |p, pricer| strategies::build_priced(&name, p, pricer).map_err(to_error),
+            &|done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            },
+        );
+        bar.finish();
+        let s = out.stats;
+        let note = format!(
+            "pricing batched across runs in {groups} lockstep group(s): {} price_batch calls (one launch sequence \
+             each) for {} group bars, {} requests, {} products",
+            s.calls, s.bars, s.requests, s.products
+        );
+        (out.results, Some(note))
+    } else {
+        let bar = ProgressBar::new(sets.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let counters = std::sync::Arc::new(tenor_backtest::batch::PricingCounters::default());
+        let results = tenor_backtest::sweep::run(
+            &engine,
+            &feed,
+            &sets,
+            |p| {
+                let pricer = tenor_backtest::batch::Pricer::direct_counted(compute.clone(), counters.clone());
+                strategies::build_priced(&name, p, pricer).map_err(to_error)
+            },
+            &|| bar.inc(1),
+        );
+        bar.finish();
+        let note = strategies::prices_options(&a.strategy).then(|| {
+            format!(
+                "pricing unbatched (one call per run and bar): {} price_batch calls, {} products",
+                counters.calls(),
+                counters.products()
+            )
+        });
+        (results, note)
+    };
     let wall = t0.elapsed().as_secs_f64();
     std::fs::create_dir_all(&a.out)?;
     let mut w = csv::Writer::from_path(a.out.join("sweep.csv"))?;
@@ -358,6 +411,9 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         rayon::current_num_threads(),
         a.out.join("sweep.csv").display()
     )?;
+    if let Some(note) = pricing {
+        writeln!(out, "{note}")?;
+    }
     writeln!(
         out,
         "top 10 by Sharpe:\n{:>30} {:>10} {:>10} {:>8} {:>8}",
