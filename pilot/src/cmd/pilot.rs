@@ -19,7 +19,10 @@ pub struct RunArgs {
     /// Largest device memory one workload may take, in MiB.
     #[arg(long, default_value_t = 2048)]
     pub max_mib: u64,
-    /// Peer results (JSON lines of {peer, workload, size, unit, rate}) to merge into the report.
+    /// Peer results (JSON lines of {peer, workload, size, unit, rate}, as written by
+    /// `benches/numpy_mc.py --jsonl` and `benches/peers/mc_peers.py --jsonl`) to merge into the
+    /// report; each is compared with the pilot's row at the same size, or at the largest measured
+    /// size below it. Repeatable.
     #[arg(long)]
     pub peers: Vec<PathBuf>,
 }
@@ -34,6 +37,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let row: pilot::PeerRow = serde_json::from_str(line)
                 .with_context(|| format!("{}:{}: not a peer result row", p.display(), i + 1))?;
+            if !(row.rate.is_finite() && row.rate > 0.0) || row.size == 0 {
+                anyhow::bail!(
+                    "{}:{}: peer row needs a positive finite rate and a positive size, got rate {} size {}",
+                    p.display(),
+                    i + 1,
+                    row.rate,
+                    row.size
+                );
+            }
             report.peers.push(row);
         }
     }
