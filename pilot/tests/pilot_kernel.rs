@@ -156,8 +156,7 @@ fn sample_on_sycl_matches_its_reference_file() {
             .output()
             .expect("run tenor");
         let rows: serde_json::Value = if o.status.success() || out.join("kernel.json").is_file() {
-            serde_json::from_str(&std::fs::read_to_string(out.join("kernel.json")).expect("kernel.json"))
-                .expect("json")
+            serde_json::from_str(&std::fs::read_to_string(out.join("kernel.json")).expect("kernel.json")).expect("json")
         } else {
             serde_json::Value::Null
         };

@@ -297,8 +297,9 @@ pub fn run_on(k: &InHouse, dev: &dyn Compute, items: u64, budget_s: f64) -> anyh
         let spec = &k.spec.args[&a.name];
         if a.ty.is_pointer() {
             let len = count(spec.len.as_deref().unwrap_or("items"), items, blocks, &a.name)?;
-            let len = usize::try_from(len)
-                .map_err(|_| anyhow!("[args.{}].len: {len} elements do not fit this machine's address space", a.name))?;
+            let len = usize::try_from(len).map_err(|_| {
+                anyhow!("[args.{}].len: {len} elements do not fit this machine's address space", a.name)
+            })?;
             let vals = match (&spec.fill, a.access) {
                 (Some(f), _) => fill_values(f, len, 0x5eed + i as u64, &a.name)?,
                 (None, Some(Access::Write)) => vec![f64::NAN; len],

@@ -208,7 +208,8 @@ pub fn write(r: &Report, dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> 
     if let Some(obj) = value.as_object_mut() {
         obj.insert("peer_ratios".into(), serde_json::to_value(peer_ratios(r))?);
     }
-    std::fs::write(&json, serde_json::to_string_pretty(&value)?).with_context(|| format!("writing {}", json.display()))?;
+    std::fs::write(&json, serde_json::to_string_pretty(&value)?)
+        .with_context(|| format!("writing {}", json.display()))?;
     let md = dir.join("pilot.md");
     std::fs::write(&md, markdown(r, &charts)).with_context(|| format!("writing {}", md.display()))?;
     let mut files = vec![json, md];
