@@ -9,8 +9,15 @@ stay in cache-friendly sizes; numpy's Generator (PCG64, ziggurat normals) suppli
 
 Prints `european_paths_per_s <x>` and `asian_path_steps_per_s <y>` (median of --repeats runs) and
 the prices as a sanity check.
+
+With `--jsonl FILE` it runs the pilot's problems instead (pilot/src/pilot/workloads.rs: r = 0.03,
+q = 0.01, spot = strike = 100, vol = 0.2, one year; the quick suite's largest sizes, 2^20 paths
+for the European and 2^15 paths for the Asian) and also writes one JSON line
+{peer, workload, size, unit, rate} per problem (mc_european_f64, mc_asian_f64) for
+`tenor pilot run --peers FILE`.
 """
 import argparse
+import json
 import math
 import time
 
@@ -85,7 +92,11 @@ def median_time(f, repeats):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=9)
+    ap.add_argument("--jsonl", help="run the pilot's problems and write them as peer JSON lines here")
     args = ap.parse_args()
+    if args.jsonl:
+        global R, Q, EUROPEAN_PATHS, ASIAN_PATHS
+        R, Q, EUROPEAN_PATHS, ASIAN_PATHS = 0.03, 0.01, 1 << 20, 1 << 15
     rng = np.random.default_rng(1)
     geo_exact = geometric_closed_form(ASIAN_STEPS)
     t_e, price_e = median_time(lambda: european(rng), args.repeats)
@@ -95,6 +106,17 @@ def main():
     print(f"asian_price {price_a:.6f}")
     print(f"european_paths_per_s {EUROPEAN_PATHS / t_e:.6e}")
     print(f"asian_path_steps_per_s {ASIAN_PATHS * ASIAN_STEPS / t_a:.6e}")
+    if args.jsonl:
+        peer = f"numpy-{np.__version__}"
+        rows = [
+            {"peer": peer, "workload": "mc_european_f64", "size": EUROPEAN_PATHS, "unit": "paths/s",
+             "rate": EUROPEAN_PATHS / t_e},
+            {"peer": peer, "workload": "mc_asian_f64", "size": ASIAN_PATHS, "unit": "path-steps/s",
+             "rate": ASIAN_PATHS * ASIAN_STEPS / t_a},
+        ]
+        with open(args.jsonl, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
 
 
 if __name__ == "__main__":

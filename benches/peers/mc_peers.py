@@ -3,16 +3,25 @@
 CuPy, written the way a user of those libraries would (framework RNG, elementwise ops,
 reductions), timed with CUDA events after a warm-up, median of repetitions.
 
-Problems (as `tenor-cuda-bench mc`): European call S=K=100, T=1, r=0.05, vol=0.2, antithetic
-pairs (2 paths each) in fp32 and fp64; arithmetic-average Asian call, 252 steps, fp32, as
-path-steps/s. Large problems are processed in chunks that fit comfortably in memory.
+Problems (the pilot's, pilot/src/pilot/workloads.rs): European call spot = strike = 100,
+maturity 1 year, r = 0.03, q = 0.01, vol = 0.2, antithetic pairs (2 paths each) in fp32 and fp64
+at 2^30 paths (the largest size of the pilot's default sweep); arithmetic-average Asian call,
+252 steps, fp32, 2^24 paths, as path-steps/s. Large problems are processed in chunks that fit
+comfortably in memory.
 
-Usage: mc_peers.py OUT.json [--reps N]
+Usage: mc_peers.py OUT.json [--reps N] [--jsonl FILE]
+  --jsonl FILE  also writes one JSON line {peer, workload, size, unit, rate} per measurement, with
+                the pilot's workload names and sizes in paths, for `tenor pilot run --peers FILE`.
 """
 import json
 import math
 import sys
 import time
+
+# The pilot's GBM parameters (pilot/src/pilot/workloads.rs): spot, strike, r, q, vol, maturity.
+SPOT, STRIKE, RATE, DIV, VOL, MATURITY = 100.0, 100.0, 0.03, 0.01, 0.2, 1.0
+# Problem name here -> the pilot's workload name.
+WORKLOAD = {"european_f32": "mc_european_f32", "european_f64": "mc_european_f64", "asian_f32": "mc_asian_f32"}
 
 
 def timed(sync_events, fn, reps):
@@ -32,8 +41,8 @@ def timed(sync_events, fn, reps):
 
 
 def european(xp, randn, dtype, pairs, chunk):
-    s0, k, t, r, vol = 100.0, 100.0, 1.0, 0.05, 0.2
-    drift = (r - 0.5 * vol * vol) * t
+    s0, k, t, r, vol = SPOT, STRIKE, MATURITY, RATE, VOL
+    drift = (r - DIV - 0.5 * vol * vol) * t
     vst = vol * math.sqrt(t)
     disc = math.exp(-r * t)
 
@@ -56,9 +65,9 @@ def european(xp, randn, dtype, pairs, chunk):
 
 
 def asian(xp, randn, dtype, pairs, steps, chunk):
-    s0, k, t, r, vol = 100.0, 100.0, 1.0, 0.05, 0.2
+    s0, k, t, r, vol = SPOT, STRIKE, MATURITY, RATE, VOL
     dt = t / steps
-    d = (r - 0.5 * vol * vol) * dt
+    d = (r - DIV - 0.5 * vol * vol) * dt
     v = vol * math.sqrt(dt)
     disc = math.exp(-r * t)
 
@@ -90,7 +99,9 @@ def main():
     out = sys.argv[1]
     reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
     rows = []
-    problems = [("european_f32", 1 << 31, None), ("european_f64", 1 << 30, None), ("asian_f32", 1 << 23, 252)]
+    jsonl = sys.argv[sys.argv.index("--jsonl") + 1] if "--jsonl" in sys.argv else None
+    # (name, antithetic pairs, steps): 2^30 paths for the Europeans, 2^24 paths for the Asian.
+    problems = [("european_f32", 1 << 29, None), ("european_f64", 1 << 29, None), ("asian_f32", 1 << 23, 252)]
     try:
         import torch
 
@@ -199,8 +210,29 @@ def main():
         rows.append({"lib": "cupy", "error": repr(e)})
     with open(out, "w") as f:
         json.dump({"what": "PyTorch and CuPy on the same Monte Carlo problems", "rows": rows}, f, indent=1)
+    if jsonl:
+        with open(jsonl, "w") as f:
+            for line in peer_lines(rows):
+                f.write(json.dumps(line) + "\n")
     for r in rows:
         print(r)
+
+
+def peer_lines(rows):
+    """The rows in the pilot's peer format: {peer, workload, size (paths), unit, rate}."""
+    out = []
+    for r in rows:
+        if r.get("problem") not in WORKLOAD or "seconds" not in r:
+            continue
+        peer = r["lib"].replace(" ", "-")
+        size = 2 * r["pairs"]
+        if "paths_per_s" in r:
+            out.append({"peer": peer, "workload": WORKLOAD[r["problem"]], "size": size, "unit": "paths/s",
+                        "rate": r["paths_per_s"]})
+        else:
+            out.append({"peer": peer, "workload": WORKLOAD[r["problem"]], "size": size, "unit": "path-steps/s",
+                        "rate": r["path_steps_per_s"]})
+    return out
 
 
 if __name__ == "__main__":

@@ -88,8 +88,20 @@ fn port_and_direct_adapter_calls_give_the_same_results() {
 #[test]
 fn quick_pilot_on_cpu_writes_a_report_and_agrees() {
     let out = std::env::temp_dir().join(format!("tenor-pilot-{}", std::process::id()));
+    std::fs::create_dir_all(&out).expect("out dir");
+    // A peer at a size the quick sweep does not run (1.5e6 paths): compared with the pilot's
+    // largest size below it, 2^20; and one below every measured size.
+    let peers = out.join("peers.jsonl");
+    std::fs::write(
+        &peers,
+        "{\"peer\":\"numpy-test\",\"workload\":\"mc_european_f64\",\"size\":1500000,\"unit\":\"paths/s\",\"rate\":1e6}\n\
+         {\"peer\":\"numpy-test\",\"workload\":\"mc_asian_f64\",\"size\":16,\"unit\":\"path-steps/s\",\"rate\":1e6}\n",
+    )
+    .expect("peers file");
     let st = tenor()
-        .args(["pilot", "run", "--backends", "cpu,sim", "--suite", "quick", "--max-mib", "16", "--out"])
+        .args(["pilot", "run", "--backends", "cpu,sim", "--suite", "quick", "--max-mib", "16", "--peers"])
+        .arg(&peers)
+        .arg("--out")
         .arg(&out)
         .status()
         .expect("run tenor");
@@ -145,6 +157,26 @@ fn quick_pilot_on_cpu_writes_a_report_and_agrees() {
     // One scaling chart per unit (paths/s, path-steps/s).
     assert!(out.join("scaling_0.svg").is_file() && out.join("scaling_1.svg").is_file());
     assert!(["(dirty: ", "(clean: ", "(no git checkout"].iter().any(|h| md.contains(h)), "{md}");
+    let cpu_rate = json["throughput"]
+        .as_array()
+        .and_then(|a| {
+            a.iter().find(|t| t["backend"] == "cpu" && t["workload"] == "mc_european_f64" && t["size"] == 1u64 << 20)
+        })
+        .and_then(|t| t["rate"].as_f64())
+        .expect("cpu mc_european_f64 at 2^20");
+    let ratios = json["peer_ratios"].as_array().expect("peer_ratios");
+    let eu = ratios
+        .iter()
+        .find(|c| c["peer"]["workload"] == "mc_european_f64" && c["tenor"]["backend"] == "cpu")
+        .expect("european peer compared with cpu");
+    assert_eq!(eu["tenor"]["size"], 1u64 << 20, "{eu}");
+    let ratio = eu["tenor"]["ratio"].as_f64().expect("ratio");
+    assert!((ratio - cpu_rate / 1e6).abs() <= 1e-12 * ratio, "{ratio} vs {}", cpu_rate / 1e6);
+    let asian: Vec<_> = ratios.iter().filter(|c| c["peer"]["workload"] == "mc_asian_f64").collect();
+    assert_eq!(asian.len(), 1, "{asian:?}");
+    assert!(asian[0]["tenor"].is_null(), "a peer below every measured size has no comparison: {:?}", asian[0]);
+    assert!(md.contains("| numpy-test | mc_european_f64 | 1500000 | 1.000M | cpu | 1048576 |"), "{md}");
+    assert!(md.contains("no Tenor row at or below the peer's size"), "{md}");
 }
 
 #[test]

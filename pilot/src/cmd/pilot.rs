@@ -19,7 +19,10 @@ pub struct RunArgs {
     /// Largest device memory one workload may take, in MiB.
     #[arg(long, default_value_t = 2048)]
     pub max_mib: u64,
-    /// Peer results (JSON lines of {peer, workload, size, unit, rate}) to merge into the report.
+    /// Peer results (JSON lines of {peer, workload, size, unit, rate}, as written by
+    /// `benches/numpy_mc.py --jsonl` and `benches/peers/mc_peers.py --jsonl`) to merge into the
+    /// report; each is compared with the pilot's row at the same size, or at the largest measured
+    /// size below it. Repeatable.
     #[arg(long)]
     pub peers: Vec<PathBuf>,
 }
@@ -34,6 +37,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let row: pilot::PeerRow = serde_json::from_str(line)
                 .with_context(|| format!("{}:{}: not a peer result row", p.display(), i + 1))?;
+            if !(row.rate.is_finite() && row.rate > 0.0) || row.size == 0 {
+                anyhow::bail!(
+                    "{}:{}: peer row needs a positive finite rate and a positive size, got rate {} size {}",
+                    p.display(),
+                    i + 1,
+                    row.rate,
+                    row.size
+                );
+            }
             report.peers.push(row);
         }
     }
@@ -59,10 +71,11 @@ pub struct KernelArgs {
     /// Backends to try (those without a source for the kernel are reported and skipped).
     #[arg(long, value_delimiter = ',', default_value = "cuda,sycl,opencl,cpu")]
     pub backends: Vec<String>,
-    /// Backend whose outputs the others are checked against (besides the reference file).
+    /// Backend whose outputs the others are checked against (besides the reference file). It must
+    /// be a known, available backend with a source for the kernel, or the command fails naming it.
     #[arg(long)]
     pub reference: Option<String>,
-    /// Output folder for kernel.json, kernel.md and the chart.
+    /// Output folder for kernel.json and kernel.md (tables; no chart).
     #[arg(long, default_value = "pilot-kernel-report")]
     pub out: PathBuf,
     /// Time budget per measurement, seconds.
@@ -77,6 +90,17 @@ pub fn kernel(args: &KernelArgs) -> anyhow::Result<ExitCode> {
     use tenor::pilot::inhouse;
     let k = inhouse::load(&args.dir)?;
     let reference_file = inhouse::reference_outputs(&k)?;
+    if let Some(r) = &args.reference {
+        // An unusable reference is an error, never a silent "unchecked".
+        tenor_backends::open(r).with_context(|| format!("--reference {r}: backend cannot be opened"))?;
+        if !k.def.sources.contains_key(r.as_str()) {
+            anyhow::bail!(
+                "--reference {r}: {} has no {r} source for kernel {} (the CPU backend runs built-in kernels only)",
+                args.dir.display(),
+                k.def.name
+            );
+        }
+    }
     let mut order = args.backends.clone();
     if let Some(r) = &args.reference {
         order.retain(|b| b != r);

@@ -106,7 +106,14 @@ pub fn load(dir: &Path) -> anyhow::Result<InHouse> {
     if let Some(extra) = spec.args.keys().find(|k| !def.args.iter().any(|a| &a.name == *k)) {
         bail!("{}: [args.{extra}] names no argument of {}", sp.display(), def.name);
     }
-    Ok(InHouse { def, spec, dir: dir.to_path_buf() })
+    let k = InHouse { def, spec, dir: dir.to_path_buf() };
+    // Every scalar at every size converts to its type, before anything runs.
+    for a in k.def.args.iter().filter(|a| !a.ty.is_pointer()) {
+        for &items in &k.spec.sizes {
+            scalar_arg(&k, a, items)?;
+        }
+    }
+    Ok(k)
 }
 
 fn count(expr: &str, items: u64, blocks: u64, what: &str) -> anyhow::Result<u64> {
@@ -115,12 +122,90 @@ fn count(expr: &str, items: u64, blocks: u64, what: &str) -> anyhow::Result<u64>
         Some((k, b)) => (k.parse::<u64>().map_err(|_| anyhow!("{what}: bad factor in {expr:?}"))?, b.to_owned()),
         None => (1, e.clone()),
     };
-    Ok(k * match base.as_str() {
+    let n = match base.as_str() {
         "items" => items,
         "blocks" => blocks,
         n => n
             .parse::<u64>()
             .map_err(|_| anyhow!("{what}: {expr:?} is not items, blocks, K*items, K*blocks or a number"))?,
+    };
+    k.checked_mul(n).ok_or_else(|| anyhow!("{what}: {expr:?} overflows 64 bits at {items} items"))
+}
+
+/// A scalar argument's value, converted to the argument's type.
+#[derive(Debug, Clone, Copy)]
+enum Scalar {
+    U32(u32),
+    I32(i32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+}
+
+impl Scalar {
+    fn arg<'a>(self) -> Arg<'a> {
+        match self {
+            Self::U32(v) => Arg::U32(v),
+            Self::I32(v) => Arg::I32(v),
+            Self::U64(v) => Arg::U64(v),
+            Self::F32(v) => Arg::F32(v),
+            Self::F64(v) => Arg::F64(v),
+        }
+    }
+}
+
+/// Converts `[args.<name>].value` of pilot.toml at `items` to the argument's type: out-of-range,
+/// fractional (for integer types) and non-finite values are errors naming the file and field,
+/// never truncated or saturated.
+fn scalar_arg(k: &InHouse, a: &tenor_core::ArgDef, items: u64) -> anyhow::Result<Scalar> {
+    let file = k.dir.join("pilot.toml");
+    let field = format!("{}: [args.{}].value", file.display(), a.name);
+    let blocks = k.def.blocks(items);
+    let v = k.spec.args.get(&a.name).and_then(|s| s.value.as_ref());
+    let int: Option<i128> = match v {
+        Some(toml::Value::String(e)) => Some(i128::from(count(e, items, blocks, &field)?)),
+        Some(toml::Value::Integer(i)) => Some(i128::from(*i)),
+        Some(toml::Value::Float(f)) => {
+            if !f.is_finite() {
+                bail!("{field}: {f} is not finite");
+            }
+            None
+        }
+        _ => bail!("{field}: scalar argument {} needs value = items | blocks | K*items | a number", a.name),
+    };
+    let float = |x: Option<i128>| match (x, v) {
+        (Some(i), _) => i as f64,
+        (None, Some(toml::Value::Float(f))) => *f,
+        _ => f64::NAN,
+    };
+    let whole = |ty: &str| -> anyhow::Result<i128> {
+        match int {
+            Some(i) => Ok(i),
+            None => bail!("{field}: {} is not a whole number, as {ty} needs", float(None)),
+        }
+    };
+    let range = |i: i128, ty: &str| anyhow!("{field}: {i} is out of range for {ty}");
+    Ok(match a.ty {
+        ArgType::U32 => {
+            let i = whole("u32")?;
+            Scalar::U32(u32::try_from(i).map_err(|_| range(i, "u32"))?)
+        }
+        ArgType::I32 => {
+            let i = whole("i32")?;
+            Scalar::I32(i32::try_from(i).map_err(|_| range(i, "i32"))?)
+        }
+        ArgType::U64 => {
+            let i = whole("u64")?;
+            Scalar::U64(u64::try_from(i).map_err(|_| range(i, "u64"))?)
+        }
+        ArgType::F32 => {
+            let x = float(int);
+            if x.abs() > f64::from(f32::MAX) {
+                bail!("{field}: {x} is out of range for f32");
+            }
+            Scalar::F32(x as f32)
+        }
+        _ => Scalar::F64(float(int)),
     })
 }
 
@@ -211,7 +296,10 @@ pub fn run_on(k: &InHouse, dev: &dyn Compute, items: u64, budget_s: f64) -> anyh
     for (i, a) in k.def.args.iter().enumerate() {
         let spec = &k.spec.args[&a.name];
         if a.ty.is_pointer() {
-            let len = count(spec.len.as_deref().unwrap_or("items"), items, blocks, &a.name)? as usize;
+            let len = count(spec.len.as_deref().unwrap_or("items"), items, blocks, &a.name)?;
+            let len = usize::try_from(len).map_err(|_| {
+                anyhow!("[args.{}].len: {len} elements do not fit this machine's address space", a.name)
+            })?;
             let vals = match (&spec.fill, a.access) {
                 (Some(f), _) => fill_values(f, len, 0x5eed + i as u64, &a.name)?,
                 (None, Some(Access::Write)) => vec![f64::NAN; len],
@@ -226,23 +314,11 @@ pub fn run_on(k: &InHouse, dev: &dyn Compute, items: u64, budget_s: f64) -> anyh
             bufs.push(None);
         }
     }
-    let scalar = |a: &tenor_core::ArgDef, v: &Option<toml::Value>| -> anyhow::Result<f64> {
-        match v {
-            Some(toml::Value::String(e)) => Ok(count(e, items, blocks, &a.name)? as f64),
-            Some(toml::Value::Integer(i)) => Ok(*i as f64),
-            Some(toml::Value::Float(f)) => Ok(*f),
-            _ => bail!("scalar argument {} needs value = items | blocks | a number", a.name),
-        }
-    };
     let mut args = Vec::new();
     for (a, b) in k.def.args.iter().zip(&bufs) {
-        let arg = match (b, a.ty) {
-            (Some(buf), _) => Arg::Buf(buf, a.access.unwrap_or(Access::Read)),
-            (None, ArgType::U32) => Arg::U32(scalar(a, &k.spec.args[&a.name].value)? as u32),
-            (None, ArgType::I32) => Arg::I32(scalar(a, &k.spec.args[&a.name].value)? as i32),
-            (None, ArgType::U64) => Arg::U64(scalar(a, &k.spec.args[&a.name].value)? as u64),
-            (None, ArgType::F32) => Arg::F32(scalar(a, &k.spec.args[&a.name].value)? as f32),
-            (None, _) => Arg::F64(scalar(a, &k.spec.args[&a.name].value)?),
+        let arg = match b {
+            Some(buf) => Arg::Buf(buf, a.access.unwrap_or(Access::Read)),
+            None => scalar_arg(k, a, items)?.arg(),
         };
         args.push(arg);
     }

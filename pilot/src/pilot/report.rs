@@ -4,7 +4,65 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::Report;
+use super::{PeerRow, Report};
+
+/// A peer's figure set against one Tenor backend's figure on the same workload.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PeerComparison {
+    /// The peer's row as merged.
+    pub peer: PeerRow,
+    /// The Tenor row it is compared with; `None` when no backend measured the workload at or
+    /// below the peer's size.
+    pub tenor: Option<TenorSide>,
+}
+
+/// The Tenor side of a [`PeerComparison`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TenorSide {
+    /// Backend.
+    pub backend: String,
+    /// The pilot's size compared: the peer's size, or the largest measured size below it.
+    pub size: u64,
+    /// Tenor's rate at that size, in the peer's unit.
+    pub rate: f64,
+    /// Tenor rate / peer rate (above 1 when Tenor is faster).
+    pub ratio: f64,
+}
+
+/// Matches every peer row with every backend's throughput row of the same workload and unit:
+/// at the peer's size if measured, else at the backend's largest measured size below it (rates
+/// are per second, so sizes that differ still compare; the sizes are reported). Backends without
+/// such a row give no comparison; a peer without any gets one with `tenor: None`.
+pub fn peer_ratios(r: &Report) -> Vec<PeerComparison> {
+    let mut out = Vec::new();
+    for p in &r.peers {
+        let mut backends: Vec<&str> = Vec::new();
+        for t in &r.throughput {
+            if !backends.contains(&t.backend.as_str()) {
+                backends.push(&t.backend);
+            }
+        }
+        let before = out.len();
+        for b in backends {
+            let best = r
+                .throughput
+                .iter()
+                .filter(|t| t.backend == b && t.workload == p.workload && t.unit == p.unit && t.size <= p.size)
+                .max_by_key(|t| t.size);
+            if let Some(t) = best {
+                let ratio = if p.rate > 0.0 { t.rate / p.rate } else { f64::NAN };
+                out.push(PeerComparison {
+                    peer: p.clone(),
+                    tenor: Some(TenorSide { backend: b.to_owned(), size: t.size, rate: t.rate, ratio }),
+                });
+            }
+        }
+        if out.len() == before {
+            out.push(PeerComparison { peer: p.clone(), tenor: None });
+        }
+    }
+    out
+}
 
 fn si(x: f64) -> String {
     let (v, p) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
@@ -128,17 +186,25 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
         );
     }
     if !r.peers.is_empty() {
-        let _ = writeln!(m, "\n## Peers (same problems, same run)\n\n| peer | workload | size | rate | unit | Tenor best / peer |\n|---|---|---|---|---|---|");
-        for p in &r.peers {
-            let best = r
-                .throughput
-                .iter()
-                .filter(|t| t.workload == p.workload && t.size == p.size)
-                .map(|t| t.rate)
-                .fold(0.0f64, f64::max);
-            let ratio = if best > 0.0 { format!("{:.1}x", best / p.rate) } else { "-".into() };
-            let _ =
-                writeln!(m, "| {} | {} | {} | {} | {} | {} |", p.peer, p.workload, p.size, si(p.rate), p.unit, ratio);
+        let _ = writeln!(m, "\n## Peers (same problems, same run; ratio = Tenor / peer, above 1 when Tenor is faster)\n\nA peer is compared with the pilot's row at the same size or, when the sizes differ, at the pilot's largest size at or below the peer's; both sizes are shown.\n\n| peer | workload | peer size | peer rate | Tenor backend | Tenor size | Tenor rate | unit | Tenor / peer |\n|---|---|---|---|---|---|---|---|---|");
+        for c in peer_ratios(r) {
+            let (backend, size, rate, ratio) = match &c.tenor {
+                Some(t) => (t.backend.as_str(), t.size.to_string(), si(t.rate), format!("{:.2}x", t.ratio)),
+                None => ("-", "-".into(), "-".into(), "no Tenor row at or below the peer's size".into()),
+            };
+            let _ = writeln!(
+                m,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                c.peer.peer,
+                c.peer.workload,
+                c.peer.size,
+                si(c.peer.rate),
+                backend,
+                size,
+                rate,
+                c.peer.unit,
+                ratio
+            );
         }
     }
     if !charts.is_empty() {
@@ -159,7 +225,12 @@ pub fn write(r: &Report, dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> 
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let charts = super::charts::write_all(r, dir)?;
     let json = dir.join("pilot.json");
-    std::fs::write(&json, serde_json::to_string_pretty(r)?).with_context(|| format!("writing {}", json.display()))?;
+    let mut value = serde_json::to_value(r)?;
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("peer_ratios".into(), serde_json::to_value(peer_ratios(r))?);
+    }
+    std::fs::write(&json, serde_json::to_string_pretty(&value)?)
+        .with_context(|| format!("writing {}", json.display()))?;
     let md = dir.join("pilot.md");
     std::fs::write(&md, markdown(r, &charts)).with_context(|| format!("writing {}", md.display()))?;
     let mut files = vec![json, md];
