@@ -162,7 +162,7 @@ if lp:
     w("")
 ag = res.get("agree", {})
 if ag:
-    secs = {m.group(1): int(m.group(2)) for m in re.finditer(r"^=== (\S+): ok \((\d+) s\)", log, re.M)}
+    secs = {m.group(1): float(m.group(2)) for m in re.finditer(r"^=== (\S+): ok \(([\d.]+) s\)", log, re.M)}
 
     def t(step):
         return f"{secs[step]} s" if step in secs else "?"
@@ -176,6 +176,11 @@ if ag:
     w(f"| `tenor backtest --strategy short_straddle` on SPY 1999-2020 ({ag['straddle_bars']} bars), CUDA vs CPU | "
       f"largest relative equity difference {ag['straddle_max_rel_equity_diff']:.1e}; final equity {ag['straddle_final_cuda']:,.2f} (CUDA), "
       f"{ag['straddle_final_cpu']:,.2f} (CPU); wall CUDA {t('straddle-cuda')}, CPU {t('straddle-cpu')} |")
+    if "sweep_identical" in ag:
+        w(f"| `tenor backtest --strategy short_straddle --sweep roll=5:35:10 --sweep window=10:40:10 --backend cuda` "
+          f"({ag['sweep_runs']} runs on SPY 1999-2020): each bar of every run priced in one batch on the port, against "
+          f"`--unbatched` | wall batched {t('sweep-batched')}, unbatched {t('sweep-unbatched')}; sweep tables "
+          f"{'identical' if ag['sweep_identical'] else 'DIFFERENT'} |")
     h = ag.get("heston", {})
     if h:
         c, p = h["cuda"], h["cpu"]
