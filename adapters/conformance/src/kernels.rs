@@ -285,7 +285,8 @@ pub fn mc_european(dev: &dyn Compute) -> Result<(), String> {
 pub fn mc_european_batch(dev: &dyn Compute) -> Result<(), String> {
     let pairs = 10_001u64;
     // (spot, strike, is_call, drift, vol_sqrt_t, discount)
-    let products: [(f64, f64, u32, f64, f64, f64); 5] = [
+    type Product = (f64, f64, u32, f64, f64, f64);
+    let products: [Product; 5] = [
         (100.0, 105.0, 1, 0.01, 0.2, 0.95),
         (100.0, 95.0, 0, 0.01, 0.2, 0.95),
         (52.5, 50.0, 1, -0.03, 0.45, 0.99),
@@ -295,7 +296,7 @@ pub fn mc_european_batch(dev: &dyn Compute) -> Result<(), String> {
     let n = products.len();
     let per_product = pairs.div_ceil(4096);
     let items = n as u64 * per_product * 4096;
-    let col = |f: fn(&(f64, f64, u32, f64, f64, f64)) -> f64| products.iter().map(f).collect::<Vec<f64>>();
+    let col = |f: fn(&Product) -> f64| products.iter().map(f).collect::<Vec<f64>>();
     let args = [
         KArg::Out(2 * (n as u64 * per_product) as usize),
         KArg::In(col(|p| p.0)),
