@@ -15,7 +15,8 @@ use tenor_pricing::mc::{McConfig, McProduct};
 use tenor_pricing::types::{OptionType, Vanilla};
 
 /// A backend wrapper counting what reaches the port: `price_batch` synchronises the device
-/// exactly twice per call (before and after), and launches one kernel per European product.
+/// exactly twice per call (before and after), and launches one `mc_european_batch` per stream
+/// for the European products of a call.
 #[derive(Debug)]
 struct Counting {
     inner: Arc<dyn Compute>,
@@ -178,9 +179,10 @@ fn batched_sweep_is_bitwise_the_unbatched_one_with_one_price_batch_per_bar() {
     assert_eq!(got.stats.bars, 110);
     assert_eq!(got.stats.requests, unbatched_calls);
     assert_eq!(got.stats.products, 6 * unbatched_calls);
-    // The same kernels run either way: one launch per product.
-    assert_eq!(cb.launches.load(Ordering::SeqCst), 6 * unbatched_calls);
-    assert_eq!(cu.launches.load(Ordering::SeqCst), 6 * unbatched_calls);
+    // One stream: each price_batch call runs its six Europeans (a run's, or every run's of
+    // the bar) as one mc_european_batch launch.
+    assert_eq!(cb.launches.load(Ordering::SeqCst), 110);
+    assert_eq!(cu.launches.load(Ordering::SeqCst), unbatched_calls);
 }
 
 #[test]

@@ -184,4 +184,38 @@ inline double laguerre(uint32_t j, double x) {
     return cur;
 }
 
+// One block of mc_european (see its kernel.toml): pairs c TENOR_BLOCK .. min(pairs, (c + 1)
+// TENOR_BLOCK) of one product, summed by the work-group (pairs 2j and 2j + 1 share Philox call
+// j, its cosine and sine normals; each work-item takes the calls of the block with a stride of
+// the local range), written by work-item 0 to out[0] (sum of Y) and out[1] (sum of Y^2).
+// Shared by mc_european and mc_european_batch, so both give bitwise the same partials.
+inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t c, uint64_t seed, uint64_t pairs,
+                              double spot, double strike, uint32_t is_call, double drift, double vol_sqrt_t,
+                              double discount) {
+    uint64_t first = c * static_cast<uint64_t>(TENOR_BLOCK);
+    uint64_t end = first + static_cast<uint64_t>(TENOR_BLOCK) < pairs ? first + static_cast<uint64_t>(TENOR_BLOCK)
+                                                                      : pairs;
+    double w = is_call != 0u ? 1.0 : -1.0;
+    double half_discount = 0.5 * discount;
+    double sum = 0.0, sum_sq = 0.0;
+    uint64_t stride = 2 * static_cast<uint64_t>(it.get_local_range(0));
+    for (uint64_t p = first + 2 * it.get_local_id(0); p < end; p += stride) {
+        double z[2];
+        normal_pair_f64(seed, p >> 1, 0, z[0], z[1]);
+        for (int h = 0; h < 2 && p + h < end; ++h) {
+            double up = spot * sycl::exp(drift + vol_sqrt_t * z[h]);
+            double dn = spot * sycl::exp(drift - vol_sqrt_t * z[h]);
+            double y = half_discount * (sycl::fmax(w * (up - strike), 0.0) + sycl::fmax(w * (dn - strike), 0.0));
+            sum += y;
+            sum_sq += y * y;
+        }
+    }
+    sum = group_sum(it, sum);
+    sum_sq = group_sum(it, sum_sq);
+    if (it.get_local_id(0) == 0) {
+        out[0] = sum;
+        out[1] = sum_sq;
+    }
+}
+
 }  // namespace tenor

@@ -14,9 +14,9 @@ use crate::philox::{counter, key, philox4x32_10, uniform_f64};
 /// Philox calls per chunk: 2 CHUNK pairs.
 const CHUNK: usize = 64;
 
-/// The launch's scalars.
+/// The launch's scalars (one product's; `mc_european_batch` builds one per product).
 #[derive(Clone, Copy)]
-struct Params {
+pub(crate) struct Params {
     seed: u64,
     spot: f64,
     strike: f64,
@@ -31,24 +31,39 @@ struct Params {
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let p = Params {
-        seed: call.u64(1),
-        spot: call.f64(3),
-        strike: call.f64(4),
-        w: if call.u32(5) != 0 { 1.0 } else { -1.0 },
-        drift: call.f64(6),
-        vol: call.f64(7),
-        half_discount: 0.5 * call.f64(8),
-    };
+    let p = Params::new(call.u64(1), call.f64(3), call.f64(4), call.u32(5), call.f64(6), call.f64(7), call.f64(8));
     let partials = call.ptr::<f64>(0);
     for b in blocks {
-        let (sum, sum_sq) = block_sums(&p, call.block_items(b));
+        let (sum, sum_sq) = pair_sums(&p, call.block_items(b));
         // SAFETY: partials holds 2 * blocks values; block b writes its own pair.
         unsafe {
             *partials.add(2 * b as usize) = sum;
             *partials.add(2 * b as usize + 1) = sum_sq;
         }
     }
+}
+
+impl Params {
+    /// The parameters of one product, from the manifest's arguments (`vol` is `vol_sqrt_t`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        seed: u64,
+        spot: f64,
+        strike: f64,
+        is_call: u32,
+        drift: f64,
+        vol: f64,
+        discount: f64,
+    ) -> Self {
+        Self { seed, spot, strike, w: if is_call != 0 { 1.0 } else { -1.0 }, drift, vol, half_discount: 0.5 * discount }
+    }
+}
+
+/// `(sum of Y, sum of Y^2)` over `pairs` (within one block), in pair order: the values
+/// `mc_european` writes for a block, shared with `mc_european_batch` so that both are bitwise
+/// the same.
+pub(crate) fn pair_sums(p: &Params, pairs: Range<u64>) -> (f64, f64) {
+    block_sums(p, pairs)
 }
 
 crate::simd::avx2_dispatch! {

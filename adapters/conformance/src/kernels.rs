@@ -278,6 +278,70 @@ pub fn mc_european(dev: &dyn Compute) -> Result<(), String> {
     Ok(())
 }
 
+/// `mc_european_batch`: five products (calls and puts, different spots, strikes, drifts, vols
+/// and discounts) over an odd pair count with a partial last block. The batch matches the CPU
+/// reference within [`FP64_RTOL`], and each product's slice of the partials equals bitwise
+/// `mc_european` launched for that product alone on the same device.
+pub fn mc_european_batch(dev: &dyn Compute) -> Result<(), String> {
+    let pairs = 10_001u64;
+    // (spot, strike, is_call, drift, vol_sqrt_t, discount)
+    type Product = (f64, f64, u32, f64, f64, f64);
+    let products: [Product; 5] = [
+        (100.0, 105.0, 1, 0.01, 0.2, 0.95),
+        (100.0, 95.0, 0, 0.01, 0.2, 0.95),
+        (52.5, 50.0, 1, -0.03, 0.45, 0.99),
+        (250.0, 300.0, 0, 0.002, 0.08, 0.9),
+        (1.0, 1.0, 1, 0.0, 1.1, 1.0),
+    ];
+    let n = products.len();
+    let per_product = pairs.div_ceil(4096);
+    let items = n as u64 * per_product * 4096;
+    let col = |f: fn(&Product) -> f64| products.iter().map(f).collect::<Vec<f64>>();
+    let args = [
+        KArg::Out(2 * (n as u64 * per_product) as usize),
+        KArg::In(col(|p| p.0)),
+        KArg::In(col(|p| p.1)),
+        KArg::InU32(products.iter().map(|p| p.2).collect()),
+        KArg::In(col(|p| p.3)),
+        KArg::In(col(|p| p.4)),
+        KArg::In(col(|p| p.5)),
+        KArg::U32(n as u32),
+        KArg::U64(SEED),
+        KArg::U64(pairs),
+        KArg::U64(items),
+    ];
+    against_cpu(dev, "mc_european_batch", "5 products, 10001 pairs", items, &args, FP64_RTOL)?;
+    let batch = launch_outputs(dev, "mc_european_batch", items, &args)?;
+    let batch = batch.first().ok_or("mc_european_batch: no output")?;
+    let width = 2 * per_product as usize;
+    for (i, &(spot, strike, is_call, drift, vol, discount)) in products.iter().enumerate() {
+        let alone = launch_outputs(
+            dev,
+            "mc_european",
+            pairs,
+            &[
+                KArg::Out(width),
+                KArg::U64(SEED),
+                KArg::U64(pairs),
+                KArg::F64(spot),
+                KArg::F64(strike),
+                KArg::U32(is_call),
+                KArg::F64(drift),
+                KArg::F64(vol),
+                KArg::F64(discount),
+            ],
+        )?;
+        let alone = alone.first().ok_or("mc_european: no output")?;
+        let slice = &batch[i * width..(i + 1) * width];
+        if slice.iter().zip(alone).any(|(a, b)| a.to_bits() != b.to_bits()) {
+            return Err(format!(
+                "mc_european_batch: product {i}'s partials {slice:?} differ from mc_european alone {alone:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `mc_european_f32`: call and put.
 pub fn mc_european_f32(dev: &dyn Compute) -> Result<(), String> {
     let pairs = 10_000u64;

@@ -42,6 +42,7 @@ pub fn checks() -> Vec<(&'static str, Check)> {
         ("payoff_barrier", kernels::payoff_barrier),
         ("mc_european", kernels::mc_european),
         ("mc_european_f32", kernels::mc_european_f32),
+        ("mc_european_batch", kernels::mc_european_batch),
         ("mc_asian", kernels::mc_asian),
         ("mc_asian_f32", kernels::mc_asian_f32),
         ("mc_barrier", kernels::mc_barrier),

@@ -7,11 +7,17 @@
 //! the device is synchronised before (ordering earlier frees) and after (surfacing asynchronous
 //! errors). Each job's numbers depend only on its arguments, so the results are bitwise the
 //! same for any number of streams and threads.
+//!
+//! The fp64 European jobs of one stream with the same seed and pairs (two or more of them) run
+//! as one `mc_european_batch` launch ([`super::fused`]): one upload of their parameters, one
+//! launch, one partials buffer and one download; each job is finished from its slice of those
+//! partials, which are bitwise what its own `mc_european` launch would give.
 
 use std::collections::HashMap;
 
 use tenor_core::{Access, Arg, Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
 
+use super::fused::{self, European, Partials};
 use super::greeks::Bumps;
 use super::plan::{f64s, plan, Job};
 use super::{stats, McConfig, McError, McPrice, McProduct, McValuation};
@@ -20,6 +26,14 @@ use super::{stats, McConfig, McError, McPrice, McProduct, McValuation};
 type Planned = Result<(Vec<Job>, Option<Bumps>), McError>;
 /// An enqueued job: its partials buffer (kept alive until the batch ends) and the download.
 type Enqueued = Result<(DeviceBuffer, Pending<Vec<u8>>), McError>;
+
+/// Where a job's partials come from.
+enum Slot {
+    /// Its own launch.
+    Own(Enqueued),
+    /// Product `index` of European batch `batch`.
+    Shared { batch: usize, index: usize },
+}
 
 /// Prices `product` on `dev` (default stream).
 ///
@@ -98,12 +112,50 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
     }
     let mut kernels: HashMap<&'static str, Kernel> = HashMap::new();
 
-    // Enqueue everything.
-    let mut slots: Vec<Vec<Option<Enqueued>>> = Vec::with_capacity(products.len());
+    // The fp64 European jobs of each stream, grouped by seed and pairs: groups of two or more
+    // become one mc_european_batch launch each.
+    let mut groups: Vec<(usize, Vec<European>)> = Vec::new();
+    let mut group_of: HashMap<(usize, u64, u64), usize> = HashMap::new();
+    let mut member: HashMap<(usize, usize), (usize, usize)> = HashMap::new();
+    for (i, p) in planned.iter().enumerate() {
+        let Ok((jobs, _)) = p else { continue };
+        for (j, job) in jobs.iter().enumerate() {
+            if let Some(e) = job.launch.as_ref().and_then(European::of) {
+                let g = *group_of.entry((i % streams.len(), e.seed, e.pairs)).or_insert_with(|| {
+                    groups.push((i % streams.len(), Vec::new()));
+                    groups.len() - 1
+                });
+                member.insert((i, j), (g, groups[g].1.len()));
+                groups[g].1.push(e);
+            }
+        }
+    }
+    let mut batch_of: HashMap<usize, usize> = HashMap::new();
+    let mut batches: Vec<Partials> = Vec::new();
+    for (g, (stream, members)) in groups.iter().enumerate() {
+        let Some(first) = members.first().filter(|_| members.len() >= 2) else { continue };
+        let enqueued = load(dev, fused::BATCH, &mut kernels)
+            .map(|k| (k.def().blocks(first.pairs), fused::enqueue(dev, &streams[*stream], &k, members)));
+        batch_of.insert(g, batches.len());
+        batches.push(match enqueued {
+            Ok((blocks, e)) => Partials::new(blocks, e),
+            Err(e) => Partials::new(0, Err(e)),
+        });
+    }
+
+    // Enqueue everything else.
+    let mut slots: Vec<Vec<Option<Slot>>> = Vec::with_capacity(products.len());
     for (i, p) in planned.iter().enumerate() {
         let stream = &streams[i % streams.len()];
         let trade_slots = match p {
-            Ok((jobs, _)) => jobs.iter().map(|j| enqueue(dev, stream, j, &mut kernels)).collect(),
+            Ok((jobs, _)) => jobs
+                .iter()
+                .enumerate()
+                .map(|(j, job)| match member.get(&(i, j)).and_then(|(g, index)| Some((*batch_of.get(g)?, *index))) {
+                    Some((batch, index)) => Some(Slot::Shared { batch, index }),
+                    None => enqueue(dev, stream, job, &mut kernels).map(Slot::Own),
+                })
+                .collect(),
             Err(_) => Vec::new(),
         };
         slots.push(trade_slots);
@@ -116,14 +168,21 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
         let r = p.and_then(|(jobs, bumps)| {
             let mut prices = Vec::with_capacity(jobs.len());
             for (job, slot) in jobs.iter().zip(trade_slots) {
+                let width = job.launch.as_ref().map_or(1, |l| l.width);
                 let sums = match slot {
                     None => None,
-                    Some(enqueued) => {
+                    Some(Slot::Own(enqueued)) => {
                         let (buf, pending) = enqueued?;
                         buffers.push(buf);
                         let partials = f64s(&pending.wait()?)?;
-                        let width = job.launch.as_ref().map_or(1, |l| l.width);
                         Some(stats::reduce(&partials, width)?)
+                    }
+                    Some(Slot::Shared { batch, index }) => {
+                        let partials = batches
+                            .get_mut(batch)
+                            .ok_or_else(|| McError::BadResult(format!("no European batch {batch}")))?
+                            .product(index, &mut buffers)?;
+                        Some(stats::reduce(partials, width)?)
                     }
                 };
                 prices.push(job.finish(sums.as_deref())?);
@@ -135,6 +194,7 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
         progress(i);
     }
     drop(buffers);
+    drop(batches);
     dev.synchronize()?;
     Ok(results)
 }
@@ -148,14 +208,7 @@ fn enqueue<C: Compute + ?Sized>(
 ) -> Option<Enqueued> {
     let launch = job.launch.as_ref()?;
     Some((|| {
-        let kernel = match kernels.get(launch.kernel) {
-            Some(k) => k.clone(),
-            None => {
-                let k = dev.load_kernel(tenor_kernels::get(launch.kernel)?)?;
-                kernels.insert(launch.kernel, k.clone());
-                k
-            }
-        };
+        let kernel = load(dev, launch.kernel, kernels)?;
         let blocks = kernel.def().blocks(launch.pairs) as usize;
         let partials = dev.alloc_elems::<f64>(stream, blocks * launch.width)?;
         let mut args: Vec<Arg<'_>> = Vec::with_capacity(launch.scalars.len() + 1);
@@ -166,4 +219,18 @@ fn enqueue<C: Compute + ?Sized>(
         let pending = dev.download(stream, &partials, 0, partials.len())?;
         Ok((partials, pending))
     })())
+}
+
+/// Kernel `name`, loaded on `dev` once per batch.
+fn load<C: Compute + ?Sized>(
+    dev: &C,
+    name: &'static str,
+    kernels: &mut HashMap<&'static str, Kernel>,
+) -> Result<Kernel, McError> {
+    if let Some(k) = kernels.get(name) {
+        return Ok(k.clone());
+    }
+    let k = dev.load_kernel(tenor_kernels::get(name)?)?;
+    kernels.insert(name, k.clone());
+    Ok(k)
 }

@@ -23,6 +23,7 @@
 
 mod engine;
 mod error;
+mod fused;
 pub mod greeks;
 mod plan;
 mod product;

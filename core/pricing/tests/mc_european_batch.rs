@@ -1,0 +1,169 @@
+//! `price_batch` runs the fp64 European products of a stream as one `mc_european_batch`
+//! launch: bitwise the valuations of pricing each product alone (its own `mc_european`
+//! launch), with one launch per stream instead of one per product.
+
+use std::sync::{Arc, Mutex};
+
+use tenor_core::{Allocator, Arg, Compute, ComputeError, DeviceBuffer, DeviceInfo, GemmDesc, Kernel, KernelDef};
+use tenor_core::{Pending, Stream};
+use tenor_pricing::mc::{self, AsianOption, FixingSchedule, McConfig, McProduct, McValuation};
+use tenor_pricing::types::{OptionType, Vanilla};
+
+/// A backend wrapper recording the kernel of every launch.
+#[derive(Debug)]
+struct Counting {
+    inner: Arc<dyn Compute>,
+    launches: Mutex<Vec<String>>,
+}
+
+impl Counting {
+    fn cpu() -> Self {
+        Self { inner: Arc::new(tenor_cpu::cpu().expect("cpu")), launches: Mutex::new(Vec::new()) }
+    }
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.launches.lock().expect("launches"))
+    }
+}
+
+impl Compute for Counting {
+    fn info(&self) -> &DeviceInfo {
+        self.inner.info()
+    }
+    fn default_stream(&self) -> &Stream {
+        self.inner.default_stream()
+    }
+    fn create_stream(&self) -> Result<Stream, ComputeError> {
+        self.inner.create_stream()
+    }
+    fn allocator(&self) -> &Arc<dyn Allocator> {
+        self.inner.allocator()
+    }
+    fn alloc(&self, stream: &Stream, bytes: usize) -> Result<DeviceBuffer, ComputeError> {
+        self.inner.alloc(stream, bytes)
+    }
+    fn upload(&self, stream: &Stream, dst: &DeviceBuffer, offset: usize, src: &[u8]) -> Result<(), ComputeError> {
+        self.inner.upload(stream, dst, offset, src)
+    }
+    fn download(
+        &self,
+        stream: &Stream,
+        src: &DeviceBuffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<Pending<Vec<u8>>, ComputeError> {
+        self.inner.download(stream, src, offset, len)
+    }
+    fn load_kernel(&self, def: &KernelDef) -> Result<Kernel, ComputeError> {
+        self.inner.load_kernel(def)
+    }
+    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
+        self.launches.lock().expect("launches").push(kernel.def().name.clone());
+        self.inner.launch(stream, kernel, items, args)
+    }
+    fn gemm(
+        &self,
+        stream: &Stream,
+        desc: &GemmDesc,
+        a: &DeviceBuffer,
+        b: &DeviceBuffer,
+        c: &DeviceBuffer,
+    ) -> Result<(), ComputeError> {
+        self.inner.gemm(stream, desc, a, b, c)
+    }
+    fn synchronize(&self) -> Result<(), ComputeError> {
+        self.inner.synchronize()
+    }
+}
+
+/// Twelve Europeans: calls and puts, different spots, strikes, maturities, rates and vols.
+fn europeans() -> Vec<McProduct> {
+    (0..12)
+        .map(|k| {
+            let f = f64::from(k);
+            McProduct::European(Vanilla {
+                option: if k % 2 == 0 { OptionType::Call } else { OptionType::Put },
+                spot: 80.0 + 5.0 * f,
+                strike: 100.0 - 2.0 * f,
+                maturity: 0.1 + 0.2 * f,
+                rate: 0.01 * (f % 4.0),
+                dividend: 0.005 * (f % 3.0),
+                vol: 0.1 + 0.04 * f,
+            })
+        })
+        .collect()
+}
+
+/// An odd pair count over three blocks (the last one partial).
+fn cfg(streams: usize) -> McConfig {
+    McConfig { paths: 2 * 9_001, seed: 7, streams, ..McConfig::default() }
+}
+
+fn bits(v: &McValuation) -> Vec<u64> {
+    let mut out = vec![v.price.price.to_bits(), v.price.stderr.to_bits(), v.price.paths];
+    if let Some(g) = &v.greeks {
+        out.extend([g.delta, g.gamma, g.vega, g.theta, g.rho].iter().map(|x| x.to_bits()));
+    }
+    out
+}
+
+fn alone(dev: &Counting, products: &[McProduct], greeks: bool) -> Vec<Vec<u64>> {
+    products
+        .iter()
+        .map(|p| {
+            let v = if greeks {
+                mc::price_with_greeks(dev, p, &cfg(1)).expect("alone")
+            } else {
+                McValuation { price: mc::price(dev, p, &cfg(1)).expect("alone"), greeks: None }
+            };
+            bits(&v)
+        })
+        .collect()
+}
+
+#[test]
+fn twelve_europeans_price_bitwise_as_alone_in_one_launch() {
+    let dev = Counting::cpu();
+    let products = europeans();
+    let want = alone(&dev, &products, false);
+    let singles = dev.take();
+    assert_eq!(singles, vec!["mc_european"; products.len()], "alone: one mc_european launch each");
+    let got = mc::price_batch(&dev, &products, &cfg(1), false).expect("batch");
+    assert_eq!(dev.take(), vec!["mc_european_batch"], "batch: one launch for all twelve");
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(&bits(g.as_ref().expect("priced")), w, "product {k}");
+    }
+}
+
+#[test]
+fn streams_greeks_and_other_products_keep_their_bits_with_one_batch_per_stream() {
+    let dev = Counting::cpu();
+    let asian = AsianOption {
+        vanilla: Vanilla {
+            option: OptionType::Call,
+            spot: 100.0,
+            strike: 100.0,
+            maturity: 1.0,
+            rate: 0.02,
+            dividend: 0.0,
+            vol: 0.3,
+        },
+        schedule: FixingSchedule::uniform(1.0, 12),
+    };
+    let mut products = europeans();
+    products.insert(5, McProduct::AsianArithmetic(asian));
+    let want = alone(&dev, &products, true);
+    dev.take();
+    let got = mc::price_batch(&dev, &products, &cfg(3), true).expect("batch");
+    let mut launches = dev.take();
+    launches.sort();
+    // The Asian trade (on stream 5 mod 3 = 2) and its bumped copies launch mc_asian each; every
+    // stream's Europeans and their bumped copies are one mc_european_batch launch.
+    assert!(got[5].as_ref().expect("asian").greeks.is_some(), "Greeks asked for");
+    let asians = launches.iter().filter(|k| *k == "mc_asian").count();
+    assert!(asians >= 2, "the Asian and its bumps launch mc_asian: {launches:?}");
+    assert_eq!(launches.len(), asians + 3, "plus one mc_european_batch per stream: {launches:?}");
+    assert!(launches[asians..].iter().all(|k| k == "mc_european_batch"), "{launches:?}");
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(&bits(g.as_ref().expect("priced")), w, "trade {k}");
+    }
+}
