@@ -109,6 +109,10 @@ if a:
     def fmt(n):
         return f"{n // 2**20} MiB" if n >= 2**20 else (f"{n // 1024} KiB" if n >= 1024 else f"{n} B")
 
+    # Rows flagged "baseline" are cuMemAlloc/cuMemFree on a bare context (alone, and beside a
+    # resident block); older records have one unflagged baseline, the first row.
+    bases = [r for r in a["rows"] if r.get("baseline")] or a["rows"][:1]
+
     def table(key, title):
         w(title)
         w("")
@@ -116,26 +120,42 @@ if a:
         w("| --- |" + " --- |" * len(sizes))
         for r in a["rows"]:
             w(f"| {r['allocator']} | " + " | ".join(f"{s[key]:.3f}" for s in r["sizes"]) + " |")
-        base = {s["bytes"]: s[key] for s in a["rows"][0]["sizes"]}
+        w("")
         ratios = {}
-        for r in a["rows"][1:]:
-            ratios[r["allocator"]] = [base[s["bytes"]] / s[key] for s in r["sizes"]]
-        w("")
-        w(f"Speed-up over {a['rows'][0]['allocator']}:")
-        w("")
-        w("| allocator | " + " | ".join(fmt(s) for s in sizes) + " |")
-        w("| --- |" + " --- |" * len(sizes))
-        for name, xs in ratios.items():
-            w(f"| {name} | " + " | ".join(f"{x:.1f}x" for x in xs) + " |")
-        w("")
+        for b in bases:
+            base = {s["bytes"]: s[key] for s in b["sizes"]}
+            ratios[b["allocator"]] = {
+                r["allocator"]: [base[s["bytes"]] / s[key] for s in r["sizes"]]
+                for r in a["rows"] if r is not b and not r["allocator"].startswith("cuMemAlloc")
+            }
+            w(f"Speed-up over {b['allocator']}:")
+            w("")
+            w("| allocator | " + " | ".join(fmt(s) for s in sizes) + " |")
+            w("| --- |" + " --- |" * len(sizes))
+            for name, xs in ratios[b["allocator"]].items():
+                w(f"| {name} | " + " | ".join(f"{x:.1f}x" for x in xs) + " |")
+            w("")
         return ratios
 
     if "pair_us" in a["rows"][0]["sizes"][0]:
         ratios = table("pair_us", f"## Allocation latency: host microseconds per allocate + deallocate pair on one stream "
                        f"(stream-ordered: {a['batch']} pairs then one synchronise, median of {a['batches']} batches)")
-        pool = ratios.get("default pool, threshold max", [0])
-        w(f"Target (pool with threshold max at least 30x faster per pair than cuMemAlloc/cuMemFree): "
-          f"{ok(min(pool) >= 30)} (from {min(pool):.1f}x to {max(pool):.1f}x).")
+        for b, rs in ratios.items():
+            pool = rs.get("default pool, threshold max", [0])
+            w(f"Target (pool with threshold max at least 30x faster per pair than cuMemAlloc/cuMemFree), "
+              f"against {b}: {ok(min(pool) >= 30)} (from {min(pool):.1f}x to {max(pool):.1f}x).")
+            w("")
+        if len(bases) > 1:
+            w("The two baselines are the same driver calls in two states: alone, freeing a small block "
+              "gives its memory back to the driver and the next cuMemAlloc maps it again; beside a "
+              "resident small block the memory stays mapped. See docs/cuda.md, \"cuMemAlloc baselines\".")
+            w("")
+    raw = re.search(r"^=== alloc-raw: .*?\n((?:\|.*\n)+)", log, re.M)
+    if raw:
+        w("Independent check of the baselines: `benches/cuda/raw/alloc_pairs.c`, plain C on the driver API "
+          "(no Rust, no cudarc), same batches, run in its own process (microseconds per pair):")
+        w("")
+        w(raw.group(1).rstrip("\n"))
         w("")
     table("median_us", f"## Allocation latency with a synchronise after every pair (median of {a['iters']}, "
           "microseconds; bounded below by the synchronise itself)")
