@@ -10,6 +10,7 @@
 
 pub mod barrier;
 pub mod black;
+pub mod cache;
 pub mod cpu;
 pub mod curve;
 pub mod fastmath;

@@ -10,7 +10,7 @@
 //! therefore never reuses a stale image.
 
 use std::ffi::{c_char, CString};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use cudarc::nvrtc::sys as nv;
 use tenor_core::{ComputeError, KernelDef};
@@ -143,10 +143,7 @@ impl ImageCache {
     /// The cache in `TENOR_CUDA_CACHE` if set, else `$XDG_CACHE_HOME/tenor/cuda`, else
     /// `$HOME/.cache/tenor/cuda`; no cache when none can be created.
     pub fn from_env() -> Self {
-        let dir = std::env::var_os("TENOR_CUDA_CACHE")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| Path::new(&d).join("tenor/cuda")))
-            .or_else(|| std::env::var_os("HOME").map(|d| Path::new(&d).join(".cache/tenor/cuda")));
+        let dir = tenor_kernels::cache::cuda_cache_dir(&|k| std::env::var_os(k));
         Self { dir: dir.filter(|d| std::fs::create_dir_all(d).is_ok()) }
     }
 

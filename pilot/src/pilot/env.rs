@@ -49,7 +49,7 @@ pub fn kernel_cache(backend: &str) -> KernelCache {
 
 /// The kernel cache state of `backend` with environment lookups through `get`.
 ///
-/// - `cuda`: Tenor's NVRTC image cache (adapters/cuda/src/nvrtc.rs, `ImageCache::from_env`):
+/// - `cuda`: Tenor's NVRTC image cache (`tenor_kernels::cache::cuda_cache_dir`, as the adapter):
 ///   `TENOR_CUDA_CACHE`, else `$XDG_CACHE_HOME/tenor/cuda`, else `$HOME/.cache/tenor/cuda`; one
 ///   `.cubin` per (kernel source, compute capability, NVRTC version). A cached image skips
 ///   NVRTC; the module load and first launch remain.
@@ -77,8 +77,8 @@ pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) 
     };
     match backend {
         "cuda" => {
-            let settings = vec![setting(get, "TENOR_CUDA_CACHE"), setting(get, "XDG_CACHE_HOME")];
-            match get("TENOR_CUDA_CACHE").map(PathBuf::from).or_else(|| home_cache("tenor/cuda")) {
+            let settings = vec![setting(get, tenor_kernels::cache::CUDA_CACHE_ENV), setting(get, "XDG_CACHE_HOME")];
+            match tenor_kernels::cache::cuda_cache_dir(get) {
                 Some(dir) => {
                     let (n, summary) = describe(&dir, "Tenor's NVRTC image cache", "NVRTC compilation");
                     KernelCache { dir: Some(dir.display().to_string()), files: Some(n), settings, summary }
