@@ -106,3 +106,113 @@ pub fn align_up(bytes: usize, align: usize) -> usize {
     debug_assert!(align.is_power_of_two());
     (bytes + align - 1) & !(align - 1)
 }
+
+/// The live blocks of an allocator that takes every block straight from the device (no caching:
+/// `used` = `reserved`), each with the backend's handle `H`, and the [`AllocReport`] they add up
+/// to, high watermarks included. Thread-safe; the lock is held only for the bookkeeping, never
+/// across a device call. Shared by the host, USM and OpenCL buffer allocators so each adapter keeps
+/// only its device calls.
+#[derive(Debug)]
+pub struct Ledger<H> {
+    state: std::sync::Mutex<LedgerState<H>>,
+}
+
+#[derive(Debug)]
+struct LedgerState<H> {
+    live: std::collections::HashMap<u64, (H, usize)>,
+    report: AllocReport,
+}
+
+impl<H> Default for Ledger<H> {
+    fn default() -> Self {
+        Self { state: std::sync::Mutex::new(LedgerState { live: Default::default(), report: AllocReport::default() }) }
+    }
+}
+
+impl<H> Ledger<H> {
+    /// An empty ledger.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, LedgerState<H>> {
+        // A panic elsewhere while holding the lock leaves the counts consistent (each update is
+        // a few additions), so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records `block` (its `size` bytes counted as used and reserved) with its handle.
+    pub fn insert(&self, block: Block, handle: H) {
+        let mut st = self.lock();
+        st.live.insert(block.ptr, (handle, block.size));
+        let r = &mut st.report;
+        r.used += block.size;
+        r.reserved += block.size;
+        r.live_blocks += 1;
+        r.peak_used = r.peak_used.max(r.used);
+        r.peak_reserved = r.peak_reserved.max(r.reserved);
+    }
+
+    /// Forgets `block` and gives back its handle and recorded size, for the caller to free.
+    ///
+    /// # Errors
+    /// [`AllocError::UnknownBlock`] when the ledger holds no block at `block.ptr`.
+    pub fn remove(&self, block: Block) -> Result<(H, usize), AllocError> {
+        let mut st = self.lock();
+        let (handle, size) =
+            st.live.remove(&block.ptr).ok_or(AllocError::UnknownBlock { ptr: block.ptr, size: block.size })?;
+        let r = &mut st.report;
+        r.used -= size;
+        r.reserved -= size;
+        r.live_blocks -= 1;
+        Ok((handle, size))
+    }
+
+    /// Current and peak usage.
+    pub fn report(&self) -> AllocReport {
+        self.lock().report
+    }
+
+    /// Resets both high watermarks to the current values.
+    pub fn reset_peaks(&self) {
+        let mut st = self.lock();
+        st.report.peak_used = st.report.used;
+        st.report.peak_reserved = st.report.reserved;
+    }
+
+    /// Takes every still-live block with its handle and size (for an allocator's `Drop`), leaving
+    /// the ledger empty.
+    pub fn drain(&mut self) -> Vec<(u64, H, usize)> {
+        let st = self.state.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        st.report = AllocReport::default();
+        st.live.drain().map(|(p, (h, s))| (p, h, s)).collect()
+    }
+}
+
+#[cfg(test)]
+mod ledger_tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_watermarks_follow_a_hand_computed_sequence() {
+        let l = Ledger::new();
+        l.insert(Block::new(0x1000, 100), 'a');
+        l.insert(Block::new(0x2000, 50), 'b');
+        let r = l.report();
+        assert_eq!((r.used, r.reserved, r.peak_used, r.live_blocks), (150, 150, 150, 2));
+        assert_eq!(l.remove(Block::new(0x1000, 100)).ok(), Some(('a', 100)));
+        let r = l.report();
+        assert_eq!((r.used, r.peak_used, r.peak_reserved, r.live_blocks), (50, 150, 150, 1));
+        l.reset_peaks();
+        assert_eq!(l.report().peak_used, 50);
+        assert!(matches!(l.remove(Block::new(0x1000, 100)), Err(AllocError::UnknownBlock { ptr: 0x1000, .. })));
+    }
+
+    #[test]
+    fn drain_returns_what_is_still_live() {
+        let mut l = Ledger::new();
+        l.insert(Block::new(8, 8), ());
+        assert_eq!(l.drain(), vec![(8, (), 8)]);
+        assert_eq!(l.report(), AllocReport::default());
+    }
+}

@@ -34,7 +34,7 @@ pub mod error;
 pub mod kernel;
 pub mod stream;
 
-pub use allocator::{AllocReport, Allocator, Block};
+pub use allocator::{AllocReport, Allocator, Block, Ledger};
 pub use buffer::{Access, Arg, DeviceBuffer, RawArg};
 pub use compute::{Compute, ComputeExt, DeviceInfo, GemmDesc, Precision, Transpose};
 pub use device::{Device, Driver};

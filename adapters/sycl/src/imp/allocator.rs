@@ -9,10 +9,7 @@
 //! never sees the memory reused. A pooling strategy from the allocation toolkit can wrap this
 //! allocator (`Device::with_allocator`).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_core::{AllocError, AllocReport, Allocator, Block, Ledger, Stream};
 
 use super::driver::SyclStream;
 use super::handle::Usm;
@@ -21,13 +18,7 @@ use super::handle::Usm;
 #[derive(Debug)]
 pub struct UsmAllocator {
     is_async: bool,
-    state: Mutex<State>,
-}
-
-#[derive(Debug, Default)]
-struct State {
-    live: HashMap<u64, (Usm, usize)>,
-    report: AllocReport,
+    ledger: Ledger<Usm>,
 }
 
 fn queue_of(stream: &Stream) -> Result<&SyclStream, AllocError> {
@@ -44,7 +35,7 @@ fn backend(e: tenor_core::ComputeError) -> AllocError {
 impl UsmAllocator {
     /// An allocator using the asynchronous extension when `is_async` (the device supports it).
     pub fn new(is_async: bool) -> Self {
-        Self { is_async, state: Mutex::new(State::default()) }
+        Self { is_async, ledger: Ledger::new() }
     }
 
     /// Whether allocations use `sycl_ext_oneapi_async_alloc`.
@@ -72,37 +63,21 @@ impl Allocator for UsmAllocator {
             other => other,
         })?;
         let block = Block::new(usm.address(), size);
-        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.live.insert(block.ptr, (usm, size));
-        let r = &mut st.report;
-        r.used += size;
-        r.reserved += size;
-        r.live_blocks += 1;
-        r.peak_used = r.peak_used.max(r.used);
-        r.peak_reserved = r.peak_reserved.max(r.reserved);
+        self.ledger.insert(block, usm);
         Ok(block)
     }
 
     fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         let q = queue_of(stream)?;
-        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let (usm, size) =
-            st.live.remove(&block.ptr).ok_or(AllocError::UnknownBlock { ptr: block.ptr, size: block.size })?;
-        let r = &mut st.report;
-        r.used -= size;
-        r.reserved -= size;
-        r.live_blocks -= 1;
-        drop(st);
+        let (usm, _) = self.ledger.remove(block)?;
         q.queue().free(usm).map_err(backend)
     }
 
     fn report(&self) -> AllocReport {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).report
+        self.ledger.report()
     }
 
     fn reset_peaks(&self) {
-        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.report.peak_used = st.report.used;
-        st.report.peak_reserved = st.report.reserved;
+        self.ledger.reset_peaks();
     }
 }
