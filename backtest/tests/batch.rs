@@ -1,7 +1,6 @@
 //! Batched sweep pricing: the same equity curves as unbatched runs, bitwise, with one
 //! `price_batch` launch sequence per bar for the whole sweep instead of one per run and bar.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tenor_backtest::batch::{Pricer, PricingCounters};
@@ -9,85 +8,23 @@ use tenor_backtest::engine::{Context, Strategy, StrategyError};
 use tenor_backtest::strategies::{self, Params};
 use tenor_backtest::sweep;
 use tenor_backtest::{Engine, EngineConfig, Feed, RunResult, Series};
-use tenor_core::{Allocator, Arg, Compute, DeviceBuffer, DeviceInfo, GemmDesc, Kernel, KernelDef, Pending, Stream};
-use tenor_core::{ComputeError, Precision};
+use tenor_conformance::compute::Counting;
+use tenor_core::{Compute, Precision};
 use tenor_pricing::mc::{McConfig, McProduct};
 use tenor_pricing::types::{OptionType, Vanilla};
 
-/// A backend wrapper counting what reaches the port: `price_batch` synchronises the device
-/// exactly twice per call (before and after), and launches one `mc_european_batch` per stream
-/// for the European products of a call.
-#[derive(Debug)]
-struct Counting {
-    inner: Arc<dyn Compute>,
-    syncs: AtomicU64,
-    launches: AtomicU64,
+/// `price_batch` calls seen by `dev`: `price_batch` synchronises the device exactly twice per
+/// call (before and after), and launches one `mc_european_batch` per stream for the European
+/// products of a call.
+fn price_batch_calls(dev: &Counting) -> u64 {
+    let s = dev.syncs();
+    assert_eq!(s % 2, 0, "price_batch synchronises twice per call");
+    s / 2
 }
 
-impl Counting {
-    fn cpu() -> Arc<Self> {
-        Arc::new(Self {
-            inner: Arc::new(tenor_cpu::cpu().expect("cpu")),
-            syncs: AtomicU64::new(0),
-            launches: AtomicU64::new(0),
-        })
-    }
-    fn price_batch_calls(&self) -> u64 {
-        let s = self.syncs.load(Ordering::SeqCst);
-        assert_eq!(s % 2, 0, "price_batch synchronises twice per call");
-        s / 2
-    }
-}
-
-impl Compute for Counting {
-    fn info(&self) -> &DeviceInfo {
-        self.inner.info()
-    }
-    fn default_stream(&self) -> &Stream {
-        self.inner.default_stream()
-    }
-    fn create_stream(&self) -> Result<Stream, ComputeError> {
-        self.inner.create_stream()
-    }
-    fn allocator(&self) -> &Arc<dyn Allocator> {
-        self.inner.allocator()
-    }
-    fn alloc(&self, stream: &Stream, bytes: usize) -> Result<DeviceBuffer, ComputeError> {
-        self.inner.alloc(stream, bytes)
-    }
-    fn upload(&self, stream: &Stream, dst: &DeviceBuffer, offset: usize, src: &[u8]) -> Result<(), ComputeError> {
-        self.inner.upload(stream, dst, offset, src)
-    }
-    fn download(
-        &self,
-        stream: &Stream,
-        src: &DeviceBuffer,
-        offset: usize,
-        len: usize,
-    ) -> Result<Pending<Vec<u8>>, ComputeError> {
-        self.inner.download(stream, src, offset, len)
-    }
-    fn load_kernel(&self, def: &KernelDef) -> Result<Kernel, ComputeError> {
-        self.inner.load_kernel(def)
-    }
-    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
-        self.launches.fetch_add(1, Ordering::SeqCst);
-        self.inner.launch(stream, kernel, items, args)
-    }
-    fn gemm(
-        &self,
-        stream: &Stream,
-        desc: &GemmDesc,
-        a: &DeviceBuffer,
-        b: &DeviceBuffer,
-        c: &DeviceBuffer,
-    ) -> Result<(), ComputeError> {
-        self.inner.gemm(stream, desc, a, b, c)
-    }
-    fn synchronize(&self) -> Result<(), ComputeError> {
-        self.syncs.fetch_add(1, Ordering::SeqCst);
-        self.inner.synchronize()
-    }
+/// A launch- and sync-counting CPU device, shareable as `Arc<dyn Compute>`.
+fn counting_cpu() -> Arc<Counting> {
+    Arc::new(Counting::cpu().expect("cpu"))
 }
 
 /// 120 SPY bars from the start of 2008.
@@ -119,7 +56,7 @@ fn sets(extra: &[(&str, f64)]) -> Vec<Params> {
 }
 
 fn unbatched(feed: &Feed, sets: &[Params]) -> (Vec<RunResult>, Arc<Counting>, Arc<PricingCounters>) {
-    let c = Counting::cpu();
+    let c = counting_cpu();
     let counters = Arc::new(PricingCounters::default());
     let compute: Arc<dyn Compute> = c.clone();
     let make = |p: &Params| {
@@ -131,7 +68,7 @@ fn unbatched(feed: &Feed, sets: &[Params]) -> (Vec<RunResult>, Arc<Counting>, Ar
 }
 
 fn batched(feed: &Feed, sets: &[Params], name: &'static str) -> (sweep::BatchedSweep, Arc<Counting>) {
-    let c = Counting::cpu();
+    let c = counting_cpu();
     let make = |p: &Params, pricer: Pricer| {
         strategies::build_priced(name, p, pricer).map_err(|e| StrategyError {
             strategy: name.into(),
@@ -170,19 +107,19 @@ fn batched_sweep_is_bitwise_the_unbatched_one_with_one_price_batch_per_bar() {
     // A run with window w prices on every bar from bar w on (SPY trades every bar): 110 bars
     // for window 10 and 100 for window 20, three runs each.
     let unbatched_calls = 3 * 110 + 3 * 100;
-    assert_eq!(cu.price_batch_calls(), unbatched_calls);
+    assert_eq!(price_batch_calls(&cu), unbatched_calls);
     assert_eq!(counted.calls(), unbatched_calls);
     assert_eq!(counted.products(), 6 * unbatched_calls);
     // Batched: one call for each bar at which any run priced (bars 10..120).
-    assert_eq!(cb.price_batch_calls(), 110);
+    assert_eq!(price_batch_calls(&cb), 110);
     assert_eq!(got.stats.calls, 110);
     assert_eq!(got.stats.bars, 110);
     assert_eq!(got.stats.requests, unbatched_calls);
     assert_eq!(got.stats.products, 6 * unbatched_calls);
     // One stream: each price_batch call runs its six Europeans (a run's, or every run's of
     // the bar) as one mc_european_batch launch.
-    assert_eq!(cb.launches.load(Ordering::SeqCst), 110);
-    assert_eq!(cu.launches.load(Ordering::SeqCst), unbatched_calls);
+    assert_eq!(cb.launches(), 110);
+    assert_eq!(cu.launches(), unbatched_calls);
 }
 
 #[test]
@@ -190,7 +127,7 @@ fn concurrent_lockstep_groups_give_the_same_bits_with_one_call_per_group_and_bar
     let feed = spy_2008();
     let sets = sets(&[]);
     let (want, _, _) = unbatched(&feed, &sets);
-    let c = Counting::cpu();
+    let c = counting_cpu();
     let make = |p: &Params, pricer: Pricer| {
         strategies::build_priced("short_straddle", p, pricer).map_err(|e| StrategyError {
             strategy: "short_straddle".into(),
@@ -208,7 +145,7 @@ fn concurrent_lockstep_groups_give_the_same_bits_with_one_call_per_group_and_bar
     }
     // Grid order: (roll 5, 10, 21) x (window 10, 20); groups of three both hold a window-10 run
     // and so price bars 10..120: 110 calls each.
-    assert_eq!(c.price_batch_calls(), 2 * 110);
+    assert_eq!(price_batch_calls(&c), 2 * 110);
     assert_eq!(got.stats.requests, 3 * 110 + 3 * 100);
     assert_eq!(*last.lock().expect("progress"), (240, 240), "two groups of 120 bars done");
 }
@@ -234,7 +171,7 @@ fn distinct_seeds_get_one_call_per_configuration_and_stay_bitwise() {
         assert!(same_bits(w, g.as_ref().expect("batched run")));
     }
     // Two seeds, two Monte Carlo configurations per bar, 110 bars.
-    assert_eq!(cb.price_batch_calls(), 2 * 110);
+    assert_eq!(price_batch_calls(&cb), 2 * 110);
     assert_ne!(want[0].equity, want[3].equity, "another seed gives other paths");
 }
 
@@ -275,7 +212,7 @@ fn failing_and_non_pricing_runs_do_not_stall_the_others() {
     let feed = spy_2008();
     // fail_at 0: never prices (a run that errors at once); 30 and 200 (never fails).
     let sets: Vec<Params> = [0.0, 30.0, 200.0].iter().map(|f| Params::from([("fail_at".to_owned(), *f)])).collect();
-    let c = Counting::cpu();
+    let c = counting_cpu();
     let make = |p: &Params, pricer: Pricer| -> Result<Box<dyn Strategy>, StrategyError> {
         Ok(Box::new(FailsAt { pricer, fail_at: p["fail_at"] as usize }))
     };
@@ -285,10 +222,10 @@ fn failing_and_non_pricing_runs_do_not_stall_the_others() {
     assert_eq!(msg(1), Some((30, "planned failure".into())));
     assert!(out.results[2].is_ok());
     // Bars 0..30 price the two live runs together, bars 30..120 the last one alone.
-    assert_eq!(c.price_batch_calls(), 120);
+    assert_eq!(price_batch_calls(&c), 120);
     assert_eq!(out.stats.requests, 30 + 120);
     // A strategy that never prices runs through the batched sweep without any call.
-    let c = Counting::cpu();
+    let c = counting_cpu();
     let make = |p: &Params, pricer: Pricer| {
         strategies::build_priced("buy_and_hold", p, pricer).map_err(|e| StrategyError {
             strategy: "buy_and_hold".into(),
@@ -299,5 +236,5 @@ fn failing_and_non_pricing_runs_do_not_stall_the_others() {
     let out =
         sweep::run_batched(&Engine::new(EngineConfig::default()), &feed, c.clone(), &[Params::new()], make, &|_, _| {});
     assert!(out.results[0].is_ok());
-    assert_eq!(c.price_batch_calls(), 0);
+    assert_eq!(price_batch_calls(&c), 0);
 }

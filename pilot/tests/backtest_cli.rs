@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
+mod common;
+
+use common::{run, tenor, Run};
 
 const HEADER: &str = "date,open,high,low,close,volume,dividend,split";
 
@@ -23,17 +25,10 @@ fn file(name: &str, text: &str) -> PathBuf {
     p
 }
 
-struct Run {
-    code: i32,
-    stderr: String,
-    stdout: String,
-}
-
 fn tenor_backtest(data: &Path, out: &str, extra: &[&str]) -> Run {
     let out = dir().join(out);
     let _ = std::fs::remove_dir_all(&out);
-    let a = Command::cargo_bin("tenor")
-        .expect("binary")
+    run(tenor()
         .env_remove("TENOR_BACKEND")
         .args(["backtest", "--data"])
         .arg(data)
@@ -41,14 +36,7 @@ fn tenor_backtest(data: &Path, out: &str, extra: &[&str]) -> Run {
         .arg(&out)
         .args(extra)
         // A refusal is immediate; a hang (the old infinite chart axis) fails here instead.
-        .timeout(Duration::from_secs(120))
-        .output()
-        .expect("ran");
-    Run {
-        code: a.status.code().unwrap_or(-1),
-        stderr: String::from_utf8_lossy(&a.stderr).into_owned(),
-        stdout: String::from_utf8_lossy(&a.stdout).into_owned(),
-    }
+        .timeout(Duration::from_secs(120)))
 }
 
 /// The four-bar file, written once (tests run in parallel and all read it).

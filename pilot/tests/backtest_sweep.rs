@@ -3,24 +3,22 @@
 //! whole sweep instead of one per run and bar.
 use std::path::PathBuf;
 
-use assert_cmd::Command;
+mod common;
+
+use common::{run, tenor};
 
 fn sweep(out: &str, extra: &[&str]) -> (String, String) {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("backtest_sweep").join(out);
     let _ = std::fs::remove_dir_all(&dir);
-    let a = Command::cargo_bin("tenor")
-        .expect("binary")
+    let a = run(tenor()
         .env_remove("TENOR_BACKEND")
         .args(["backtest", "--strategy", "short_straddle", "--data"])
         .arg(tenor_testdata::shared("data/equities/spy_daily_1999_2020.csv"))
         .args(["--param", "paths=256", "--param", "window=20", "--sweep", "roll=10:21:11", "--out"])
         .arg(&dir)
-        .args(extra)
-        .output()
-        .expect("ran");
-    let stdout = String::from_utf8_lossy(&a.stdout).into_owned();
-    assert!(a.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&a.stderr));
-    (stdout, std::fs::read_to_string(dir.join("sweep.csv")).expect("sweep.csv"))
+        .args(extra));
+    assert!(a.success(), "{}\n{}", a.stdout, a.stderr);
+    (a.stdout, std::fs::read_to_string(dir.join("sweep.csv")).expect("sweep.csv"))
 }
 
 /// The number after `before` in `text`.

@@ -1,7 +1,9 @@
 //! `tenor calibrate heston` on the shared SPX snapshot: outputs written, every model price in
 //! fit.csv reproduced from params.json by the semi-analytic pricer, and the fit quality within
 //! what Heston achieves on SPX (vega-weighted RMSE under 1 vol point).
-use assert_cmd::Command;
+mod common;
+
+use common::{run, tenor};
 use tenor_pricing::heston::{heston_price, HestonOption, HestonParams};
 use tenor_pricing::types::OptionType;
 
@@ -10,8 +12,7 @@ fn calibrates_heston_to_the_spx_snapshot() {
     let chain = tenor_testdata::shared("data/options/spx_cboe_2025-10-01");
     assert!(chain.is_dir(), "missing shared chain folder {}", chain.display());
     let out = std::env::temp_dir().join(format!("tenor-calibrate-{}", std::process::id()));
-    Command::cargo_bin("tenor")
-        .expect("binary")
+    tenor()
         .args(["calibrate", "heston"])
         .arg(&chain)
         .arg("--out")
@@ -55,8 +56,7 @@ fn calibrates_heston_to_the_spx_snapshot() {
 /// Runs `tenor calibrate heston` on the snapshot with `extra` arguments; returns params.json.
 fn calibrate(chain: &std::path::Path, tag: &str, extra: &[&str]) -> serde_json::Value {
     let out = std::env::temp_dir().join(format!("tenor-calibrate-{tag}-{}", std::process::id()));
-    Command::cargo_bin("tenor")
-        .expect("binary")
+    tenor()
         .args(["calibrate", "heston"])
         .arg(chain)
         .arg("--out")
@@ -98,17 +98,11 @@ fn running_out_of_iterations_is_a_warning_and_recorded() {
     let chain = tenor_testdata::shared("data/options/spx_cboe_2025-10-01");
     assert!(chain.is_dir(), "missing shared chain folder {}", chain.display());
     let out = std::env::temp_dir().join(format!("tenor-calibrate-limit-{}", std::process::id()));
-    let run = Command::cargo_bin("tenor")
-        .expect("binary")
-        .args(["calibrate", "heston"])
-        .arg(&chain)
-        .arg("--out")
-        .arg(&out)
-        .args(["--per-slice", "4", "--slices", "6", "--max-iterations", "1"])
-        .output()
-        .expect("ran");
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{stderr}");
+    let mut cmd = tenor();
+    cmd.args(["calibrate", "heston"]).arg(&chain).arg("--out").arg(&out);
+    let r = run(cmd.args(["--per-slice", "4", "--slices", "6", "--max-iterations", "1"]));
+    let stderr = &r.stderr;
+    assert!(r.success(), "{stderr}");
     assert!(stderr.contains("warning") && stderr.contains("--max-iterations 1"), "{stderr}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("params.json")).expect("params.json")).expect("json");
@@ -128,24 +122,16 @@ fn bad_selection_limits_are_refused_naming_the_parameter() {
         ("--min-days", "NaN"),
         ("--max-iterations", "0"),
     ] {
-        let a = Command::cargo_bin("tenor")
-            .expect("binary")
-            .args(["calibrate", "heston", "no-such-chain", flag, bad])
-            .output()
-            .expect("ran");
-        let stderr = String::from_utf8_lossy(&a.stderr);
-        assert_ne!(a.status.code(), Some(0), "{flag} {bad}");
+        let a = run(tenor().args(["calibrate", "heston", "no-such-chain", flag, bad]));
+        let stderr = &a.stderr;
+        assert_ne!(a.code, 0, "{flag} {bad}");
         assert!(stderr.contains(flag) && stderr.contains("must be"), "{flag} {bad}: {stderr}");
     }
 }
 
 #[test]
 fn missing_chain_is_reported_with_its_path() {
-    let out = Command::cargo_bin("tenor")
-        .expect("binary")
-        .args(["calibrate", "heston", "/nonexistent/chain.csv"])
-        .assert()
-        .failure();
+    let out = tenor().args(["calibrate", "heston", "/nonexistent/chain.csv"]).assert().failure();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(stderr.contains("/nonexistent/chain.csv"), "{stderr}");
 }
@@ -153,13 +139,9 @@ fn missing_chain_is_reported_with_its_path() {
 #[test]
 fn out_of_range_nodes_are_refused_naming_the_parameter() {
     for bad in ["1", "3", "100000"] {
-        let a = assert_cmd::Command::cargo_bin("tenor")
-            .expect("binary")
-            .args(["calibrate", "heston", "no-such-chain", "--nodes", bad])
-            .output()
-            .expect("ran");
-        let stderr = String::from_utf8_lossy(&a.stderr);
-        assert_ne!(a.status.code(), Some(0));
+        let a = run(tenor().args(["calibrate", "heston", "no-such-chain", "--nodes", bad]));
+        let stderr = &a.stderr;
+        assert_ne!(a.code, 0);
         assert!(stderr.contains("--nodes") && stderr.contains("between 64 and 8192"), "{stderr}");
     }
 }

@@ -5,17 +5,15 @@
 //! kernels only), the sample examples/inhouse/bs_batch matches its reference output file, whose
 //! values pilot/tests/pilot.rs checks against the Black-Scholes-Merton closed form.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::{run, tenor};
 use tenor::pilot::inhouse;
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
-fn tenor() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tenor"))
 }
 
 /// A fresh copy of examples/inhouse/bs_batch in a temporary folder named after `tag`.
@@ -125,15 +123,13 @@ fn unusable_reference_backend_is_an_error_naming_it() {
         // the CPU backend runs built-in kernels only: no source for an in-house kernel.
         ("cpu", "--reference cpu: "),
     ] {
-        let o = tenor()
+        let o = run(tenor()
             .args(["pilot", "kernel"])
             .arg(&dir)
             .args(["--backends", "cpu", "--reference", reference, "--out"])
-            .arg(&out)
-            .output()
-            .expect("run tenor");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "--reference {reference} succeeded: {err}");
+            .arg(&out));
+        let err = &o.stderr;
+        assert!(!o.success(), "--reference {reference} succeeded: {err}");
         assert!(err.contains(says), "{err}");
     }
 }
@@ -145,25 +141,23 @@ fn unusable_reference_backend_is_an_error_naming_it() {
 fn sample_on_sycl_matches_its_reference_file() {
     let d = sample("sycl");
     edit(&d.join("pilot.toml"), "sizes = [1024, 65536, 1048576, 16777216]", "sizes = [1024, 4096]");
-    let run = |dir: &Path, tag: &str| {
+    let run_on = |dir: &Path, tag: &str| {
         let out = std::env::temp_dir().join(format!("tenor-pilot-kernel-{}-{tag}-out", std::process::id()));
-        let o = tenor()
+        let o = run(tenor()
             .env("TENOR_SYCL_DEVICE", "cpu")
             .args(["pilot", "kernel"])
             .arg(dir)
             .args(["--backends", "sycl", "--budget", "0.01", "--out"])
-            .arg(&out)
-            .output()
-            .expect("run tenor");
-        let rows: serde_json::Value = if o.status.success() || out.join("kernel.json").is_file() {
+            .arg(&out));
+        let rows: serde_json::Value = if o.success() || out.join("kernel.json").is_file() {
             serde_json::from_str(&std::fs::read_to_string(out.join("kernel.json")).expect("kernel.json")).expect("json")
         } else {
             serde_json::Value::Null
         };
         (o, rows)
     };
-    let (o, rows) = run(&d, "good");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (o, rows) = run_on(&d, "good");
+    assert!(o.success(), "{}", o.stderr);
     let rows = rows.as_array().expect("rows").clone();
     assert_eq!(rows.len(), 2, "{rows:?}");
     assert!(rows.iter().all(|r| r["backend"] == "sycl"));
@@ -175,8 +169,8 @@ fn sample_on_sycl_matches_its_reference_file() {
     let v = f64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
     bytes[..8].copy_from_slice(&(v * (1.0 + 1e-6)).to_le_bytes());
     std::fs::write(&f, bytes).expect("write");
-    let (o, rows) = run(&d, "bad");
-    assert!(!o.status.success());
+    let (o, rows) = run_on(&d, "bad");
+    assert!(!o.success());
     let check = rows[0]["check"].as_str().unwrap_or_default().to_owned();
     assert!(check.starts_with("FAILED against reference file"), "{check}");
 }

@@ -3,7 +3,9 @@
 //! and column of every bad row, and still prices the good rows.
 use std::path::PathBuf;
 
-use assert_cmd::Command;
+mod common;
+
+use common::{run, tenor, Run};
 
 const HEADER: &str = "id,kind,type,spot,strike,maturity,rate,dividend,vol,barrier,barrier_type,rebate,fixings";
 const GOOD: &str = "good,european,call,100,100,1,0.05,0,0.2,,,,";
@@ -16,43 +18,30 @@ fn file(name: &str, text: &str) -> PathBuf {
     p
 }
 
-struct Run {
-    code: i32,
-    stderr: String,
-    stdout: String,
-    out: String,
-}
-
-fn tenor_price(name: &str, text: &str, extra: &[&str]) -> Run {
+/// Prices the portfolio `text` (written to `name`) with 2000 paths and `extra`; returns the
+/// run and the priced CSV (empty when none was written).
+fn tenor_price(name: &str, text: &str, extra: &[&str]) -> (Run, String) {
     let input = file(name, text);
     let out = input.with_extension("out.csv");
     let _ = std::fs::remove_file(&out);
-    let a = Command::cargo_bin("tenor")
-        .expect("binary")
+    let r = run(tenor()
         .env_remove("TENOR_BACKEND")
         .args(["price", "--portfolio"])
         .arg(&input)
         .arg("--out")
         .arg(&out)
         .args(["--paths", "2000"])
-        .args(extra)
-        .output()
-        .expect("ran");
-    Run {
-        code: a.status.code().unwrap_or(-1),
-        stderr: String::from_utf8_lossy(&a.stderr).into_owned(),
-        stdout: String::from_utf8_lossy(&a.stdout).into_owned(),
-        out: std::fs::read_to_string(&out).unwrap_or_default(),
-    }
+        .args(extra));
+    (r, std::fs::read_to_string(&out).unwrap_or_default())
 }
 
 /// Runs a file whose line 3 is bad and checks the common contract; returns stderr.
 fn bad_row(name: &str, bad: &str, column: &str) -> String {
-    let r = tenor_price(name, &format!("{HEADER}\n{GOOD}\n{bad}\n"), &[]);
+    let (r, out) = tenor_price(name, &format!("{HEADER}\n{GOOD}\n{bad}\n"), &[]);
     assert_ne!(r.code, 0, "bad input must fail: {}", r.stderr);
     let at = format!("{name}:3: column `{column}`");
     assert!(r.stderr.contains(&at), "stderr should contain {at:?}:\n{}", r.stderr);
-    assert!(r.out.lines().any(|l| l.starts_with("good,")), "the good row is still priced:\n{}", r.out);
+    assert!(out.lines().any(|l| l.starts_with("good,")), "the good row is still priced:\n{}", out);
     assert!(r.stdout.contains("rejected"), "summary names the rejection:\n{}", r.stdout);
     r.stderr
 }
@@ -62,9 +51,9 @@ fn prices_a_good_book_with_a_summary() {
     let text = format!(
         "{HEADER}\n{GOOD}\nasian,asian_arith,put,100,100,1,0.05,0,0.2,,,,12\nbar,barrier,call,100,100,1,0.05,0,0.2,120,up_out,,\n"
     );
-    let r = tenor_price("good.csv", &text, &[]);
+    let (r, out) = tenor_price("good.csv", &text, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let lines: Vec<&str> = r.out.lines().collect();
+    let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "id,price,stderr,delta,gamma,vega,theta,rho,method,backend");
     assert!(lines[1].starts_with("good,") && lines[1].ends_with(",analytic,host"), "{}", lines[1]);
     assert!(lines[2].starts_with("asian,") && lines[2].ends_with(",mc,cpu"), "{}", lines[2]);
@@ -112,14 +101,15 @@ fn duplicate_id() {
 
 #[test]
 fn missing_required_column() {
-    let r = tenor_price("nostrike.csv", "id,kind,type,spot,maturity,rate,vol\nx,european,call,100,1,0.05,0.2\n", &[]);
+    let (r, _) =
+        tenor_price("nostrike.csv", "id,kind,type,spot,maturity,rate,vol\nx,european,call,100,1,0.05,0.2\n", &[]);
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("nostrike.csv:1: column `strike`: missing required column"), "{}", r.stderr);
 }
 
 #[test]
 fn unknown_column() {
-    let r = tenor_price("extra.csv", &format!("{HEADER},notional\n{GOOD},1000000\n"), &[]);
+    let (r, _) = tenor_price("extra.csv", &format!("{HEADER},notional\n{GOOD},1000000\n"), &[]);
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("extra.csv:1: column `notional`: unknown column"), "{}", r.stderr);
 }
@@ -129,11 +119,11 @@ fn every_bad_row_is_named() {
     let text = format!(
         "{HEADER}\n{GOOD}\nb1,european,call,100,x,1,0.05,0,0.2,,,,\nok,european,put,100,100,1,0.05,0,0.2,,,,\nb2,european,call,100,100,1,0.05,0,-1,,,,\n"
     );
-    let r = tenor_price("many.csv", &text, &[]);
+    let (r, out) = tenor_price("many.csv", &text, &[]);
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("many.csv:3:") && r.stderr.contains("many.csv:5:"), "{}", r.stderr);
     assert!(r.stdout.contains("lines 3, 5") || r.stdout.contains("line(s): 3, 5"), "{}", r.stdout);
-    assert_eq!(r.out.lines().count(), 3, "header + two good rows:\n{}", r.out);
+    assert_eq!(out.lines().count(), 3, "header + two good rows:\n{}", out);
 }
 
 #[test]
@@ -141,53 +131,41 @@ fn american_and_heston_rows_are_priced() {
     let text = format!(
         "{HEADER},v0,kappa,theta,xi,rho\n{GOOD},,,,,\nam,american,put,100,100,1,0.05,0,0.2,,,,,,,,,\nhe,heston,call,100,100,1,0.05,0,,,,,,0.04,2,0.04,0.5,-0.7\n"
     );
-    let r = tenor_price("american_heston.csv", &text, &[]);
+    let (r, out) = tenor_price("american_heston.csv", &text, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     // Independent values: a CRR tree (6.0903) and the Heston formula integrated by the
     // trapezoidal rule (10.154627); see core/pricing/tests/portfolio_price.rs.
     let price = |id: &str| -> f64 {
-        let line = r
-            .out
-            .lines()
-            .find(|l| l.starts_with(&format!("{id},")))
-            .unwrap_or_else(|| panic!("no row {id}:\n{}", r.out));
+        let line =
+            out.lines().find(|l| l.starts_with(&format!("{id},"))).unwrap_or_else(|| panic!("no row {id}:\n{}", out));
         line.split(',').nth(1).and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("bad row {line}"))
     };
-    assert!((price("am") - 6.0903).abs() < 5e-4, "{}", r.out);
-    assert!((price("he") - 10.154627).abs() < 1e-4, "{}", r.out);
-    assert!(r.out.contains(",pde,host") && r.out.contains(",analytic,host"), "{}", r.out);
+    assert!((price("am") - 6.0903).abs() < 5e-4, "{}", out);
+    assert!((price("he") - 10.154627).abs() < 1e-4, "{}", out);
+    assert!(out.contains(",pde,host") && out.contains(",analytic,host"), "{}", out);
 }
 
 #[test]
 fn backend_from_environment() {
     let input = file("env.csv", &format!("{HEADER}\n{GOOD}\n"));
-    let a = Command::cargo_bin("tenor")
-        .expect("binary")
-        .env("TENOR_BACKEND", "no_such_backend")
-        .args(["price", "--portfolio"])
-        .arg(&input)
-        .output()
-        .expect("ran");
-    assert!(!a.status.success());
-    assert!(String::from_utf8_lossy(&a.stderr).contains("no_such_backend"));
-    let a = Command::cargo_bin("tenor")
-        .expect("binary")
+    let a = run(tenor().env("TENOR_BACKEND", "no_such_backend").args(["price", "--portfolio"]).arg(&input));
+    assert!(!a.success());
+    assert!(a.stderr.contains("no_such_backend"));
+    let a = run(tenor()
         .env("TENOR_BACKEND", "sim")
         .args(["price", "--engine", "mc", "--paths", "2000", "--portfolio"])
-        .arg(&input)
-        .output()
-        .expect("ran");
-    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
-    assert!(String::from_utf8_lossy(&a.stdout).contains(",mc,sim"));
+        .arg(&input));
+    assert!(a.success(), "{}", a.stderr);
+    assert!(a.stdout.contains(",mc,sim"));
 }
 
 #[test]
 fn a_duplicated_column_rejects_the_file_instead_of_guessing_which_value_is_meant() {
     let text = "id,kind,type,spot,strike,maturity,rate,dividend,vol,vol\nx,european,call,100,100,1,0.05,0,0.2,0.3\n";
-    let r = tenor_price("dup.csv", text, &[]);
+    let (r, out) = tenor_price("dup.csv", text, &[]);
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("dup.csv:1") && r.stderr.contains("vol"), "{}", r.stderr);
-    assert!(!r.out.contains("\nx,"), "no price when a column is ambiguous:\n{}", r.out);
+    assert!(!out.contains("\nx,"), "no price when a column is ambiguous:\n{}", out);
 }
 
 #[test]
@@ -195,23 +173,23 @@ fn extreme_parameters_never_print_nan() {
     // A rate of -1e5 per year: the call is worth 0 (its forward is 0), and the theta and rho
     // differences overflow: they are left empty rather than printed as NaN.
     let text = format!("{HEADER}\n{GOOD}\nr,european,call,100,100,1,-100000,0,0.2,,,,\n");
-    let r = tenor_price("overflow.csv", &text, &[]);
+    let (r, out) = tenor_price("overflow.csv", &text, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(!r.out.to_lowercase().contains("nan"), "{}", r.out);
-    assert!(r.out.lines().any(|l| l.starts_with("r,0,")), "{}", r.out);
+    assert!(!out.to_lowercase().contains("nan"), "{}", out);
+    assert!(out.lines().any(|l| l.starts_with("r,0,")), "{}", out);
 }
 
 #[test]
 fn absurd_fixings_are_refused_with_the_limit() {
     let text = format!("{HEADER}\n{GOOD}\na,asian_arith,call,100,100,1,0.05,0,0.2,,,,100000000\n");
-    let r = tenor_price("fixings.csv", &text, &[]);
+    let (r, _) = tenor_price("fixings.csv", &text, &[]);
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("fixings.csv:3") && r.stderr.contains("at most 100000"), "{}", r.stderr);
 }
 
 #[test]
 fn zero_steps_is_refused_once_as_a_parameter() {
-    let r = tenor_price("steps0.csv", &format!("{HEADER}\n{GOOD}\n"), &["--steps", "0"]);
+    let (r, _) = tenor_price("steps0.csv", &format!("{HEADER}\n{GOOD}\n"), &["--steps", "0"]);
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("--steps"), "names the parameter:\n{}", r.stderr);
     assert_eq!(r.stderr.matches("error").count(), 1, "one error, not one per row:\n{}", r.stderr);
@@ -220,14 +198,9 @@ fn zero_steps_is_refused_once_as_a_parameter() {
 #[test]
 fn a_missing_portfolio_names_the_file_and_the_os_error_once() {
     let missing = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("price_cli/no-such-book.csv");
-    let a = Command::cargo_bin("tenor")
-        .expect("binary")
-        .args(["price", "--portfolio"])
-        .arg(&missing)
-        .output()
-        .expect("ran");
-    let stderr = String::from_utf8_lossy(&a.stderr);
-    assert_ne!(a.status.code(), Some(0));
+    let a = run(tenor().args(["price", "--portfolio"]).arg(&missing));
+    let stderr = a.stderr;
+    assert_ne!(a.code, 0);
     assert!(stderr.contains("no-such-book.csv"), "{stderr}");
     assert_eq!(stderr.matches("os error 2").count(), 1, "the OS error once:\n{stderr}");
 }
@@ -235,13 +208,13 @@ fn a_missing_portfolio_names_the_file_and_the_os_error_once() {
 #[test]
 fn engine_mc_says_which_rows_stayed_on_the_host() {
     let text = format!("{HEADER}\n{GOOD}\nam,american,put,100,100,1,0.05,0,0.2,,,,\n");
-    let r = tenor_price("mc_host.csv", &text, &["--engine", "mc"]);
+    let (r, out) = tenor_price("mc_host.csv", &text, &["--engine", "mc"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.out.lines().any(|l| l.starts_with("good,") && l.contains(",mc,")), "{}", r.out);
-    assert!(r.out.lines().any(|l| l.starts_with("am,") && l.contains(",pde,host")), "{}", r.out);
+    assert!(out.lines().any(|l| l.starts_with("good,") && l.contains(",mc,")), "{}", out);
+    assert!(out.lines().any(|l| l.starts_with("am,") && l.contains(",pde,host")), "{}", out);
     assert!(r.stdout.contains("1 row(s) have no Monte Carlo engine"), "{}", r.stdout);
     // With the default engine there is nothing to point out.
-    let r = tenor_price("auto_host.csv", &text, &[]);
+    let (r, _) = tenor_price("auto_host.csv", &text, &[]);
     assert!(!r.stdout.contains("no Monte Carlo engine"), "{}", r.stdout);
 }
 

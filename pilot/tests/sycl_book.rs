@@ -7,19 +7,18 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+mod common;
+
+use common::{run, tenor};
 
 fn price(root: &Path, backend: &str, out: &Path) -> HashMap<String, (f64, f64)> {
-    let run = Command::cargo_bin("tenor")
-        .expect("binary")
+    let r = run(tenor()
         .current_dir(root)
         .env("TENOR_SYCL_DEVICE", "cpu")
         .args(["price", "--portfolio", "examples/spx_book.csv", "--engine", "mc", "--paths", "20000"])
         .args(["--no-greeks", "--backend", backend, "--out"])
-        .arg(out)
-        .output()
-        .expect("ran");
-    assert!(run.status.success(), "{backend}: {}", String::from_utf8_lossy(&run.stderr));
+        .arg(out));
+    assert!(r.success(), "{backend}: {}", r.stderr);
     let mut rows = HashMap::new();
     let mut reader = csv::Reader::from_path(out).expect("priced CSV");
     let headers = reader.headers().expect("header").clone();

@@ -5,7 +5,11 @@
 //! backend (fp64 within [`FP64_RTOL`] relative, fp32 within [`FP32_RTOL`]), or a hand-computed
 //! product for gemm. Backends call [`run_all`] from their own test entry points (the CPU and
 //! simulated devices in CI, CUDA on the GPU machine, SYCL on the OpenCL CPU device in CI).
+//!
+//! [`compute::Counting`] wraps a device and counts the kernel launches and synchronisations
+//! that reach the port, for tests that assert what a pricing path costs.
 
+pub mod compute;
 pub mod kernels;
 
 use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt, GemmDesc, Precision, Transpose};

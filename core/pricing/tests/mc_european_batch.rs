@@ -2,78 +2,9 @@
 //! launch: bitwise the valuations of pricing each product alone (its own `mc_european`
 //! launch), with one launch per stream instead of one per product.
 
-use std::sync::{Arc, Mutex};
-
-use tenor_core::{Allocator, Arg, Compute, ComputeError, DeviceBuffer, DeviceInfo, GemmDesc, Kernel, KernelDef};
-use tenor_core::{Pending, Stream};
+use tenor_conformance::compute::Counting;
 use tenor_pricing::mc::{self, AsianOption, FixingSchedule, McConfig, McProduct, McValuation};
 use tenor_pricing::types::{OptionType, Vanilla};
-
-/// A backend wrapper recording the kernel of every launch.
-#[derive(Debug)]
-struct Counting {
-    inner: Arc<dyn Compute>,
-    launches: Mutex<Vec<String>>,
-}
-
-impl Counting {
-    fn cpu() -> Self {
-        Self { inner: Arc::new(tenor_cpu::cpu().expect("cpu")), launches: Mutex::new(Vec::new()) }
-    }
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.launches.lock().expect("launches"))
-    }
-}
-
-impl Compute for Counting {
-    fn info(&self) -> &DeviceInfo {
-        self.inner.info()
-    }
-    fn default_stream(&self) -> &Stream {
-        self.inner.default_stream()
-    }
-    fn create_stream(&self) -> Result<Stream, ComputeError> {
-        self.inner.create_stream()
-    }
-    fn allocator(&self) -> &Arc<dyn Allocator> {
-        self.inner.allocator()
-    }
-    fn alloc(&self, stream: &Stream, bytes: usize) -> Result<DeviceBuffer, ComputeError> {
-        self.inner.alloc(stream, bytes)
-    }
-    fn upload(&self, stream: &Stream, dst: &DeviceBuffer, offset: usize, src: &[u8]) -> Result<(), ComputeError> {
-        self.inner.upload(stream, dst, offset, src)
-    }
-    fn download(
-        &self,
-        stream: &Stream,
-        src: &DeviceBuffer,
-        offset: usize,
-        len: usize,
-    ) -> Result<Pending<Vec<u8>>, ComputeError> {
-        self.inner.download(stream, src, offset, len)
-    }
-    fn load_kernel(&self, def: &KernelDef) -> Result<Kernel, ComputeError> {
-        self.inner.load_kernel(def)
-    }
-    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
-        self.launches.lock().expect("launches").push(kernel.def().name.clone());
-        self.inner.launch(stream, kernel, items, args)
-    }
-    fn gemm(
-        &self,
-        stream: &Stream,
-        desc: &GemmDesc,
-        a: &DeviceBuffer,
-        b: &DeviceBuffer,
-        c: &DeviceBuffer,
-    ) -> Result<(), ComputeError> {
-        self.inner.gemm(stream, desc, a, b, c)
-    }
-    fn synchronize(&self) -> Result<(), ComputeError> {
-        self.inner.synchronize()
-    }
-}
 
 /// Twelve Europeans: calls and puts, different spots, strikes, maturities, rates and vols.
 fn europeans() -> Vec<McProduct> {
@@ -122,13 +53,13 @@ fn alone(dev: &Counting, products: &[McProduct], greeks: bool) -> Vec<Vec<u64>> 
 
 #[test]
 fn twelve_europeans_price_bitwise_as_alone_in_one_launch() {
-    let dev = Counting::cpu();
+    let dev = Counting::cpu().expect("cpu");
     let products = europeans();
     let want = alone(&dev, &products, false);
-    let singles = dev.take();
+    let singles = dev.take_kernels();
     assert_eq!(singles, vec!["mc_european"; products.len()], "alone: one mc_european launch each");
     let got = mc::price_batch(&dev, &products, &cfg(1), false).expect("batch");
-    assert_eq!(dev.take(), vec!["mc_european_batch"], "batch: one launch for all twelve");
+    assert_eq!(dev.take_kernels(), vec!["mc_european_batch"], "batch: one launch for all twelve");
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(&bits(g.as_ref().expect("priced")), w, "product {k}");
     }
@@ -136,7 +67,7 @@ fn twelve_europeans_price_bitwise_as_alone_in_one_launch() {
 
 #[test]
 fn streams_greeks_and_other_products_keep_their_bits_with_one_batch_per_stream() {
-    let dev = Counting::cpu();
+    let dev = Counting::cpu().expect("cpu");
     let asian = AsianOption {
         vanilla: Vanilla {
             option: OptionType::Call,
@@ -152,9 +83,9 @@ fn streams_greeks_and_other_products_keep_their_bits_with_one_batch_per_stream()
     let mut products = europeans();
     products.insert(5, McProduct::AsianArithmetic(asian));
     let want = alone(&dev, &products, true);
-    dev.take();
+    dev.take_kernels();
     let got = mc::price_batch(&dev, &products, &cfg(3), true).expect("batch");
-    let mut launches = dev.take();
+    let mut launches = dev.take_kernels();
     launches.sort();
     // The Asian trade (on stream 5 mod 3 = 2) and its bumped copies launch mc_asian each; every
     // stream's Europeans and their bumped copies are one mc_european_batch launch.
