@@ -10,6 +10,16 @@
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
+// The spellings kernels/common/shared.h (device code written once for CUDA and SYCL, appended
+// to this prelude by tenor_kernels::prelude) is written in; prelude.hpp defines the SYCL ones.
+typedef u32 tenor_u32;
+typedef u64 tenor_u64;
+#define TENOR_DEVICE_INLINE __device__ __forceinline__
+#define TENOR_DEVICE __device__
+#define TENOR_MATH(f) f
+#define TENOR_NAN_F64() __longlong_as_double(0x7FF8000000000000ll)
+#define TENOR_SINCOS(x, s, c) sincos((x), (s), (c))
+
 #define TENOR_PHILOX_M0 0xD2511F53u
 #define TENOR_PHILOX_M1 0xCD9E8D57u
 #define TENOR_PHILOX_W0 0x9E3779B9u

@@ -15,6 +15,16 @@ namespace syclexp = sycl::ext::oneapi::experimental;
 #define TENOR_BLOCK 256u
 #endif
 
+// The spellings kernels/common/shared.h (device code written once for CUDA and SYCL, appended
+// to this prelude by tenor_kernels::prelude) is written in; prelude.cuh defines the CUDA ones.
+typedef uint32_t tenor_u32;
+typedef uint64_t tenor_u64;
+#define TENOR_DEVICE_INLINE static inline
+#define TENOR_DEVICE static
+#define TENOR_MATH(f) sycl::f
+#define TENOR_NAN_F64() sycl::bit_cast<double>(0x7FF8000000000000ull)
+#define TENOR_SINCOS(x, s, c) (*(s) = sycl::sin(x), *(c) = sycl::cos(x))
+
 namespace tenor {
 
 struct u32x4 {

@@ -30,12 +30,15 @@ struct Entry {
 
 include!(concat!(env!("OUT_DIR"), "/registry.rs"));
 
-/// The shared device-code prelude for a backend (`cuda`, `sycl`, `opencl`): Philox and the
-/// normal transform written once per language, prepended to every kernel source of that backend.
+/// The shared device-code prelude for a backend (`cuda`, `sycl`, `opencl`), prepended to every
+/// kernel source of that backend: Philox and the normal transform written once per language
+/// (`kernels/common/prelude.{cuh,hpp,cl}`), and for CUDA and SYCL then `kernels/common/shared.h`,
+/// the per-item code of `curve_build` and `heston_price` written once for both languages through
+/// the spellings (`TENOR_DEVICE_INLINE`, `TENOR_MATH`, ...) each of those two preludes defines.
 pub fn prelude(backend: &str) -> &'static str {
     match backend {
-        "cuda" => include_str!("../common/prelude.cuh"),
-        "sycl" => include_str!("../common/prelude.hpp"),
+        "cuda" => concat!(include_str!("../common/prelude.cuh"), include_str!("../common/shared.h")),
+        "sycl" => concat!(include_str!("../common/prelude.hpp"), include_str!("../common/shared.h")),
         "opencl" => include_str!("../common/prelude.cl"),
         _ => "",
     }
