@@ -103,10 +103,14 @@ pub fn barrier_price(b: &BarrierSpec) -> Result<f64, PricingError> {
 }
 
 /// Price and Greeks of a barrier option: the price from [`barrier_price`], the Greeks by
-/// central finite differences of it ([`greeks_by_bump`] with [`BumpSteps::default`], relative
-/// steps 1e-4). Near the barrier a spot bump may cross it; the price is continuous there (out:
-/// tends to the rebate, in: to the vanilla), so the differences stay finite, but delta and
-/// gamma then average the two sides.
+/// finite differences of it ([`greeks_by_bump`] with [`BumpSteps::default`], relative steps
+/// 1e-4). The spot bumps stay on the side of the barrier the spot is on
+/// ([`crate::analytic::BumpDomain::barrier_spot`]): central differences away from the barrier,
+/// second-order one-sided ones pointing away from it when `S -/+ h` would cross it (Glasserman
+/// 2004 section 7.1; [`crate::analytic::bump`]), so delta and gamma are those of the alive
+/// contract and never mix in the knocked state. A spot on or beyond the barrier gives the
+/// Greeks of the knocked state: all zero for a knock-out (the rebate, paid now), the vanilla's
+/// for a knock-in (differences on the breached side).
 ///
 /// # Errors
 /// As [`barrier_price`].

@@ -10,4 +10,4 @@ pub mod normal;
 
 pub use barrier::{barrier_greeks, barrier_price};
 pub use bsm::{black_scholes, black_scholes_price};
-pub use bump::{greeks_by_bump, BumpParam, BumpSteps, Bumpable};
+pub use bump::{greeks_by_bump, BumpDomain, BumpParam, BumpSteps, Bumpable, Scheme, Stencil, SHRINK_FLOOR};

@@ -3,7 +3,13 @@
 //! the Monte Carlo noise cancels in the differences (Glasserman 2004, sec. 7.1).
 //!
 //! Central differences with these bumps:
-//! * spot: `h = 1 %` of spot; delta `(V(S+h) - V(S-h)) / 2h`, gamma `(V(S+h) - 2V + V(S-h)) / h^2`;
+//! * spot: `h = 1 %` of spot; delta `(V(S+h) - V(S-h)) / 2h`, gamma `(V(S+h) - 2V + V(S-h)) / h^2`.
+//!   For a barrier option the spot bumps stay on the side of the barrier the spot is on
+//!   ([`BumpDomain::barrier_spot`]): when `S - h` or `S + h` would cross the barrier, the
+//!   second-order one-sided differences pointing away from it are used instead (points
+//!   `S +/- h, S +/- 2h, S +/- 3h`; one more revaluation), with `h` shrunk if even those would
+//!   cross ([`Stencil::choose`], [`crate::analytic::bump`] gives the formulas); otherwise delta
+//!   and gamma would difference the alive and the knocked state;
 //! * vol: `h = 0.01` (one vol point); vega per 1.00 of vol;
 //! * rate: `h = 0.001` (10 bp); rho per 1.00 of rate;
 //! * time: `h = min(1 day = 1/365, T/2, first fixing/2)`; theta `= -(V(T+h) - V(T-h)) / 2h`
@@ -15,6 +21,7 @@
 
 use super::product::McProduct;
 use super::McPrice;
+use crate::analytic::bump::{BumpDomain, BumpParam, Stencil};
 use crate::types::Greeks;
 
 /// Spot bump, relative.
@@ -29,8 +36,9 @@ pub const TIME_BUMP: f64 = 1.0 / 365.0;
 /// The bump sizes for one product.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bumps {
-    /// Absolute spot bump.
-    pub spot: f64,
+    /// Spot stencil (its `h` is the absolute spot bump); `None` when no stencil fits on the
+    /// spot's side of a barrier (delta and gamma are then NaN).
+    pub spot: Option<Stencil>,
     /// Absolute vol bump.
     pub vol: f64,
     /// Absolute rate bump.
@@ -49,10 +57,16 @@ impl Bumps {
                 time = time.min(0.5 * a.schedule.first);
             }
         }
-        Self { spot: SPOT_BUMP * v.spot, vol: VOL_BUMP, rate: RATE_BUMP, time }
+        let domain = match p {
+            McProduct::Barrier(b) => BumpDomain::barrier_spot(b.barrier_type, v.spot, b.barrier),
+            _ => BumpParam::Spot.domain(),
+        };
+        let spot = Stencil::choose(&domain, v.spot, SPOT_BUMP * v.spot, true);
+        Self { spot, vol: VOL_BUMP, rate: RATE_BUMP, time }
     }
 
-    /// The product followed by its eight bumped copies: spot +/-, vol +/-, rate +/-, time +/-.
+    /// The product followed by its bumped copies: the spot stencil's points (two, or three when
+    /// one-sided; none without a stencil), then vol +/-, rate +/-, time +/-.
     pub fn products(&self, p: &McProduct) -> Vec<McProduct> {
         let with = |f: &dyn Fn(&mut McProduct)| {
             let mut q = *p;
@@ -67,29 +81,36 @@ impl Bumps {
                 }
             }
         };
-        vec![
-            *p,
-            with(&|q| q.vanilla_mut().spot += self.spot),
-            with(&|q| q.vanilla_mut().spot -= self.spot),
+        let spots = self.spot.map_or_else(Vec::new, |s| s.points(p.vanilla().spot));
+        let mut out = vec![*p];
+        out.extend(spots.into_iter().map(|x| with(&|q| q.vanilla_mut().spot = x)));
+        out.extend([
             with(&|q| q.vanilla_mut().vol += self.vol),
             with(&|q| q.vanilla_mut().vol -= self.vol),
             with(&|q| q.vanilla_mut().rate += self.rate),
             with(&|q| q.vanilla_mut().rate -= self.rate),
             with(&|q| shift_time(q, self.time)),
             with(&|q| shift_time(q, -self.time)),
-        ]
+        ]);
+        out
     }
 
-    /// Central differences from the nine prices in the order of [`Bumps::products`].
+    /// The Greeks from the prices in the order of [`Bumps::products`].
     pub fn greeks(&self, v: &[McPrice]) -> Greeks {
         let p = |i: usize| v.get(i).map_or(f64::NAN, |x| x.price);
+        let n = self.spot.map_or(0, |s| s.point_count());
+        let (delta, gamma) = self.spot.map_or((f64::NAN, f64::NAN), |s| {
+            let values: Vec<f64> = (1..=n).map(p).collect();
+            let (first, second) = s.derivatives(p(0), &values);
+            (first, second.unwrap_or(f64::NAN))
+        });
         Greeks {
             price: p(0),
-            delta: (p(1) - p(2)) / (2.0 * self.spot),
-            gamma: (p(1) - 2.0 * p(0) + p(2)) / (self.spot * self.spot),
-            vega: (p(3) - p(4)) / (2.0 * self.vol),
-            rho: (p(5) - p(6)) / (2.0 * self.rate),
-            theta: -(p(7) - p(8)) / (2.0 * self.time),
+            delta,
+            gamma,
+            vega: (p(n + 1) - p(n + 2)) / (2.0 * self.vol),
+            rho: (p(n + 3) - p(n + 4)) / (2.0 * self.rate),
+            theta: -(p(n + 5) - p(n + 6)) / (2.0 * self.time),
         }
     }
 }

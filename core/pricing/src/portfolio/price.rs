@@ -15,7 +15,9 @@
 //! (vega there is the sensitivity to the initial volatility `sqrt(v0)`); central differences of
 //! the closed form for the continuous barrier and the geometric Asian
 //! ([`crate::analytic::bump`]); bump-and-revalue with common random numbers for every Monte
-//! Carlo row ([`crate::mc::greeks`]).
+//! Carlo row ([`crate::mc::greeks`]). On both paths a barrier's spot bumps stay on the side of
+//! the barrier the spot is on (one-sided differences near it,
+//! [`crate::analytic::BumpDomain::barrier_spot`]).
 //!
 //! Monte Carlo rows run on the `Compute` backend given, in chunks of trades spread over
 //! [`BookConfig::streams`] streams; every trade uses the same Philox seed
