@@ -52,6 +52,28 @@ fn european_greeks_match_the_closed_form() {
 }
 
 #[test]
+fn low_vol_greeks_match_the_closed_form() {
+    // A vol below one vol point: the vol bump shrinks to vol / 2 (0.0025 here) so the down bump
+    // stays a valid vol. The strike sits near the forward so vega is large enough to measure.
+    let dev = tenor_cpu::cpu().expect("cpu");
+    let cfg = McConfig { paths: 400_000, seed: 29, ..McConfig::default() };
+    let v = Vanilla {
+        option: OptionType::Call,
+        spot: 100.0,
+        strike: 100.5,
+        maturity: 0.5,
+        rate: 0.02,
+        dividend: 0.01,
+        vol: 0.005,
+    };
+    let got = mc::price_with_greeks(&dev, &McProduct::European(v), &cfg).expect("greeks at vol 0.005");
+    let g = got.greeks.expect("greeks");
+    let want = bsm(&v);
+    assert!((g.vega - want.vega).abs() <= 0.03 * want.vega, "vega: MC {} vs closed form {}", g.vega, want.vega);
+    assert!((g.delta - want.delta).abs() <= 0.02, "delta: MC {} vs closed form {}", g.delta, want.delta);
+}
+
+#[test]
 fn put_call_parity_holds_on_common_random_numbers() {
     // With the same normals, C - P = e^{-rT} (S_T - K) averaged over the paths, whose mean
     // is S e^{-qT} - K e^{-rT} up to MC noise of a linear (low-variance) payoff.

@@ -10,7 +10,8 @@
 //!   `S +/- h, S +/- 2h, S +/- 3h`; one more revaluation), with `h` shrunk if even those would
 //!   cross ([`Stencil::choose`], [`crate::analytic::bump`] gives the formulas); otherwise delta
 //!   and gamma would difference the alive and the knocked state;
-//! * vol: `h = 0.01` (one vol point); vega per 1.00 of vol;
+//! * vol: `h = min(0.01, vol / 2)` (one vol point, less for a vol below two points so `vol - h`
+//!   stays positive); vega per 1.00 of vol;
 //! * rate: `h = 0.001` (10 bp); rho per 1.00 of rate;
 //! * time: `h = min(1 day = 1/365, T/2, first fixing/2)`; theta `= -(V(T+h) - V(T-h)) / 2h`
 //!   per year as calendar time passes. For an Asian the exercise date and every future fixing
@@ -39,7 +40,7 @@ pub struct Bumps {
     /// Spot stencil (its `h` is the absolute spot bump); `None` when no stencil fits on the
     /// spot's side of a barrier (delta and gamma are then NaN).
     pub spot: Option<Stencil>,
-    /// Absolute vol bump.
+    /// Absolute vol bump: [`VOL_BUMP`], or half the vol when that is smaller.
     pub vol: f64,
     /// Absolute rate bump.
     pub rate: f64,
@@ -62,7 +63,7 @@ impl Bumps {
             _ => BumpParam::Spot.domain(),
         };
         let spot = Stencil::choose(&domain, v.spot, SPOT_BUMP * v.spot, true);
-        Self { spot, vol: VOL_BUMP, rate: RATE_BUMP, time }
+        Self { spot, vol: VOL_BUMP.min(0.5 * v.vol), rate: RATE_BUMP, time }
     }
 
     /// The product followed by its bumped copies: the spot stencil's points (two, or three when
