@@ -185,12 +185,23 @@ if lp:
     w("")
     w(lp["what"])
     w("")
-    w("| allocator | seconds | jobs/s | x cuMemAlloc |")
-    w("| --- | --- | --- | --- |")
+    checked = "warmup_max_rel_diff_vs_cpu" in lp["rows"][0]
+    if checked:
+        w("Checked: each allocator's 16-job warm-up against the CPU reference backend (same seeds, relative "
+          f"difference at most {lp['tolerance']:g}), and every timed run's per-job sums bitwise against the first "
+          "allocator's.")
+        w("")
+        w("| allocator | seconds | jobs/s | x cuMemAlloc | warm-up vs CPU | sums as the first |")
+        w("| --- | --- | --- | --- | --- | --- |")
+    else:
+        w("| allocator | seconds | jobs/s | x cuMemAlloc |")
+        w("| --- | --- | --- | --- |")
     base = lp["rows"][0]["seconds"]
     best = 0
     for r in lp["rows"]:
-        w(f"| {r['allocator']} | {r['seconds']:.4f} | {r['jobs_per_s']:.0f} | {base / r['seconds']:.2f} |")
+        extra = (f" {r['warmup_max_rel_diff_vs_cpu']:.1e} | {'identical' if r['same_sums_as_first'] else 'DIFFERENT'} |"
+                 if checked else "")
+        w(f"| {r['allocator']} | {r['seconds']:.4f} | {r['jobs_per_s']:.0f} | {base / r['seconds']:.2f} |" + extra)
         if r["allocator"] != lp["rows"][0]["allocator"]:
             best = max(best, base / r["seconds"])
     w("")

@@ -59,6 +59,44 @@ fn conformance_on_the_explicit_pool_and_cumemalloc() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU: run by scripts/gpu-check with --ignored"]
+fn conformance_through_toolkit_strategies_over_each_cuda_upstream() {
+    // The toolkit's strategies are backend-neutral; here they serve real device memory: caching
+    // over the default pool, binning over the explicit pool, slab over cuMemAlloc. Every kernel
+    // must still agree with the CPU reference, so reuse never hands out a block still in use.
+    let Some(_) = device() else { return };
+    let ordered = |up: Arc<dyn Allocator>, which: &str| -> Arc<dyn Allocator> {
+        match which {
+            "caching" => Arc::new(tenor_alloc::Caching::new(
+                up,
+                tenor_alloc::CachingConfig { upstream_ordered: true, ..Default::default() },
+            )),
+            "binning" => Arc::new(tenor_alloc::Binning::new(
+                up,
+                tenor_alloc::BinningConfig { upstream_ordered: true, ..Default::default() },
+            )),
+            // cuMemAlloc is not stream-ordered: the slab waits for the freeing stream itself.
+            _ => Arc::new(tenor_alloc::Slab::new(up, tenor_alloc::SlabConfig::default())),
+        }
+    };
+    let caching = cuda_with_allocator(0, |ctx| {
+        let up = Arc::new(DefaultPool::new(ctx.clone(), PoolConfig::default())?) as Arc<dyn Allocator>;
+        Ok(ordered(up, "caching"))
+    })
+    .expect("caching over the default pool");
+    tenor_conformance::assert_all(&caching);
+    let binning = cuda_with_allocator(0, |ctx| {
+        let up = Arc::new(ExplicitPool::new(ctx.clone(), ExplicitPoolConfig::default())?) as Arc<dyn Allocator>;
+        Ok(ordered(up, "binning"))
+    })
+    .expect("binning over the explicit pool");
+    tenor_conformance::assert_all(&binning);
+    let slab = cuda_with_allocator(0, |ctx| Ok(ordered(Arc::new(PlainAllocator::new(ctx.clone())), "slab")))
+        .expect("slab over cuMemAlloc");
+    tenor_conformance::assert_all(&slab);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run by scripts/gpu-check with --ignored"]
 fn device_info_names_every_version() {
     let Some(dev) = device() else { return };
     let info = dev.info();

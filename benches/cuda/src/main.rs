@@ -243,7 +243,7 @@ fn run_book(path: &std::path::Path, pairs: u64) -> Result<(Value, bool)> {
 /// reduction on another (the tracker orders them with an event), per-job scratch buffers freed
 /// at the end of the job; the host synchronises after every `burst` jobs. Returns the per-job
 /// sums of the arithmetic payoffs.
-fn pricing_loop(dev: &CudaCompute, streams: &[Stream], jobs: usize, burst: usize) -> Result<Vec<f64>> {
+fn pricing_loop<C: Compute + ?Sized>(dev: &C, streams: &[Stream], jobs: usize, burst: usize) -> Result<Vec<f64>> {
     let gbm = dev.load_kernel(tenor_kernels::get("gbm_paths")?)?;
     let pay = dev.load_kernel(tenor_kernels::get("payoff_asian")?)?;
     let red_def = tenor_kernels::get("reduce_sum_sumsq")?;
@@ -421,25 +421,44 @@ fn alloc_bench(iters: usize, batches: usize, batch: usize) -> Result<(Value, boo
 }
 
 fn loop_bench(jobs: usize) -> Result<(Value, bool)> {
+    // The CPU reference backend runs the warm-up batch (16 jobs, same seeds); every allocator's
+    // warm-up must agree with it within the fp64 tolerance, and every timed run must give the same
+    // sums, bitwise, as the first allocator's: a block reused while a stream still used it would
+    // show as a difference.
+    let cpu = tenor_cpu::cpu()?;
+    let cpu_streams: Vec<Stream> = (0..4).map(|_| cpu.create_stream()).collect::<Result<_, _>>()?;
+    let reference = pricing_loop(&cpu, &cpu_streams, 16, 8)?;
+    let tol = tenor_conformance::FP64_RTOL;
+    let mut first: Option<Vec<f64>> = None;
     let mut rows = Vec::new();
+    let mut all_ok = true;
     for (name, make) in allocators() {
         let dev = device(&make)?;
         let streams: Vec<Stream> = (0..4).map(|_| dev.create_stream()).collect::<Result<_, _>>()?;
-        pricing_loop(&dev, &streams, 16, 8)?; // warm-up: kernels loaded, pool primed
+        let warm = pricing_loop(&dev, &streams, 16, 8)?; // also loads the kernels and primes the pool
+        let worst = warm.iter().zip(&reference).map(|(g, c)| (g - c).abs() / c.abs().max(1e-300)).fold(0.0, f64::max);
+        let agrees = warm.len() == reference.len() && worst <= tol && worst.is_finite();
         let mut times = Vec::new();
+        let mut identical = true;
         for _ in 0..3 {
             let t0 = Instant::now();
-            pricing_loop(&dev, &streams, jobs, 8)?;
+            let sums = pricing_loop(&dev, &streams, jobs, 8)?;
             times.push(t0.elapsed().as_secs_f64());
+            match &first {
+                None => first = Some(sums),
+                Some(f) => identical &= f.iter().map(|x| x.to_bits()).eq(sums.iter().map(|x| x.to_bits())),
+            }
         }
+        all_ok &= agrees && identical;
         let t = median(times);
-        rows.push(json!({"allocator": name, "seconds": t, "jobs_per_s": jobs as f64 / t}));
-        eprintln!("loop: {name} {t:.4} s");
+        rows.push(json!({"allocator": name, "seconds": t, "jobs_per_s": jobs as f64 / t,
+                         "warmup_max_rel_diff_vs_cpu": worst, "same_sums_as_first": identical}));
+        eprintln!("loop: {name} {t:.4} s, warm-up vs CPU {worst:.1e}, sums identical to the first: {identical}");
     }
     Ok((
         json!({"what": "bursty 4-stream pricing loop: per job GBM paths (2^14 x 64 steps, 8 MiB) on one stream, Asian payoffs + reduction on the next, scratch freed per job, host sync every 8 jobs",
-               "jobs": jobs, "rows": rows}),
-        true,
+               "jobs": jobs, "tolerance": tol, "rows": rows, "pass": all_ok}),
+        all_ok,
     ))
 }
 
