@@ -104,18 +104,35 @@ impl Default for PoolConfig {
 
 impl PoolConfig {
     /// From `TENOR_CUDA_SHARING` (`exclusive`, `unknown`, `shared:<bytes>`) and
-    /// `TENOR_CUDA_DETERMINISTIC` (`1`: [`ReusePolicy::deterministic`]); defaults otherwise.
+    /// `TENOR_CUDA_DETERMINISTIC` (`1`/`true`/`yes`/`on`: [`ReusePolicy::deterministic`]; `0`/`false`/`no`/
+    /// `off`/empty: the default); defaults otherwise.
     ///
     /// # Errors
-    /// [`ComputeError::InvalidArgument`] for a malformed variable.
+    /// [`ComputeError::InvalidArgument`] for a malformed variable, naming it.
     pub fn from_env() -> Result<Self, ComputeError> {
+        Self::from_vars(&|k| std::env::var(k).ok())
+    }
+
+    /// As [`PoolConfig::from_env`], with the variables looked up through `get`.
+    ///
+    /// # Errors
+    /// As [`PoolConfig::from_env`].
+    pub fn from_vars(get: &dyn Fn(&str) -> Option<String>) -> Result<Self, ComputeError> {
         let mut c = Self::default();
-        if let Ok(s) = std::env::var("TENOR_CUDA_SHARING") {
+        if let Some(s) = get("TENOR_CUDA_SHARING") {
             c.sharing =
                 Sharing::parse(&s).map_err(|e| ComputeError::InvalidArgument(format!("TENOR_CUDA_SHARING: {e}")))?;
         }
-        if std::env::var("TENOR_CUDA_DETERMINISTIC").is_ok_and(|v| v == "1") {
-            c.reuse = ReusePolicy::deterministic();
+        if let Some(v) = get("TENOR_CUDA_DETERMINISTIC") {
+            c.reuse = match v.trim() {
+                "1" | "true" | "yes" | "on" => ReusePolicy::deterministic(),
+                "0" | "false" | "no" | "off" | "" => c.reuse,
+                other => {
+                    return Err(ComputeError::InvalidArgument(format!(
+                        "TENOR_CUDA_DETERMINISTIC: {other:?} is not a switch (use 1 or 0)"
+                    )))
+                }
+            };
         }
         Ok(c)
     }
@@ -337,5 +354,28 @@ impl Allocator for DefaultPool {
 
     fn trim(&self, keep_bytes: usize) -> Result<(), AllocError> {
         self.pool.trim(keep_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars<'a>(list: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| list.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+    }
+
+    #[test]
+    fn the_deterministic_switch_reads_common_spellings_and_refuses_others() {
+        let det = |v| PoolConfig::from_vars(&vars(&[("TENOR_CUDA_DETERMINISTIC", v)])).map(|c| c.reuse);
+        for on in ["1", "true", "yes", "on"] {
+            assert_eq!(det(on).ok(), Some(ReusePolicy::deterministic()), "{on}");
+        }
+        for off in ["0", "false", "no", "off", ""] {
+            assert_eq!(det(off).ok(), Some(PoolConfig::default().reuse), "{off}");
+        }
+        let err = det("maybe").expect_err("not a switch");
+        assert!(err.to_string().contains("TENOR_CUDA_DETERMINISTIC"), "{err}");
+        assert_eq!(PoolConfig::from_vars(&vars(&[])).ok(), Some(PoolConfig::default()));
     }
 }
