@@ -18,6 +18,7 @@ typedef u64 tenor_u64;
 #define TENOR_DEVICE __device__
 #define TENOR_MATH(f) f
 #define TENOR_NAN_F64() __longlong_as_double(0x7FF8000000000000ll)
+#define TENOR_INF_F64() __longlong_as_double(0x7FF0000000000000ll)
 #define TENOR_SINCOS(x, s, c) sincos((x), (s), (c))
 
 #define TENOR_PHILOX_M0 0xD2511F53u

@@ -23,6 +23,7 @@ typedef uint64_t tenor_u64;
 #define TENOR_DEVICE static
 #define TENOR_MATH(f) sycl::f
 #define TENOR_NAN_F64() sycl::bit_cast<double>(0x7FF8000000000000ull)
+#define TENOR_INF_F64() sycl::bit_cast<double>(0x7FF0000000000000ull)
 #define TENOR_SINCOS(x, s, c) (*(s) = sycl::sin(x), *(c) = sycl::cos(x))
 
 namespace tenor {

@@ -7,6 +7,7 @@
 //   TENOR_DEVICE          a device function (__device__ / static)
 //   TENOR_MATH(f)         the fp64 math function f (CUDA Math API f / sycl::f)
 //   TENOR_NAN_F64()       the quiet NaN 0x7FF8000000000000
+//   TENOR_INF_F64()       +infinity, 0x7FF0000000000000
 //   TENOR_SINCOS(x, s, c) *s = sin x, *c = cos x (CUDA sincos / sycl::sin and sycl::cos)
 //   tenor_u32, tenor_u64  32- and 64-bit unsigned integers
 //
@@ -245,4 +246,230 @@ TENOR_DEVICE_INLINE double tenor_heston_price_item(tenor_u64 i, tenor_u64 quotes
                              : k * tenor_hp_norm_cdf(-d2) - f * tenor_hp_norm_cdf(-d1);
     const double intrinsic = TENOR_MATH(fmax)(call ? f - k : k - f, 0.0);
     return TENOR_MATH(fmax)(df * (intrinsic + bs + correction), 0.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// implied_vol (see its kernel.toml): Black implied volatility through the normalised Black
+// function of Jaeckel, "Let's Be Rational" (Wilmott 2015), inverted by safeguarded Halley
+// iterations, the same operations as kernels/src/black.rs (whose module documentation explains
+// the regions and the three objectives). Status codes: 0 ok, 1 below intrinsic, 2 above the
+// upper bound, 3 invalid input, 4 no convergence.
+#define TENOR_IV_INV_SQRT_2PI 0.3989422804014327
+#define TENOR_IV_SQRT_2PI 2.5066282746310007
+#define TENOR_IV_FRAC_1_SQRT_2 0.7071067811865476
+#define TENOR_IV_EPS 2.220446049250313e-16
+#define TENOR_IV_ASYMPTOTIC_H (-10.0)
+#define TENOR_IV_SMALL_T 0.21
+#define TENOR_IV_CF_BELOW (-3.0)
+#define TENOR_IV_CF_DEPTH 48u
+#define TENOR_IV_MAX_ITERATIONS 100u
+
+TENOR_DEVICE_INLINE double tenor_iv_nan() { return TENOR_NAN_F64(); }
+
+// Standard normal distribution function erfc(-z / sqrt 2) / 2.
+TENOR_DEVICE_INLINE double tenor_iv_norm_cdf(double z) { return 0.5 * TENOR_MATH(erfc)(-z * TENOR_IV_FRAC_1_SQRT_2); }
+
+// m(z) = Phi(z) / phi(z) and 1 + z m(z) (Laplace's continued fraction below z = -3).
+TENOR_DEVICE_INLINE void tenor_iv_mills(double z, double* m, double* a) {
+    if (z < TENOR_IV_CF_BELOW) {
+        const double y = -z;
+        double c = 0.0;
+        for (tenor_u32 n = TENOR_IV_CF_DEPTH; n > 0; --n) c = (double)n / (y + c);
+        *m = 1.0 / (y + c);
+        *a = c * *m;
+    } else {
+        *m = tenor_iv_norm_cdf(z) * TENOR_IV_SQRT_2PI * TENOR_MATH(exp)(0.5 * z * z);
+        *a = 1.0 + z * *m;
+    }
+}
+
+// Asymptotic expansion of m(h + t) - m(h - t) for h + t < -9.79.
+TENOR_DEVICE double tenor_iv_asymptotic_difference(double h, double t) {
+    const double ah = -h;
+    const double tau = t / ah;
+    const double g = 1.0 / (ah * (1.0 - tau * tau));
+    double sum = 0.0, double_factorial = 1.0, g_pow = g, last = TENOR_INF_F64();
+    for (tenor_u32 n = 0; n < 60u; ++n) {
+        const tenor_u32 k = 2u * n + 1u;
+        double s_k = 0.0, binom = (double)k, tau_pow = tau;
+        for (tenor_u32 j = 1; j <= k; j += 2) {
+            s_k += binom * tau_pow;
+            const tenor_u32 km = j + 1u <= k ? k - j - 1u : 0u;
+            binom *= (double)(k - j) * (double)km / ((double)(j + 1u) * (double)(j + 2u));
+            tau_pow *= tau * tau;
+        }
+        const double term = double_factorial * 2.0 * s_k * g_pow;
+        if (term >= last) break;
+        sum += (n % 2u == 0u) ? term : -term;
+        if (term <= TENOR_IV_EPS * 0.25 * TENOR_MATH(fabs)(sum)) break;
+        last = term;
+        double_factorial *= (double)k;
+        g_pow *= g * g;
+    }
+    return sum;
+}
+
+// Taylor expansion in t of m(h + t) - m(h - t) for t < 0.21 (7 terms).
+TENOR_DEVICE double tenor_iv_small_t_difference(double h, double t) {
+    double d[14];
+    tenor_iv_mills(h, &d[0], &d[1]);
+    for (int k = 1; k < 13; ++k) d[k + 1] = h * d[k] + (double)k * d[k - 1];
+    const double t2 = t * t;
+    double acc = 0.0;
+    for (int j = 6; j >= 0; --j) {
+        const int k = 2 * j + 1;
+        acc = d[k] + acc * t2 / ((double)(k + 1) * (double)(k + 2));
+    }
+    return 2.0 * t * acc;
+}
+
+// Normalised out-of-the-money Black call b(x, s), x <= 0, s >= 0.
+TENOR_DEVICE double tenor_iv_black_otm(double x, double s) {
+    if (s <= 0.0) return 0.0;
+    x = -TENOR_MATH(fabs)(x);
+    const double h = x / s;
+    const double t = 0.5 * s;
+    if (h + t > 0.85) {
+        return TENOR_MATH(fmax)(tenor_iv_norm_cdf(h + t) * TENOR_MATH(exp)(0.5 * x) - tenor_iv_norm_cdf(h - t) * TENOR_MATH(exp)(-0.5 * x), 0.0);
+    }
+    const double factor = TENOR_IV_INV_SQRT_2PI * TENOR_MATH(exp)(-0.5 * (h * h + t * t));
+    if (factor == 0.0) return 0.0;
+    double diff;
+    if (h < TENOR_IV_ASYMPTOTIC_H && h + t < TENOR_IV_ASYMPTOTIC_H + TENOR_IV_SMALL_T) {
+        diff = tenor_iv_asymptotic_difference(h, t);
+    } else if (t < TENOR_IV_SMALL_T) {
+        diff = tenor_iv_small_t_difference(h, t);
+    } else {
+        double mp, mm, a;
+        tenor_iv_mills(h + t, &mp, &a);
+        tenor_iv_mills(h - t, &mm, &a);
+        diff = mp - mm;
+    }
+    return TENOR_MATH(fmax)(factor * diff, 0.0);
+}
+
+// Distance of b(x, s) to its upper bound e^{x/2}: e^{x/2} Phi(-h-t) + e^{-x/2} Phi(h-t).
+TENOR_DEVICE_INLINE double tenor_iv_distance_to_upper(double x, double s) {
+    const double h = x / s;
+    const double t = 0.5 * s;
+    return TENOR_MATH(exp)(0.5 * x) * tenor_iv_norm_cdf(-h - t) + TENOR_MATH(exp)(-0.5 * x) * tenor_iv_norm_cdf(h - t);
+}
+
+// Normalised vega db/ds = exp(-(h^2 + t^2) / 2) / sqrt(2 pi).
+TENOR_DEVICE_INLINE double tenor_iv_vega(double x, double s) {
+    const double h = x / s;
+    const double t = 0.5 * s;
+    return TENOR_IV_INV_SQRT_2PI * TENOR_MATH(exp)(-0.5 * (h * h + t * t));
+}
+
+// Total implied volatility s of a normalised out-of-the-money price beta = b(x, s); returns the
+// status code and writes s when it is 0.
+TENOR_DEVICE tenor_u32 tenor_iv_total_vol_otm(double beta, double x, double* out) {
+    x = -TENOR_MATH(fabs)(x);
+    if (TENOR_MATH(isnan)(beta) || TENOR_MATH(isnan)(x)) return 3u;
+    if (beta <= 0.0) return 1u;
+    const double bmax = TENOR_MATH(exp)(0.5 * x);
+    if (beta >= bmax) return 2u;
+    const double sc = TENOR_MATH(sqrt)(2.0 * TENOR_MATH(fabs)(x));
+    const double bc = tenor_iv_black_otm(x, sc);
+    const double upper_target = bmax - beta;
+    // Objective: 0 = ln b, 1 = b, 2 = ln(bmax - b).
+    const int objective = beta < bc ? 0 : (upper_target < 0.5 * (bmax - bc) ? 2 : 1);
+    const double inf = TENOR_INF_F64();
+    double lo = 0.0, hi = inf;
+    double s = sc > 0.0 ? sc : TENOR_IV_SQRT_2PI * beta;
+    if (objective == 0) {
+        const double q = TENOR_MATH(fabs)(x) / TENOR_MATH(sqrt)(-2.0 * TENOR_MATH(log)(beta));
+        const double qc = TENOR_MATH(fabs)(x) / TENOR_MATH(sqrt)(-2.0 * TENOR_MATH(log)(bc));
+        const double g = q + (sc - qc) * (q / qc) * (q / qc);
+        if (TENOR_MATH(isfinite)(g) && g > 0.0 && g < sc) s = g;
+    }
+    for (tenor_u32 iter = 0; iter < TENOR_IV_MAX_ITERATIONS; ++iter) {
+        const double b = tenor_iv_black_otm(x, s);
+        if (b == beta) {
+            *out = s;
+            return 0u;
+        }
+        if (b < beta) lo = TENOR_MATH(fmax)(lo, s);
+        else hi = TENOR_MATH(fmin)(hi, s);
+        const double v = tenor_iv_vega(x, s);
+        const double curvature = x * x / (s * s * s) - 0.25 * s;  // b'' / b'
+        double f, f1, f2;
+        if (objective == 0 && b > 0.0) {
+            const double r = v / b;
+            f = TENOR_MATH(log)(b / beta);
+            f1 = r;
+            f2 = r * curvature - r * r;
+        } else if (objective == 2) {
+            const double u = tenor_iv_distance_to_upper(x, s);
+            if (u > 0.0) {
+                const double r = v / u;
+                f = TENOR_MATH(log)(u / upper_target);
+                f1 = -r;
+                f2 = -r * curvature - r * r;
+            } else {
+                f = b - beta;
+                f1 = v;
+                f2 = v * curvature;
+            }
+        } else {
+            f = b - beta;
+            f1 = v;
+            f2 = v * curvature;
+        }
+        double next = tenor_iv_nan();
+        if (f1 != 0.0 && TENOR_MATH(isfinite)(f1) && TENOR_MATH(isfinite)(f)) {
+            const double newton = -f / f1;
+            const double denom = 1.0 + 0.5 * newton * f2 / f1;
+            const bool halley = denom > 0.5 && TENOR_MATH(isfinite)(denom);
+            const double step = halley ? newton / denom : newton;
+            next = s + step;
+            const double done = halley ? 1e-7 * s : 2.0 * TENOR_IV_EPS * s;
+            if (TENOR_MATH(fabs)(step) <= done && next > lo && next < hi) {
+                *out = next;
+                return 0u;
+            }
+        }
+        if (!(next > lo && next < hi)) next = TENOR_MATH(isfinite)(hi) ? 0.5 * (lo + hi) : 2.0 * TENOR_MATH(fmax)(TENOR_MATH(fmax)(s, lo), 1e-3);
+        const double step = next - s;
+        s = next;
+        if (TENOR_MATH(fabs)(step) <= 2.0 * TENOR_IV_EPS * s || (TENOR_MATH(isfinite)(hi) && hi - lo <= 2.0 * TENOR_IV_EPS * hi)) {
+            *out = s;
+            return 0u;
+        }
+    }
+    return 4u;
+}
+
+TENOR_DEVICE_INLINE bool tenor_iv_valid(double v) { return TENOR_MATH(isfinite)(v) && v > 0.0; }
+
+// Item i of implied_vol, the arguments as the kernel's: writes vol[i] (NaN unless solved) and
+// status[i].
+TENOR_DEVICE_INLINE void tenor_implied_vol_item(tenor_u64 i, const double* price, const double* forward,
+                                                const double* strike, const double* maturity, const double* discount,
+                                                const tenor_u32* is_call, double* vol, tenor_u32* status) {
+    const double d = discount[i];
+    const double p = tenor_iv_valid(d) ? price[i] / d : tenor_iv_nan();
+    const double f = forward[i], k = strike[i], t = maturity[i];
+    const bool call = is_call[i] == 1u;
+    double v = tenor_iv_nan();
+    tenor_u32 st;
+    if (!(tenor_iv_valid(f) && tenor_iv_valid(k) && tenor_iv_valid(t) && TENOR_MATH(isfinite)(p))) {
+        st = 3u;
+    } else {
+        const double intrinsic = call ? TENOR_MATH(fmax)(f - k, 0.0) : TENOR_MATH(fmax)(k - f, 0.0);
+        const double upper = call ? f : k;
+        if (p >= upper) {
+            st = 2u;
+        } else if (p <= intrinsic) {
+            st = 1u;
+        } else {
+            const double beta = (p - intrinsic) / TENOR_MATH(sqrt)(f * k);
+            double s = 0.0;
+            st = tenor_iv_total_vol_otm(beta, TENOR_MATH(log)(f / k), &s);
+            if (st == 0u) v = s / TENOR_MATH(sqrt)(t);
+        }
+    }
+    vol[i] = v;
+    status[i] = st;
 }
