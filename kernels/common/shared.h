@@ -16,6 +16,112 @@
 // backends run the same operations in the same order (each with its own math library).
 
 // ---------------------------------------------------------------------------------------------
+// Barrier path valuation of payoff_barrier and mc_barrier (semantics in their manifests; the
+// same steps as kernels/src/barrier.rs).
+#define TENOR_BRIDGE_CUTOFF 40.0
+
+struct tenor_barrier_params {
+    double h, two_over_var, rate_dt, rebate_offset, strike, w, rebate, discount;
+    bool down, out, continuous;
+};
+
+TENOR_DEVICE_INLINE tenor_barrier_params tenor_barrier_make(double strike, double barrier, double rebate,
+                                                            tenor_u32 is_call, tenor_u32 kind, tenor_u32 continuous,
+                                                            double vol_sqrt_dt, double rate_dt, double discount) {
+    tenor_barrier_params p;
+    p.h = TENOR_MATH(log)(barrier);
+    p.down = kind < 2u;
+    p.out = (kind & 1u) == 0u;
+    p.continuous = continuous != 0u;
+    p.two_over_var = 2.0 / (vol_sqrt_dt * vol_sqrt_dt);
+    p.rate_dt = rate_dt;
+    p.rebate_offset = continuous != 0u ? 0.5 : 1.0;
+    p.strike = strike;
+    p.w = is_call != 0u ? 1.0 : -1.0;
+    p.rebate = rebate;
+    p.discount = discount;
+    return p;
+}
+
+struct tenor_barrier_path { double x, survival, rebate_value; };
+
+TENOR_DEVICE_INLINE tenor_barrier_path tenor_barrier_start(double x0) {
+    tenor_barrier_path s;
+    s.x = x0; s.survival = 1.0; s.rebate_value = 0.0;
+    return s;
+}
+
+TENOR_DEVICE_INLINE void tenor_barrier_step(const tenor_barrier_params& p, tenor_barrier_path& s, tenor_u32 k,
+                                            double x_next) {
+    const bool live = p.down ? (x_next > p.h) : (x_next < p.h);
+    double pk;
+    if (!live) {
+        pk = 0.0;
+    } else if (p.continuous) {
+        const double a = (s.x - p.h) * (x_next - p.h) * p.two_over_var;
+        pk = a > TENOR_BRIDGE_CUTOFF ? 1.0 : 1.0 - TENOR_MATH(exp)(-a);
+    } else {
+        pk = 1.0;
+    }
+    if (pk < 1.0) {
+        if (p.out && p.rebate != 0.0) {
+            s.rebate_value +=
+                p.rebate * s.survival * (1.0 - pk) * TENOR_MATH(exp)(-p.rate_dt * ((double)k + p.rebate_offset));
+        }
+        s.survival *= pk;
+    }
+    s.x = x_next;
+}
+
+TENOR_DEVICE_INLINE double tenor_barrier_value(const tenor_barrier_params& p, const tenor_barrier_path& s) {
+    const double payoff = TENOR_MATH(fmax)(p.w * (TENOR_MATH(exp)(s.x) - p.strike), 0.0);
+    if (p.out) return p.discount * payoff * s.survival + s.rebate_value;
+    return p.discount * (payoff * (1.0 - s.survival) + p.rebate * s.survival);
+}
+
+// mc_barrier's Y of antithetic pair i, declared as `const double y`: the mean of the discounted
+// values of the two paths x +/- (drift_dt + vol_sqrt_dt z), z the fp64 normals of (seed, i,
+// step), from x0 = ln(spot), under prm (tenor_barrier_make). A statement macro rather than a
+// function: NVRTC optimises an inlined function's body before inlining it, and with this loop in
+// a function of its own the sm_90 image of mc_barrier came out with other registers (the same
+// PTX operations, renumbered); expanded in place, the image is byte-identical to the code it
+// replaces.
+#define TENOR_MC_BARRIER_PAIR(y, prm, seed, i, steps, x0, drift_dt, vol_sqrt_dt)                      \
+    tenor_barrier_path tenor_up_ = tenor_barrier_start(x0), tenor_dn_ = tenor_barrier_start(x0);     \
+    double tenor_xu_ = (x0), tenor_xd_ = (x0);                                                       \
+    for (tenor_u32 k = 0; k < (steps); k += 2) {                                                     \
+        double z0, z1;                                                                               \
+        tenor_normal_pair_f64((seed), (i), k >> 1, &z0, &z1);                                        \
+        tenor_xu_ += (drift_dt) + (vol_sqrt_dt) * z0;                                                \
+        tenor_xd_ += (drift_dt) - (vol_sqrt_dt) * z0;                                                \
+        tenor_barrier_step((prm), tenor_up_, k, tenor_xu_);                                          \
+        tenor_barrier_step((prm), tenor_dn_, k, tenor_xd_);                                          \
+        if (k + 1 < (steps)) {                                                                       \
+            tenor_xu_ += (drift_dt) + (vol_sqrt_dt) * z1;                                            \
+            tenor_xd_ += (drift_dt) - (vol_sqrt_dt) * z1;                                            \
+            tenor_barrier_step((prm), tenor_up_, k + 1, tenor_xu_);                                  \
+            tenor_barrier_step((prm), tenor_dn_, k + 1, tenor_xd_);                                  \
+        }                                                                                            \
+    }                                                                                                \
+    const double y = 0.5 * (tenor_barrier_value((prm), tenor_up_) + tenor_barrier_value((prm), tenor_dn_))
+
+// ---------------------------------------------------------------------------------------------
+// Laguerre polynomial L_j(x) by the three-term recurrence L_0 = 1, L_1 = 1 - x,
+// L_{n+1} = ((2n + 1 - x) L_n - n L_{n-1}) / (n + 1), as kernels/lsm_basis/cpu.rs (the
+// Longstaff-Schwartz basis of lsm_basis and lsm_exercise).
+TENOR_DEVICE_INLINE double tenor_laguerre(tenor_u32 j, double x) {
+    double prev = 1.0, cur = 1.0 - x;
+    if (j == 0) return prev;
+    for (tenor_u32 n = 1; n < j; ++n) {
+        const double dn = (double)n;
+        const double next = ((2.0 * dn + 1.0 - x) * cur - dn * prev) / (dn + 1.0);
+        prev = cur;
+        cur = next;
+    }
+    return cur;
+}
+
+// ---------------------------------------------------------------------------------------------
 // curve_build (see its kernel.toml): one par-yield bootstrap per item, the same operations in the
 // same order as kernels/src/curve.rs (whose module documentation gives the method: bills on the
 // quoted basis, par bonds solved for ln D(T) by Newton's method through log-linear

@@ -11,7 +11,7 @@ void lsm_basis(const double *spots, const double *cash, double *design, uint64_t
         double x = s / strike;
         bool itm = h > 0.0;
         for (uint32_t j = 0; j < nbasis; ++j)
-            design[static_cast<uint64_t>(j) * paths + p] = itm ? tenor::laguerre(j, x) : 0.0;
+            design[static_cast<uint64_t>(j) * paths + p] = itm ? tenor_laguerre(j, x) : 0.0;
         design[static_cast<uint64_t>(nbasis) * paths + p] = itm ? df * cash[p] : 0.0;
     }
 }

@@ -12,7 +12,7 @@ void lsm_exercise(const double *spots, double *cash, const double *coef, uint64_
         if (h > 0.0) {
             double x = s / strike;
             double cont = 0.0;
-            for (uint32_t j = 0; j < nbasis; ++j) cont += c[j] * tenor::laguerre(j, x);
+            for (uint32_t j = 0; j < nbasis; ++j) cont += c[j] * tenor_laguerre(j, x);
             if (h > cont) {
                 cash[p] = h;
                 continue;

@@ -1,4 +1,4 @@
-// Discounted barrier value of each path (see kernel.toml and the prelude's tenor_barrier_*).
+// Discounted barrier value of each path (see kernel.toml and the shared code's tenor_barrier_*).
 extern "C" __global__ void payoff_barrier(const double* __restrict__ paths_in, double* __restrict__ out, u64 paths,
                                           u32 steps, double spot, double strike, double barrier, double rebate,
                                           u32 is_call, u32 kind, u32 continuous, double vol_sqrt_dt, double rate_dt,
