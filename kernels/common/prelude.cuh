@@ -154,6 +154,14 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
              tenor_end_ = min((u64)(n), (u64)blockIdx.x * TENOR_BLOCK + TENOR_BLOCK);             \
          item < tenor_end_; item += TENOR_THREADS)
 
+// Block-wide sums of v[0 .. N) (every thread calls it), written by thread 0 to out[N b + j] of
+// this block b.
+#define TENOR_BLOCK_SUMS(v, N, out)                                                               \
+    tenor_block_sum<N>(v);                                                                        \
+    if (threadIdx.x == 0) {                                                                       \
+        _Pragma("unroll") for (int j = 0; j < N; ++j)(out)[N * (u64)blockIdx.x + j] = (v)[j];     \
+    }
+
 // Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch). Work item p
 // is antithetic pair p; pairs 2j and 2j + 1 share Philox call j (cosine and sine outputs of one
 // Box-Muller transform), so each thread takes the calls j of its block (TENOR_BLOCK / 2 per

@@ -579,3 +579,86 @@ TENOR_DEVICE_INLINE void tenor_implied_vol_item(tenor_u64 i, const double* price
     vol[i] = v;
     status[i] = st;
 }
+
+// ---------------------------------------------------------------------------------------------
+// mc_asian (T = double) and mc_asian_f32 (T = float), see their kernel.toml: fused antithetic
+// fixed-strike Asian, arithmetic and geometric, path arithmetic in T, the five block sums of
+// a, a^2, g, g^2, a g in fp64. fp64 takes the normals of steps 2m, 2m + 1 from one Philox call
+// (tenor_normal_pair_f64), fp32 those of steps 4m .. 4m + 3 (tenor_normal_quad_f32), the path
+// state in registers. The whole block is one function (the launch spellings TENOR_FOR_ITEMS
+// and TENOR_BLOCK_SUMS come from each prelude): NVRTC then compiles it exactly as the code it
+// replaces, byte for byte, which a per-item function with the step loop did not.
+template <typename T>
+struct tenor_asian_pair {
+    T xu, xd, su, sd, lu, ld;
+};
+
+template <typename T>
+TENOR_DEVICE_INLINE void tenor_asian_step(tenor_asian_pair<T>& p, T d, T vz) {
+    p.xu += d + vz;
+    p.xd += d - vz;
+    p.lu += p.xu;
+    p.ld += p.xd;
+    p.su += TENOR_MATH(exp)(p.xu);
+    p.sd += TENOR_MATH(exp)(p.xd);
+}
+
+template <typename T>
+TENOR_DEVICE_INLINE void tenor_mc_asian(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
+                                        tenor_u32 steps, T spot, T strike, tenor_u32 is_call, tenor_u32 spot_fixing,
+                                        T drift_first, T vol_first, T drift_dt, T vol_sqrt_dt, T discount) {
+    const T w = is_call != 0u ? (T)1 : (T)-1;
+    const T x0 = TENOR_MATH(log)(spot);
+    const T inv_n = (T)1 / (T)(steps + (spot_fixing != 0u ? 1u : 0u));
+    const T s0 = spot_fixing != 0u ? spot : (T)0, l0 = spot_fixing != 0u ? x0 : (T)0;
+    const T half_discount = (T)0.5 * discount;
+    double v[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    TENOR_FOR_ITEMS(i, pairs) {
+        tenor_asian_pair<T> p = {x0, x0, s0, s0, l0, l0};
+        if constexpr (sizeof(T) == sizeof(double)) {
+            for (tenor_u32 k = 0; k < steps; k += 2) {
+                double z0, z1;
+                tenor_normal_pair_f64(seed, i, k >> 1, &z0, &z1);
+                if (k == 0) tenor_asian_step(p, drift_first, vol_first * z0);
+                else tenor_asian_step(p, drift_dt, vol_sqrt_dt * z0);
+                if (k + 1 < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z1);
+            }
+        } else {
+            const tenor_u32 full = steps & ~3u;
+            tenor_u32 k = 0;
+            if (steps > 0u) {
+                float z[4];
+                tenor_normal_quad_f32(seed, i, 0u, z);
+                tenor_asian_step(p, drift_first, vol_first * z[0]);
+#pragma unroll
+                for (tenor_u32 j = 1; j < 4; ++j)
+                    if (j < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z[j]);
+                k = 4;
+            }
+            for (; k < full; k += 4) {
+                float z[4];
+                tenor_normal_quad_f32(seed, i, k >> 2, z);
+#pragma unroll
+                for (int j = 0; j < 4; ++j) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z[j]);
+            }
+            if (k < steps) {
+                float z[4];
+                tenor_normal_quad_f32(seed, i, k >> 2, z);
+#pragma unroll
+                for (tenor_u32 j = 0; j < 4; ++j)
+                    if (k + j < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z[j]);
+            }
+        }
+        const T af = half_discount * (TENOR_MATH(fmax)(w * (p.su * inv_n - strike), (T)0) +
+                                      TENOR_MATH(fmax)(w * (p.sd * inv_n - strike), (T)0));
+        const T gf = half_discount * (TENOR_MATH(fmax)(w * (TENOR_MATH(exp)(p.lu * inv_n) - strike), (T)0) +
+                                      TENOR_MATH(fmax)(w * (TENOR_MATH(exp)(p.ld * inv_n) - strike), (T)0));
+        const double a = (double)af, g = (double)gf;
+        v[0] += a;
+        v[1] += a * a;
+        v[2] += g;
+        v[3] += g * g;
+        v[4] += a * g;
+    }
+    TENOR_BLOCK_SUMS(v, 5, partials);
+}
