@@ -79,31 +79,41 @@ TENOR_DEVICE_INLINE double tenor_barrier_value(const tenor_barrier_params& p, co
     return p.discount * (payoff * (1.0 - s.survival) + p.rebate * s.survival);
 }
 
-// mc_barrier's Y of antithetic pair i, declared as `const double y`: the mean of the discounted
-// values of the two paths x +/- (drift_dt + vol_sqrt_dt z), z the fp64 normals of (seed, i,
-// step), from x0 = ln(spot), under prm (tenor_barrier_make). A statement macro rather than a
-// function: NVRTC optimises an inlined function's body before inlining it, and with this loop in
-// a function of its own the sm_90 image of mc_barrier came out with other registers (the same
-// PTX operations, renumbered); expanded in place, the image is byte-identical to the code it
-// replaces.
-#define TENOR_MC_BARRIER_PAIR(y, prm, seed, i, steps, x0, drift_dt, vol_sqrt_dt)                      \
-    tenor_barrier_path tenor_up_ = tenor_barrier_start(x0), tenor_dn_ = tenor_barrier_start(x0);     \
-    double tenor_xu_ = (x0), tenor_xd_ = (x0);                                                       \
-    for (tenor_u32 k = 0; k < (steps); k += 2) {                                                     \
-        double z0, z1;                                                                               \
-        tenor_normal_pair_f64((seed), (i), k >> 1, &z0, &z1);                                        \
-        tenor_xu_ += (drift_dt) + (vol_sqrt_dt) * z0;                                                \
-        tenor_xd_ += (drift_dt) - (vol_sqrt_dt) * z0;                                                \
-        tenor_barrier_step((prm), tenor_up_, k, tenor_xu_);                                          \
-        tenor_barrier_step((prm), tenor_dn_, k, tenor_xd_);                                          \
-        if (k + 1 < (steps)) {                                                                       \
-            tenor_xu_ += (drift_dt) + (vol_sqrt_dt) * z1;                                            \
-            tenor_xd_ += (drift_dt) - (vol_sqrt_dt) * z1;                                            \
-            tenor_barrier_step((prm), tenor_up_, k + 1, tenor_xu_);                                  \
-            tenor_barrier_step((prm), tenor_dn_, k + 1, tenor_xd_);                                  \
-        }                                                                                            \
-    }                                                                                                \
-    const double y = 0.5 * (tenor_barrier_value((prm), tenor_up_) + tenor_barrier_value((prm), tenor_dn_))
+// mc_barrier (see its kernel.toml): fused antithetic barrier Monte Carlo, fp64; per pair the
+// mean Y of the discounted values of the two paths x +/- (drift_dt + vol_sqrt_dt z), z the
+// normals of (seed, pair, step), from x0 = ln(spot); the block sums of Y and Y^2. One function
+// for the whole block, as tenor_mc_asian (see there why).
+TENOR_DEVICE_INLINE void tenor_mc_barrier(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
+                                          tenor_u32 steps, double spot, double strike, double barrier, double rebate,
+                                          tenor_u32 is_call, tenor_u32 kind, tenor_u32 continuous, double drift_dt,
+                                          double vol_sqrt_dt, double rate_dt, double discount) {
+    const tenor_barrier_params prm =
+        tenor_barrier_make(strike, barrier, rebate, is_call, kind, continuous, vol_sqrt_dt, rate_dt, discount);
+    const double x0 = TENOR_MATH(log)(spot);
+    double v[2] = {0.0, 0.0};
+    TENOR_FOR_ITEMS(i, pairs) {
+        tenor_barrier_path up = tenor_barrier_start(x0), dn = tenor_barrier_start(x0);
+        double xu = x0, xd = x0;
+        for (tenor_u32 k = 0; k < steps; k += 2) {
+            double z0, z1;
+            tenor_normal_pair_f64(seed, i, k >> 1, &z0, &z1);
+            xu += drift_dt + vol_sqrt_dt * z0;
+            xd += drift_dt - vol_sqrt_dt * z0;
+            tenor_barrier_step(prm, up, k, xu);
+            tenor_barrier_step(prm, dn, k, xd);
+            if (k + 1 < steps) {
+                xu += drift_dt + vol_sqrt_dt * z1;
+                xd += drift_dt - vol_sqrt_dt * z1;
+                tenor_barrier_step(prm, up, k + 1, xu);
+                tenor_barrier_step(prm, dn, k + 1, xd);
+            }
+        }
+        const double y = 0.5 * (tenor_barrier_value(prm, up) + tenor_barrier_value(prm, dn));
+        v[0] += y;
+        v[1] += y * y;
+    }
+    TENOR_BLOCK_SUMS(v, 2, partials);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Laguerre polynomial L_j(x) by the three-term recurrence L_0 = 1, L_1 = 1 - x,
@@ -661,4 +671,18 @@ TENOR_DEVICE_INLINE void tenor_mc_asian(double* __restrict__ partials, tenor_u64
         v[4] += a * g;
     }
     TENOR_BLOCK_SUMS(v, 5, partials);
+}
+
+// ---------------------------------------------------------------------------------------------
+// reduce_sum_sumsq (see its kernel.toml): partials[2b] = sum of x over block b's items,
+// partials[2b + 1] = sum of x^2.
+TENOR_DEVICE_INLINE void tenor_reduce_sum_sumsq(const double* __restrict__ x, double* __restrict__ partials,
+                                                tenor_u64 n) {
+    double v[2] = {0.0, 0.0};
+    TENOR_FOR_ITEMS(i, n) {
+        const double a = x[i];
+        v[0] += a;
+        v[1] += a * a;
+    }
+    TENOR_BLOCK_SUMS(v, 2, partials);
 }
