@@ -170,8 +170,17 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
         if (tenor::item().get_local_id(0) == 0) (out)[N * tenor::item().get_group(0) + j] = tenor_t_;  \
     }
 
-// The CUDA prelude's spellings of the per-path normals (pointers for the outputs), which
-// kernels/common/shared.h calls: the same values as tenor::normal_pair_f64 and normal_quad_f32.
+// The CUDA prelude's spellings of the Philox words and the per-path normals (pointers for the
+// outputs), which kernels/common/shared.h calls: the same values as tenor::philox4x32_10,
+// uniform_f64, normal_pair_f64 and normal_quad_f32.
+struct tenor_u32x4 {
+    uint32_t x, y, z, w;
+};
+static inline tenor_u32x4 tenor_philox4x32_10(tenor_u32x4 c, uint32_t k0, uint32_t k1) {
+    tenor::u32x4 r = tenor::philox4x32_10(tenor::u32x4{{c.x, c.y, c.z, c.w}}, k0, k1);
+    return tenor_u32x4{r.v[0], r.v[1], r.v[2], r.v[3]};
+}
+static inline double tenor_uniform_f64(uint32_t hi, uint32_t lo) { return tenor::uniform_f64(hi, lo); }
 static inline void tenor_normal_pair_f64(uint64_t seed, uint64_t path, uint32_t pair, double *z0, double *z1) {
     tenor::normal_pair_f64(seed, path, pair, *z0, *z1);
 }

@@ -686,3 +686,127 @@ TENOR_DEVICE_INLINE void tenor_reduce_sum_sumsq(const double* __restrict__ x, do
     }
     TENOR_BLOCK_SUMS(v, 2, partials);
 }
+
+// ---------------------------------------------------------------------------------------------
+// heston_qe (see its kernel.toml): Heston terminal spots by Andersen's (2008) quadratic-
+// exponential scheme with martingale correction, "Simple and efficient simulation of the Heston
+// stochastic volatility model", J. Comp. Finance 11(3), sections 3.2.4, 4.2 and 4.2.1; the same
+// operations as kernels/heston_qe/cpu.rs. One function for the whole block, as tenor_mc_asian.
+TENOR_DEVICE_INLINE void tenor_heston_qe(double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
+                                         double spot, double drift_dt, double dt, double v0, double kappa,
+                                         double theta, double sigma, double rho) {
+    const double e = TENOR_MATH(exp)(-kappa * dt);
+    const double s2a = sigma * sigma * e * (1.0 - e) / kappa;
+    const double s2b = theta * sigma * sigma * (1.0 - e) * (1.0 - e) / (2.0 * kappa);
+    const double k1 = 0.5 * dt * (kappa * rho / sigma - 0.5) - rho / sigma;
+    const double k2 = 0.5 * dt * (kappa * rho / sigma - 0.5) + rho / sigma;
+    const double k3 = 0.5 * dt * (1.0 - rho * rho);
+    const double k4 = k3;
+    const double a_coef = k2 + 0.5 * k4;
+    const double k0_plain = -rho * kappa * theta * dt / sigma;
+    const double x0 = TENOR_MATH(log)(spot);
+    const tenor_u32 key0 = (tenor_u32)seed, key1 = (tenor_u32)(seed >> 32);
+    TENOR_FOR_ITEMS(p, paths) {
+        double v = v0, x = x0;
+        for (tenor_u32 s = 0; s < steps; ++s) {
+            const double m = theta + (v - theta) * e;
+            const double s2 = v * s2a + s2b;
+            const double psi = s2 / (m * m);
+            double zx, zv;
+            tenor_normal_pair_f64(seed, p, s, &zx, &zv);
+            double vn, k0;
+            if (psi <= 1.5) {
+                const double r = 2.0 / psi;
+                const double b2 = r - 1.0 + TENOR_MATH(sqrt)(r) * TENOR_MATH(sqrt)(r - 1.0);
+                const double a = m / (1.0 + b2);
+                const double q = TENOR_MATH(sqrt)(b2) + zv;
+                vn = a * (q * q);
+                k0 = 2.0 * a_coef * a < 1.0 ? -a_coef * b2 * a / (1.0 - 2.0 * a_coef * a) +
+                                                  0.5 * TENOR_MATH(log)(1.0 - 2.0 * a_coef * a) -
+                                                  (k1 + 0.5 * k3) * v
+                                            : k0_plain;
+            } else {
+                const double p0 = (psi - 1.0) / (psi + 1.0);
+                const double beta = (1.0 - p0) / m;
+                // Counter word 1 = 1: disjoint from the normals' counters (word 1 = 0).
+                tenor_u32x4 c;
+                c.x = s; c.y = 1u; c.z = (tenor_u32)p; c.w = (tenor_u32)(p >> 32);
+                const tenor_u32x4 w = tenor_philox4x32_10(c, key0, key1);
+                const double u = tenor_uniform_f64(w.x, w.y);
+                vn = u <= p0 ? 0.0 : TENOR_MATH(log)((1.0 - p0) / (1.0 - u)) / beta;
+                k0 = a_coef < beta ? -TENOR_MATH(log)(p0 + beta * (1.0 - p0) / (beta - a_coef)) - (k1 + 0.5 * k3) * v
+                                   : k0_plain;
+            }
+            x += drift_dt + k0 + k1 * v + k2 * vn + TENOR_MATH(sqrt)(k3 * v + k4 * vn) * zx;
+            v = vn;
+        }
+        out[p] = TENOR_MATH(exp)(x);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// lsm_paths, lsm_basis, lsm_exercise (see their kernel.toml): Longstaff-Schwartz (2001) on GPU
+// backends, one function per kernel for the whole block, as tenor_mc_asian.
+// Antithetic step-major GBM paths: path p < paths / 2 uses normal_f64(seed, p, s), path
+// p >= paths / 2 the negated normals of path p - paths / 2.
+TENOR_DEVICE_INLINE void tenor_lsm_paths(double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
+                                         double spot, double drift_dt, double vol_sqrt_dt) {
+    const tenor_u64 half = paths / 2;
+    const double x0 = TENOR_MATH(log)(spot);
+    TENOR_FOR_ITEMS(p, paths) {
+        const bool up = p < half;
+        const tenor_u64 source = up ? p : p - half;
+        const double v = vol_sqrt_dt * (up ? 1.0 : -1.0);
+        double x = x0;
+        for (tenor_u32 s = 0; s < steps; s += 2) {
+            double z0, z1;
+            tenor_normal_pair_f64(seed, source, s >> 1, &z0, &z1);
+            x += drift_dt + v * z0;
+            out[(tenor_u64)s * paths + p] = TENOR_MATH(exp)(x);
+            if (s + 1 < steps) {
+                x += drift_dt + v * z1;
+                out[(tenor_u64)(s + 1) * paths + p] = TENOR_MATH(exp)(x);
+            }
+        }
+    }
+}
+
+// Regression rows at exercise date `step`: column j < nbasis holds L_j(S / strike) of the
+// in-the-money paths, column nbasis df * cash[p]; 0 out of the money.
+TENOR_DEVICE_INLINE void tenor_lsm_basis(const double* __restrict__ spots, const double* __restrict__ cash,
+                                         double* __restrict__ design, tenor_u64 paths, tenor_u32 step,
+                                         tenor_u32 nbasis, double strike, double sign, double df) {
+    TENOR_FOR_ITEMS(p, paths) {
+        const double s = spots[(tenor_u64)step * paths + p];
+        const double h = TENOR_MATH(fmax)(sign * (s - strike), 0.0);
+        const double x = s / strike;
+        const bool itm = h > 0.0;
+        for (tenor_u32 j = 0; j < nbasis; ++j) {
+            design[(tenor_u64)j * paths + p] = itm ? tenor_laguerre(j, x) : 0.0;
+        }
+        design[(tenor_u64)nbasis * paths + p] = itm ? df * cash[p] : 0.0;
+    }
+}
+
+// Exercise decision at exercise date `step`: an in-the-money path exercises when its payoff h
+// exceeds the regressed continuation value (cash[p] = h); otherwise its cash flow is discounted
+// one date back (cash[p] *= df).
+TENOR_DEVICE_INLINE void tenor_lsm_exercise(const double* __restrict__ spots, double* __restrict__ cash,
+                                            const double* __restrict__ coef, tenor_u64 paths, tenor_u32 step,
+                                            tenor_u32 nbasis, double strike, double sign, double df) {
+    const double* c = coef + (tenor_u64)step * nbasis;
+    TENOR_FOR_ITEMS(p, paths) {
+        const double s = spots[(tenor_u64)step * paths + p];
+        const double h = TENOR_MATH(fmax)(sign * (s - strike), 0.0);
+        if (h > 0.0) {
+            const double x = s / strike;
+            double cont = 0.0;
+            for (tenor_u32 j = 0; j < nbasis; ++j) cont += c[j] * tenor_laguerre(j, x);
+            if (h > cont) {
+                cash[p] = h;
+                continue;
+            }
+        }
+        cash[p] *= df;
+    }
+}
