@@ -154,6 +154,11 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
              tenor_end_ = min((u64)(n), (u64)blockIdx.x * TENOR_BLOCK + TENOR_BLOCK);             \
          item < tenor_end_; item += TENOR_THREADS)
 
+// The item of the calling thread in a kernel of one thread per item (manifest block <= 256, so
+// TENOR_THREADS == TENOR_BLOCK): the statement after it runs for that item if it is below n.
+#define TENOR_FOR_ITEM_PER_THREAD(item, n)                                                        \
+    if (const u64 item = (u64)blockIdx.x * TENOR_BLOCK + threadIdx.x; item < (u64)(n))
+
 // Block-wide sums of v[0 .. N) (every thread calls it), written by thread 0 to out[N b + j] of
 // this block b.
 #define TENOR_BLOCK_SUMS(v, N, out)                                                               \

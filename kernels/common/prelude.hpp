@@ -159,11 +159,13 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
 }  // namespace tenor
 
 // The CUDA prelude's launch spellings, which kernels/common/shared.h uses: the items of this
-// work-item (block_first, then strides of the local range, below block_end), and the
+// work-item (block_first, then strides of the local range, below block_end; the same for a
+// kernel that CUDA runs with one thread per item), and the
 // work-group sums of v[0 .. N) written by work-item 0 to out[N g + j] of this work-group g.
 #define TENOR_FOR_ITEMS(index, n)                                                                      \
     for (uint64_t index = tenor::block_first(tenor::item()), tenor_end_ = tenor::block_end(tenor::item(), (n)); \
          index < tenor_end_; index += tenor::item().get_local_range(0))
+#define TENOR_FOR_ITEM_PER_THREAD(index, n) TENOR_FOR_ITEMS(index, n)
 #define TENOR_BLOCK_SUMS(v, N, out)                                                                    \
     for (int j = 0; j < N; ++j) {                                                                      \
         double tenor_t_ = tenor::group_sum(tenor::item(), (v)[j]);                                     \

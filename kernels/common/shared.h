@@ -810,3 +810,96 @@ TENOR_DEVICE_INLINE void tenor_lsm_exercise(const double* __restrict__ spots, do
         cash[p] *= df;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Kernels of one CUDA thread per item (manifest block 256): gbm_paths, philox_normals,
+// payoff_european, payoff_asian, payoff_barrier, each one function for the whole block, as
+// tenor_mc_asian.
+
+// gbm_paths (see its kernel.toml): step-major GBM paths in log space, out[s * paths + p] =
+// exp(x_{s+1}), the first interval's drift and volatility separate.
+TENOR_DEVICE_INLINE void tenor_gbm_paths(double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
+                                         double spot, double drift_first, double vol_first, double drift_dt,
+                                         double vol_sqrt_dt) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        double x = TENOR_MATH(log)(spot);
+        for (tenor_u32 s = 0; s < steps; s += 2) {
+            double z0, z1;
+            tenor_normal_pair_f64(seed, p, s >> 1, &z0, &z1);
+            x += (s == 0) ? drift_first + vol_first * z0 : drift_dt + vol_sqrt_dt * z0;
+            out[(tenor_u64)s * paths + p] = TENOR_MATH(exp)(x);
+            if (s + 1 < steps) {
+                x += drift_dt + vol_sqrt_dt * z1;
+                out[(tenor_u64)(s + 1) * paths + p] = TENOR_MATH(exp)(x);
+            }
+        }
+    }
+}
+
+// philox_normals (see its kernel.toml): out[s * paths + p] = normal_f64(seed, path_offset + p,
+// s), s < steps.
+TENOR_DEVICE_INLINE void tenor_philox_normals(double* __restrict__ out, tenor_u64 seed, tenor_u64 path_offset,
+                                              tenor_u64 paths, tenor_u32 steps) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        for (tenor_u32 s = 0; s < steps; s += 2) {
+            double z0, z1;
+            tenor_normal_pair_f64(seed, path_offset + p, s >> 1, &z0, &z1);
+            out[(tenor_u64)s * paths + p] = z0;
+            if (s + 1 < steps) out[(tenor_u64)(s + 1) * paths + p] = z1;
+        }
+    }
+}
+
+// payoff_european (see its kernel.toml): out[p] = discount * max(w (S_T - strike), 0),
+// S_T = paths_in[(steps - 1) * paths + p].
+TENOR_DEVICE_INLINE void tenor_payoff_european(const double* __restrict__ paths_in, double* __restrict__ out,
+                                               tenor_u64 paths, tenor_u32 steps, double strike, tenor_u32 is_call,
+                                               double discount) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        const double w = is_call != 0u ? 1.0 : -1.0;
+        const tenor_u64 last = (tenor_u64)(steps > 0u ? steps - 1u : 0u) * paths;
+        out[p] = discount * TENOR_MATH(fmax)(w * (paths_in[last + p] - strike), 0.0);
+    }
+}
+
+// payoff_asian (see its kernel.toml): discounted arithmetic- and geometric-average fixed-strike
+// payoffs of each stored path.
+TENOR_DEVICE_INLINE void tenor_payoff_asian(const double* __restrict__ paths_in, double* __restrict__ out_arith,
+                                            double* __restrict__ out_geo, tenor_u64 paths, tenor_u32 steps,
+                                            double spot, tenor_u32 spot_fixing, double strike, tenor_u32 is_call,
+                                            double discount) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        const double w = is_call != 0u ? 1.0 : -1.0;
+        const double n = (double)(steps + (spot_fixing != 0u ? 1u : 0u));
+        double sum = 0.0, sum_log = 0.0;
+        if (spot_fixing != 0u) {
+            sum = spot;
+            sum_log = TENOR_MATH(log)(spot);
+        }
+        for (tenor_u32 k = 0; k < steps; ++k) {
+            const double s = paths_in[(tenor_u64)k * paths + p];
+            sum += s;
+            sum_log += TENOR_MATH(log)(s);
+        }
+        const double a = sum / n, g = TENOR_MATH(exp)(sum_log / n);
+        out_arith[p] = discount * TENOR_MATH(fmax)(w * (a - strike), 0.0);
+        out_geo[p] = discount * TENOR_MATH(fmax)(w * (g - strike), 0.0);
+    }
+}
+
+// payoff_barrier (see its kernel.toml): the discounted barrier value of each stored path.
+TENOR_DEVICE_INLINE void tenor_payoff_barrier(const double* __restrict__ paths_in, double* __restrict__ out,
+                                              tenor_u64 paths, tenor_u32 steps, double spot, double strike,
+                                              double barrier, double rebate, tenor_u32 is_call, tenor_u32 kind,
+                                              tenor_u32 continuous, double vol_sqrt_dt, double rate_dt,
+                                              double discount) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        const tenor_barrier_params prm =
+            tenor_barrier_make(strike, barrier, rebate, is_call, kind, continuous, vol_sqrt_dt, rate_dt, discount);
+        tenor_barrier_path path = tenor_barrier_start(TENOR_MATH(log)(spot));
+        for (tenor_u32 k = 0; k < steps; ++k) {
+            tenor_barrier_step(prm, path, k, TENOR_MATH(log)(paths_in[(tenor_u64)k * paths + p]));
+        }
+        out[p] = tenor_barrier_value(prm, path);
+    }
+}
