@@ -1,19 +1,30 @@
 // Tenor's device code written once for CUDA and SYCL: `tenor_kernels::prelude` appends this file
 // to kernels/common/prelude.cuh and to kernels/common/prelude.hpp, so it is part of every CUDA
-// and SYCL translation unit. It is written in the common subset of CUDA C++ and SYCL C++ with
-// the spellings each of those preludes defines before it:
+// and SYCL translation unit. It is written in the common subset of CUDA C++ and SYCL C++ (C++17)
+// with the spellings each of those preludes defines before it:
 //
 //   TENOR_DEVICE_INLINE   an inlined device function (__device__ __forceinline__ / static inline)
 //   TENOR_DEVICE          a device function (__device__ / static)
-//   TENOR_MATH(f)         the fp64 math function f (CUDA Math API f / sycl::f)
+//   TENOR_MATH(f)         the math function f, fp64 or fp32 by its argument (CUDA Math API f,
+//                         with CUDA's float overloads / sycl::f)
 //   TENOR_NAN_F64()       the quiet NaN 0x7FF8000000000000
 //   TENOR_INF_F64()       +infinity, 0x7FF0000000000000
 //   TENOR_SINCOS(x, s, c) *s = sin x, *c = cos x (CUDA sincos / sycl::sin and sycl::cos)
 //   tenor_u32, tenor_u64  32- and 64-bit unsigned integers
+//   tenor_u32x4, tenor_philox4x32_10, tenor_uniform_f64, tenor_normal_pair_f64,
+//   tenor_normal_quad_f32 Philox words and Tenor's normals, each backend's own (prelude.hpp
+//                         gives SYCL's under the CUDA names)
+//   TENOR_FOR_ITEMS(i, n) the items of this thread or work-item in its block (strided)
+//   TENOR_FOR_ITEM_PER_THREAD(i, n)  the same for kernels CUDA runs with one thread per item
+//   TENOR_BLOCK_SUMS(v, N, out)      block sums of v[0 .. N) written to out[N b + j]
 //
-// The launch-shape glue (thread or work-item index, the kernel's arguments) stays in each
-// kernel's cuda.cu and sycl.cpp; the per-item numerical code below is what both call, so the two
-// backends run the same operations in the same order (each with its own math library).
+// Each kernel's cuda.cu and sycl.cpp keep only the entry point (its name and arguments from
+// kernel.toml) and call the function below, so the two backends run the same operations in the
+// same order (each with its own math library). A kernel's code is either per item
+// (curve_build, heston_price, implied_vol) or one function for the whole block: NVRTC optimises
+// an inlined function's body before inlining it, and a per-item function holding a step loop
+// (tried for mc_barrier and mc_asian) gave sm_90 images with the same PTX operations but other
+// registers, whereas a whole-block function compiles byte for byte as the code it replaced.
 
 // ---------------------------------------------------------------------------------------------
 // Barrier path valuation of payoff_barrier and mc_barrier (semantics in their manifests; the
