@@ -18,6 +18,7 @@ typedef u64 tenor_u64;
 #define TENOR_DEVICE __device__
 #define TENOR_MATH(f) f
 #define TENOR_NAN_F64() __longlong_as_double(0x7FF8000000000000ll)
+#define TENOR_INF_F64() __longlong_as_double(0x7FF0000000000000ll)
 #define TENOR_SINCOS(x, s, c) sincos((x), (s), (c))
 
 #define TENOR_PHILOX_M0 0xD2511F53u
@@ -153,83 +154,18 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
              tenor_end_ = min((u64)(n), (u64)blockIdx.x * TENOR_BLOCK + TENOR_BLOCK);             \
          item < tenor_end_; item += TENOR_THREADS)
 
-// Barrier path valuation shared by payoff_barrier and mc_barrier (semantics in their
-// manifests; the same steps as kernels/src/barrier.rs).
-#define TENOR_BRIDGE_CUTOFF 40.0
+// The item of the calling thread in a kernel of one thread per item (manifest block <= 256, so
+// TENOR_THREADS == TENOR_BLOCK): the statement after it runs for that item if it is below n.
+#define TENOR_FOR_ITEM_PER_THREAD(item, n)                                                        \
+    if (const u64 item = (u64)blockIdx.x * TENOR_BLOCK + threadIdx.x; item < (u64)(n))
 
-struct tenor_barrier_params {
-    double h, two_over_var, rate_dt, rebate_offset, strike, w, rebate, discount;
-    bool down, out, continuous;
-};
-
-__device__ __forceinline__ tenor_barrier_params tenor_barrier_make(double strike, double barrier, double rebate,
-                                                                   u32 is_call, u32 kind, u32 continuous,
-                                                                   double vol_sqrt_dt, double rate_dt,
-                                                                   double discount) {
-    tenor_barrier_params p;
-    p.h = log(barrier);
-    p.down = kind < 2u;
-    p.out = (kind & 1u) == 0u;
-    p.continuous = continuous != 0u;
-    p.two_over_var = 2.0 / (vol_sqrt_dt * vol_sqrt_dt);
-    p.rate_dt = rate_dt;
-    p.rebate_offset = continuous != 0u ? 0.5 : 1.0;
-    p.strike = strike;
-    p.w = is_call != 0u ? 1.0 : -1.0;
-    p.rebate = rebate;
-    p.discount = discount;
-    return p;
-}
-
-struct tenor_barrier_path { double x, survival, rebate_value; };
-
-__device__ __forceinline__ tenor_barrier_path tenor_barrier_start(double x0) {
-    tenor_barrier_path s;
-    s.x = x0; s.survival = 1.0; s.rebate_value = 0.0;
-    return s;
-}
-
-__device__ __forceinline__ void tenor_barrier_step(const tenor_barrier_params& p, tenor_barrier_path& s, u32 k,
-                                                   double x_next) {
-    const bool live = p.down ? (x_next > p.h) : (x_next < p.h);
-    double pk;
-    if (!live) {
-        pk = 0.0;
-    } else if (p.continuous) {
-        const double a = (s.x - p.h) * (x_next - p.h) * p.two_over_var;
-        pk = a > TENOR_BRIDGE_CUTOFF ? 1.0 : 1.0 - exp(-a);
-    } else {
-        pk = 1.0;
+// Block-wide sums of v[0 .. N) (every thread calls it), written by thread 0 to out[N b + j] of
+// this block b.
+#define TENOR_BLOCK_SUMS(v, N, out)                                                               \
+    tenor_block_sum<N>(v);                                                                        \
+    if (threadIdx.x == 0) {                                                                       \
+        _Pragma("unroll") for (int j = 0; j < N; ++j)(out)[N * (u64)blockIdx.x + j] = (v)[j];     \
     }
-    if (pk < 1.0) {
-        if (p.out && p.rebate != 0.0) {
-            s.rebate_value += p.rebate * s.survival * (1.0 - pk) * exp(-p.rate_dt * ((double)k + p.rebate_offset));
-        }
-        s.survival *= pk;
-    }
-    s.x = x_next;
-}
-
-__device__ __forceinline__ double tenor_barrier_value(const tenor_barrier_params& p, const tenor_barrier_path& s) {
-    const double payoff = fmax(p.w * (exp(s.x) - p.strike), 0.0);
-    if (p.out) return p.discount * payoff * s.survival + s.rebate_value;
-    return p.discount * (payoff * (1.0 - s.survival) + p.rebate * s.survival);
-}
-
-// Laguerre polynomial L_j(x) by the three-term recurrence L_0 = 1, L_1 = 1 - x,
-// L_{n+1} = ((2n + 1 - x) L_n - n L_{n-1}) / (n + 1), as kernels/lsm_basis/cpu.rs (the
-// Longstaff-Schwartz basis of lsm_basis and lsm_exercise).
-__device__ __forceinline__ double tenor_laguerre(u32 j, double x) {
-    double prev = 1.0, cur = 1.0 - x;
-    if (j == 0) return prev;
-    for (u32 n = 1; n < j; ++n) {
-        const double dn = (double)n;
-        const double next = ((2.0 * dn + 1.0 - x) * cur - dn * prev) / (dn + 1.0);
-        prev = cur;
-        cur = next;
-    }
-    return cur;
-}
 
 // Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch). Work item p
 // is antithetic pair p; pairs 2j and 2j + 1 share Philox call j (cosine and sine outputs of one

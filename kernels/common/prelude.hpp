@@ -23,6 +23,7 @@ typedef uint64_t tenor_u64;
 #define TENOR_DEVICE static
 #define TENOR_MATH(f) sycl::f
 #define TENOR_NAN_F64() sycl::bit_cast<double>(0x7FF8000000000000ull)
+#define TENOR_INF_F64() sycl::bit_cast<double>(0x7FF0000000000000ull)
 #define TENOR_SINCOS(x, s, c) (*(s) = sycl::sin(x), *(c) = sycl::cos(x))
 
 namespace tenor {
@@ -121,79 +122,6 @@ inline double group_sum(const sycl::nd_item<1> &it, double x) {
     return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>());
 }
 
-// Barrier monitoring of one path, as kernels/src/barrier.rs (the conventions of the
-// payoff_barrier and mc_barrier manifests).
-constexpr double BRIDGE_CUTOFF = 40.0;
-
-struct BarrierParams {
-    double h, two_over_var, rate_dt, rebate_offset, strike, w, rebate, discount;
-    bool down, out, continuous;
-};
-
-inline BarrierParams barrier_params(double strike, double barrier, double rebate, uint32_t is_call, uint32_t kind,
-                                    uint32_t continuous, double vol_sqrt_dt, double rate_dt, double discount) {
-    BarrierParams p;
-    p.h = sycl::log(barrier);
-    p.down = kind < 2u;
-    p.out = (kind & 1u) == 0u;
-    p.continuous = continuous != 0u;
-    p.two_over_var = 2.0 / (vol_sqrt_dt * vol_sqrt_dt);
-    p.rate_dt = rate_dt;
-    p.rebate_offset = continuous != 0u ? 0.5 : 1.0;
-    p.strike = strike;
-    p.w = is_call != 0u ? 1.0 : -1.0;
-    p.rebate = rebate;
-    p.discount = discount;
-    return p;
-}
-
-struct BarrierPath {
-    double x, survival, rebate_value;
-
-    void step(const BarrierParams &p, uint32_t k, double x_next) {
-        bool live = p.down ? x_next > p.h : x_next < p.h;
-        double pk;
-        if (!live) {
-            pk = 0.0;
-        } else if (p.continuous) {
-            double a = (x - p.h) * (x_next - p.h) * p.two_over_var;
-            pk = a > BRIDGE_CUTOFF ? 1.0 : 1.0 - sycl::exp(-a);
-        } else {
-            pk = 1.0;
-        }
-        if (pk < 1.0) {
-            if (p.out && p.rebate != 0.0)
-                rebate_value += p.rebate * survival * (1.0 - pk) *
-                                sycl::exp(-p.rate_dt * (static_cast<double>(k) + p.rebate_offset));
-            survival *= pk;
-        }
-        x = x_next;
-    }
-
-    double value(const BarrierParams &p) const {
-        double payoff = sycl::fmax(p.w * (sycl::exp(x) - p.strike), 0.0);
-        if (p.out) return p.discount * payoff * survival + rebate_value;
-        return p.discount * (payoff * (1.0 - survival) + p.rebate * survival);
-    }
-};
-
-inline BarrierPath barrier_path(double x0) { return BarrierPath{x0, 1.0, 0.0}; }
-
-// Laguerre polynomial L_j(x) by the three-term recurrence L_0 = 1, L_1 = 1 - x,
-// L_{n+1} = ((2n + 1 - x) L_n - n L_{n-1}) / (n + 1), as kernels/lsm_basis/cpu.rs (the
-// Longstaff-Schwartz basis of lsm_basis and lsm_exercise).
-inline double laguerre(uint32_t j, double x) {
-    double prev = 1.0, cur = 1.0 - x;
-    if (j == 0) return prev;
-    for (uint32_t n = 1; n < j; ++n) {
-        double dn = static_cast<double>(n);
-        double next = ((2.0 * dn + 1.0 - x) * cur - dn * prev) / (dn + 1.0);
-        prev = cur;
-        cur = next;
-    }
-    return cur;
-}
-
 // One block of mc_european (see its kernel.toml): pairs c TENOR_BLOCK .. min(pairs, (c + 1)
 // TENOR_BLOCK) of one product, summed by the work-group (pairs 2j and 2j + 1 share Philox call
 // j, its cosine and sine normals; each work-item takes the calls of the block with a stride of
@@ -229,3 +157,35 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
 }
 
 }  // namespace tenor
+
+// The CUDA prelude's launch spellings, which kernels/common/shared.h uses: the items of this
+// work-item (block_first, then strides of the local range, below block_end; the same for a
+// kernel that CUDA runs with one thread per item), and the
+// work-group sums of v[0 .. N) written by work-item 0 to out[N g + j] of this work-group g.
+#define TENOR_FOR_ITEMS(index, n)                                                                      \
+    for (uint64_t index = tenor::block_first(tenor::item()), tenor_end_ = tenor::block_end(tenor::item(), (n)); \
+         index < tenor_end_; index += tenor::item().get_local_range(0))
+#define TENOR_FOR_ITEM_PER_THREAD(index, n) TENOR_FOR_ITEMS(index, n)
+#define TENOR_BLOCK_SUMS(v, N, out)                                                                    \
+    for (int j = 0; j < N; ++j) {                                                                      \
+        double tenor_t_ = tenor::group_sum(tenor::item(), (v)[j]);                                     \
+        if (tenor::item().get_local_id(0) == 0) (out)[N * tenor::item().get_group(0) + j] = tenor_t_;  \
+    }
+
+// The CUDA prelude's spellings of the Philox words and the per-path normals (pointers for the
+// outputs), which kernels/common/shared.h calls: the same values as tenor::philox4x32_10,
+// uniform_f64, normal_pair_f64 and normal_quad_f32.
+struct tenor_u32x4 {
+    uint32_t x, y, z, w;
+};
+static inline tenor_u32x4 tenor_philox4x32_10(tenor_u32x4 c, uint32_t k0, uint32_t k1) {
+    tenor::u32x4 r = tenor::philox4x32_10(tenor::u32x4{{c.x, c.y, c.z, c.w}}, k0, k1);
+    return tenor_u32x4{r.v[0], r.v[1], r.v[2], r.v[3]};
+}
+static inline double tenor_uniform_f64(uint32_t hi, uint32_t lo) { return tenor::uniform_f64(hi, lo); }
+static inline void tenor_normal_pair_f64(uint64_t seed, uint64_t path, uint32_t pair, double *z0, double *z1) {
+    tenor::normal_pair_f64(seed, path, pair, *z0, *z1);
+}
+static inline void tenor_normal_quad_f32(uint64_t seed, uint64_t path, uint32_t quad, float z[4]) {
+    tenor::normal_quad_f32(seed, path, quad, z);
+}

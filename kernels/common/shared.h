@@ -1,18 +1,146 @@
 // Tenor's device code written once for CUDA and SYCL: `tenor_kernels::prelude` appends this file
 // to kernels/common/prelude.cuh and to kernels/common/prelude.hpp, so it is part of every CUDA
-// and SYCL translation unit. It is written in the common subset of CUDA C++ and SYCL C++ with
-// the spellings each of those preludes defines before it:
+// and SYCL translation unit. It is written in the common subset of CUDA C++ and SYCL C++ (C++17)
+// with the spellings each of those preludes defines before it:
 //
 //   TENOR_DEVICE_INLINE   an inlined device function (__device__ __forceinline__ / static inline)
 //   TENOR_DEVICE          a device function (__device__ / static)
-//   TENOR_MATH(f)         the fp64 math function f (CUDA Math API f / sycl::f)
+//   TENOR_MATH(f)         the math function f, fp64 or fp32 by its argument (CUDA Math API f,
+//                         with CUDA's float overloads / sycl::f)
 //   TENOR_NAN_F64()       the quiet NaN 0x7FF8000000000000
+//   TENOR_INF_F64()       +infinity, 0x7FF0000000000000
 //   TENOR_SINCOS(x, s, c) *s = sin x, *c = cos x (CUDA sincos / sycl::sin and sycl::cos)
 //   tenor_u32, tenor_u64  32- and 64-bit unsigned integers
+//   tenor_u32x4, tenor_philox4x32_10, tenor_uniform_f64, tenor_normal_pair_f64,
+//   tenor_normal_quad_f32 Philox words and Tenor's normals, each backend's own (prelude.hpp
+//                         gives SYCL's under the CUDA names)
+//   TENOR_FOR_ITEMS(i, n) the items of this thread or work-item in its block (strided)
+//   TENOR_FOR_ITEM_PER_THREAD(i, n)  the same for kernels CUDA runs with one thread per item
+//   TENOR_BLOCK_SUMS(v, N, out)      block sums of v[0 .. N) written to out[N b + j]
 //
-// The launch-shape glue (thread or work-item index, the kernel's arguments) stays in each
-// kernel's cuda.cu and sycl.cpp; the per-item numerical code below is what both call, so the two
-// backends run the same operations in the same order (each with its own math library).
+// Each kernel's cuda.cu and sycl.cpp keep only the entry point (its name and arguments from
+// kernel.toml) and call the function below, so the two backends run the same operations in the
+// same order (each with its own math library). A kernel's code is either per item
+// (curve_build, heston_price, implied_vol) or one function for the whole block: NVRTC optimises
+// an inlined function's body before inlining it, and a per-item function holding a step loop
+// (tried for mc_barrier and mc_asian) gave sm_90 images with the same PTX operations but other
+// registers, whereas a whole-block function compiles byte for byte as the code it replaced.
+
+// ---------------------------------------------------------------------------------------------
+// Barrier path valuation of payoff_barrier and mc_barrier (semantics in their manifests; the
+// same steps as kernels/src/barrier.rs).
+#define TENOR_BRIDGE_CUTOFF 40.0
+
+struct tenor_barrier_params {
+    double h, two_over_var, rate_dt, rebate_offset, strike, w, rebate, discount;
+    bool down, out, continuous;
+};
+
+TENOR_DEVICE_INLINE tenor_barrier_params tenor_barrier_make(double strike, double barrier, double rebate,
+                                                            tenor_u32 is_call, tenor_u32 kind, tenor_u32 continuous,
+                                                            double vol_sqrt_dt, double rate_dt, double discount) {
+    tenor_barrier_params p;
+    p.h = TENOR_MATH(log)(barrier);
+    p.down = kind < 2u;
+    p.out = (kind & 1u) == 0u;
+    p.continuous = continuous != 0u;
+    p.two_over_var = 2.0 / (vol_sqrt_dt * vol_sqrt_dt);
+    p.rate_dt = rate_dt;
+    p.rebate_offset = continuous != 0u ? 0.5 : 1.0;
+    p.strike = strike;
+    p.w = is_call != 0u ? 1.0 : -1.0;
+    p.rebate = rebate;
+    p.discount = discount;
+    return p;
+}
+
+struct tenor_barrier_path { double x, survival, rebate_value; };
+
+TENOR_DEVICE_INLINE tenor_barrier_path tenor_barrier_start(double x0) {
+    tenor_barrier_path s;
+    s.x = x0; s.survival = 1.0; s.rebate_value = 0.0;
+    return s;
+}
+
+TENOR_DEVICE_INLINE void tenor_barrier_step(const tenor_barrier_params& p, tenor_barrier_path& s, tenor_u32 k,
+                                            double x_next) {
+    const bool live = p.down ? (x_next > p.h) : (x_next < p.h);
+    double pk;
+    if (!live) {
+        pk = 0.0;
+    } else if (p.continuous) {
+        const double a = (s.x - p.h) * (x_next - p.h) * p.two_over_var;
+        pk = a > TENOR_BRIDGE_CUTOFF ? 1.0 : 1.0 - TENOR_MATH(exp)(-a);
+    } else {
+        pk = 1.0;
+    }
+    if (pk < 1.0) {
+        if (p.out && p.rebate != 0.0) {
+            s.rebate_value +=
+                p.rebate * s.survival * (1.0 - pk) * TENOR_MATH(exp)(-p.rate_dt * ((double)k + p.rebate_offset));
+        }
+        s.survival *= pk;
+    }
+    s.x = x_next;
+}
+
+TENOR_DEVICE_INLINE double tenor_barrier_value(const tenor_barrier_params& p, const tenor_barrier_path& s) {
+    const double payoff = TENOR_MATH(fmax)(p.w * (TENOR_MATH(exp)(s.x) - p.strike), 0.0);
+    if (p.out) return p.discount * payoff * s.survival + s.rebate_value;
+    return p.discount * (payoff * (1.0 - s.survival) + p.rebate * s.survival);
+}
+
+// mc_barrier (see its kernel.toml): fused antithetic barrier Monte Carlo, fp64; per pair the
+// mean Y of the discounted values of the two paths x +/- (drift_dt + vol_sqrt_dt z), z the
+// normals of (seed, pair, step), from x0 = ln(spot); the block sums of Y and Y^2. One function
+// for the whole block, as tenor_mc_asian (see there why).
+TENOR_DEVICE_INLINE void tenor_mc_barrier(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
+                                          tenor_u32 steps, double spot, double strike, double barrier, double rebate,
+                                          tenor_u32 is_call, tenor_u32 kind, tenor_u32 continuous, double drift_dt,
+                                          double vol_sqrt_dt, double rate_dt, double discount) {
+    const tenor_barrier_params prm =
+        tenor_barrier_make(strike, barrier, rebate, is_call, kind, continuous, vol_sqrt_dt, rate_dt, discount);
+    const double x0 = TENOR_MATH(log)(spot);
+    double v[2] = {0.0, 0.0};
+    TENOR_FOR_ITEMS(i, pairs) {
+        tenor_barrier_path up = tenor_barrier_start(x0), dn = tenor_barrier_start(x0);
+        double xu = x0, xd = x0;
+        for (tenor_u32 k = 0; k < steps; k += 2) {
+            double z0, z1;
+            tenor_normal_pair_f64(seed, i, k >> 1, &z0, &z1);
+            xu += drift_dt + vol_sqrt_dt * z0;
+            xd += drift_dt - vol_sqrt_dt * z0;
+            tenor_barrier_step(prm, up, k, xu);
+            tenor_barrier_step(prm, dn, k, xd);
+            if (k + 1 < steps) {
+                xu += drift_dt + vol_sqrt_dt * z1;
+                xd += drift_dt - vol_sqrt_dt * z1;
+                tenor_barrier_step(prm, up, k + 1, xu);
+                tenor_barrier_step(prm, dn, k + 1, xd);
+            }
+        }
+        const double y = 0.5 * (tenor_barrier_value(prm, up) + tenor_barrier_value(prm, dn));
+        v[0] += y;
+        v[1] += y * y;
+    }
+    TENOR_BLOCK_SUMS(v, 2, partials);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Laguerre polynomial L_j(x) by the three-term recurrence L_0 = 1, L_1 = 1 - x,
+// L_{n+1} = ((2n + 1 - x) L_n - n L_{n-1}) / (n + 1), as kernels/lsm_basis/cpu.rs (the
+// Longstaff-Schwartz basis of lsm_basis and lsm_exercise).
+TENOR_DEVICE_INLINE double tenor_laguerre(tenor_u32 j, double x) {
+    double prev = 1.0, cur = 1.0 - x;
+    if (j == 0) return prev;
+    for (tenor_u32 n = 1; n < j; ++n) {
+        const double dn = (double)n;
+        const double next = ((2.0 * dn + 1.0 - x) * cur - dn * prev) / (dn + 1.0);
+        prev = cur;
+        cur = next;
+    }
+    return cur;
+}
 
 // ---------------------------------------------------------------------------------------------
 // curve_build (see its kernel.toml): one par-yield bootstrap per item, the same operations in the
@@ -245,4 +373,544 @@ TENOR_DEVICE_INLINE double tenor_heston_price_item(tenor_u64 i, tenor_u64 quotes
                              : k * tenor_hp_norm_cdf(-d2) - f * tenor_hp_norm_cdf(-d1);
     const double intrinsic = TENOR_MATH(fmax)(call ? f - k : k - f, 0.0);
     return TENOR_MATH(fmax)(df * (intrinsic + bs + correction), 0.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// implied_vol (see its kernel.toml): Black implied volatility through the normalised Black
+// function of Jaeckel, "Let's Be Rational" (Wilmott 2015), inverted by safeguarded Halley
+// iterations, the same operations as kernels/src/black.rs (whose module documentation explains
+// the regions and the three objectives). Status codes: 0 ok, 1 below intrinsic, 2 above the
+// upper bound, 3 invalid input, 4 no convergence.
+#define TENOR_IV_INV_SQRT_2PI 0.3989422804014327
+#define TENOR_IV_SQRT_2PI 2.5066282746310007
+#define TENOR_IV_FRAC_1_SQRT_2 0.7071067811865476
+#define TENOR_IV_EPS 2.220446049250313e-16
+#define TENOR_IV_ASYMPTOTIC_H (-10.0)
+#define TENOR_IV_SMALL_T 0.21
+#define TENOR_IV_CF_BELOW (-3.0)
+#define TENOR_IV_CF_DEPTH 48u
+#define TENOR_IV_MAX_ITERATIONS 100u
+
+TENOR_DEVICE_INLINE double tenor_iv_nan() { return TENOR_NAN_F64(); }
+
+// Standard normal distribution function erfc(-z / sqrt 2) / 2.
+TENOR_DEVICE_INLINE double tenor_iv_norm_cdf(double z) { return 0.5 * TENOR_MATH(erfc)(-z * TENOR_IV_FRAC_1_SQRT_2); }
+
+// m(z) = Phi(z) / phi(z) and 1 + z m(z) (Laplace's continued fraction below z = -3).
+TENOR_DEVICE_INLINE void tenor_iv_mills(double z, double* m, double* a) {
+    if (z < TENOR_IV_CF_BELOW) {
+        const double y = -z;
+        double c = 0.0;
+        for (tenor_u32 n = TENOR_IV_CF_DEPTH; n > 0; --n) c = (double)n / (y + c);
+        *m = 1.0 / (y + c);
+        *a = c * *m;
+    } else {
+        *m = tenor_iv_norm_cdf(z) * TENOR_IV_SQRT_2PI * TENOR_MATH(exp)(0.5 * z * z);
+        *a = 1.0 + z * *m;
+    }
+}
+
+// Asymptotic expansion of m(h + t) - m(h - t) for h + t < -9.79.
+TENOR_DEVICE double tenor_iv_asymptotic_difference(double h, double t) {
+    const double ah = -h;
+    const double tau = t / ah;
+    const double g = 1.0 / (ah * (1.0 - tau * tau));
+    double sum = 0.0, double_factorial = 1.0, g_pow = g, last = TENOR_INF_F64();
+    for (tenor_u32 n = 0; n < 60u; ++n) {
+        const tenor_u32 k = 2u * n + 1u;
+        double s_k = 0.0, binom = (double)k, tau_pow = tau;
+        for (tenor_u32 j = 1; j <= k; j += 2) {
+            s_k += binom * tau_pow;
+            const tenor_u32 km = j + 1u <= k ? k - j - 1u : 0u;
+            binom *= (double)(k - j) * (double)km / ((double)(j + 1u) * (double)(j + 2u));
+            tau_pow *= tau * tau;
+        }
+        const double term = double_factorial * 2.0 * s_k * g_pow;
+        if (term >= last) break;
+        sum += (n % 2u == 0u) ? term : -term;
+        if (term <= TENOR_IV_EPS * 0.25 * TENOR_MATH(fabs)(sum)) break;
+        last = term;
+        double_factorial *= (double)k;
+        g_pow *= g * g;
+    }
+    return sum;
+}
+
+// Taylor expansion in t of m(h + t) - m(h - t) for t < 0.21 (7 terms).
+TENOR_DEVICE double tenor_iv_small_t_difference(double h, double t) {
+    double d[14];
+    tenor_iv_mills(h, &d[0], &d[1]);
+    for (int k = 1; k < 13; ++k) d[k + 1] = h * d[k] + (double)k * d[k - 1];
+    const double t2 = t * t;
+    double acc = 0.0;
+    for (int j = 6; j >= 0; --j) {
+        const int k = 2 * j + 1;
+        acc = d[k] + acc * t2 / ((double)(k + 1) * (double)(k + 2));
+    }
+    return 2.0 * t * acc;
+}
+
+// Normalised out-of-the-money Black call b(x, s), x <= 0, s >= 0.
+TENOR_DEVICE double tenor_iv_black_otm(double x, double s) {
+    if (s <= 0.0) return 0.0;
+    x = -TENOR_MATH(fabs)(x);
+    const double h = x / s;
+    const double t = 0.5 * s;
+    if (h + t > 0.85) {
+        return TENOR_MATH(fmax)(tenor_iv_norm_cdf(h + t) * TENOR_MATH(exp)(0.5 * x) - tenor_iv_norm_cdf(h - t) * TENOR_MATH(exp)(-0.5 * x), 0.0);
+    }
+    const double factor = TENOR_IV_INV_SQRT_2PI * TENOR_MATH(exp)(-0.5 * (h * h + t * t));
+    if (factor == 0.0) return 0.0;
+    double diff;
+    if (h < TENOR_IV_ASYMPTOTIC_H && h + t < TENOR_IV_ASYMPTOTIC_H + TENOR_IV_SMALL_T) {
+        diff = tenor_iv_asymptotic_difference(h, t);
+    } else if (t < TENOR_IV_SMALL_T) {
+        diff = tenor_iv_small_t_difference(h, t);
+    } else {
+        double mp, mm, a;
+        tenor_iv_mills(h + t, &mp, &a);
+        tenor_iv_mills(h - t, &mm, &a);
+        diff = mp - mm;
+    }
+    return TENOR_MATH(fmax)(factor * diff, 0.0);
+}
+
+// Distance of b(x, s) to its upper bound e^{x/2}: e^{x/2} Phi(-h-t) + e^{-x/2} Phi(h-t).
+TENOR_DEVICE_INLINE double tenor_iv_distance_to_upper(double x, double s) {
+    const double h = x / s;
+    const double t = 0.5 * s;
+    return TENOR_MATH(exp)(0.5 * x) * tenor_iv_norm_cdf(-h - t) + TENOR_MATH(exp)(-0.5 * x) * tenor_iv_norm_cdf(h - t);
+}
+
+// Normalised vega db/ds = exp(-(h^2 + t^2) / 2) / sqrt(2 pi).
+TENOR_DEVICE_INLINE double tenor_iv_vega(double x, double s) {
+    const double h = x / s;
+    const double t = 0.5 * s;
+    return TENOR_IV_INV_SQRT_2PI * TENOR_MATH(exp)(-0.5 * (h * h + t * t));
+}
+
+// Total implied volatility s of a normalised out-of-the-money price beta = b(x, s); returns the
+// status code and writes s when it is 0.
+TENOR_DEVICE tenor_u32 tenor_iv_total_vol_otm(double beta, double x, double* out) {
+    x = -TENOR_MATH(fabs)(x);
+    if (TENOR_MATH(isnan)(beta) || TENOR_MATH(isnan)(x)) return 3u;
+    if (beta <= 0.0) return 1u;
+    const double bmax = TENOR_MATH(exp)(0.5 * x);
+    if (beta >= bmax) return 2u;
+    const double sc = TENOR_MATH(sqrt)(2.0 * TENOR_MATH(fabs)(x));
+    const double bc = tenor_iv_black_otm(x, sc);
+    const double upper_target = bmax - beta;
+    // Objective: 0 = ln b, 1 = b, 2 = ln(bmax - b).
+    const int objective = beta < bc ? 0 : (upper_target < 0.5 * (bmax - bc) ? 2 : 1);
+    const double inf = TENOR_INF_F64();
+    double lo = 0.0, hi = inf;
+    double s = sc > 0.0 ? sc : TENOR_IV_SQRT_2PI * beta;
+    if (objective == 0) {
+        const double q = TENOR_MATH(fabs)(x) / TENOR_MATH(sqrt)(-2.0 * TENOR_MATH(log)(beta));
+        const double qc = TENOR_MATH(fabs)(x) / TENOR_MATH(sqrt)(-2.0 * TENOR_MATH(log)(bc));
+        const double g = q + (sc - qc) * (q / qc) * (q / qc);
+        if (TENOR_MATH(isfinite)(g) && g > 0.0 && g < sc) s = g;
+    }
+    for (tenor_u32 iter = 0; iter < TENOR_IV_MAX_ITERATIONS; ++iter) {
+        const double b = tenor_iv_black_otm(x, s);
+        if (b == beta) {
+            *out = s;
+            return 0u;
+        }
+        if (b < beta) lo = TENOR_MATH(fmax)(lo, s);
+        else hi = TENOR_MATH(fmin)(hi, s);
+        const double v = tenor_iv_vega(x, s);
+        const double curvature = x * x / (s * s * s) - 0.25 * s;  // b'' / b'
+        double f, f1, f2;
+        if (objective == 0 && b > 0.0) {
+            const double r = v / b;
+            f = TENOR_MATH(log)(b / beta);
+            f1 = r;
+            f2 = r * curvature - r * r;
+        } else if (objective == 2) {
+            const double u = tenor_iv_distance_to_upper(x, s);
+            if (u > 0.0) {
+                const double r = v / u;
+                f = TENOR_MATH(log)(u / upper_target);
+                f1 = -r;
+                f2 = -r * curvature - r * r;
+            } else {
+                f = b - beta;
+                f1 = v;
+                f2 = v * curvature;
+            }
+        } else {
+            f = b - beta;
+            f1 = v;
+            f2 = v * curvature;
+        }
+        double next = tenor_iv_nan();
+        if (f1 != 0.0 && TENOR_MATH(isfinite)(f1) && TENOR_MATH(isfinite)(f)) {
+            const double newton = -f / f1;
+            const double denom = 1.0 + 0.5 * newton * f2 / f1;
+            const bool halley = denom > 0.5 && TENOR_MATH(isfinite)(denom);
+            const double step = halley ? newton / denom : newton;
+            next = s + step;
+            const double done = halley ? 1e-7 * s : 2.0 * TENOR_IV_EPS * s;
+            if (TENOR_MATH(fabs)(step) <= done && next > lo && next < hi) {
+                *out = next;
+                return 0u;
+            }
+        }
+        if (!(next > lo && next < hi)) next = TENOR_MATH(isfinite)(hi) ? 0.5 * (lo + hi) : 2.0 * TENOR_MATH(fmax)(TENOR_MATH(fmax)(s, lo), 1e-3);
+        const double step = next - s;
+        s = next;
+        if (TENOR_MATH(fabs)(step) <= 2.0 * TENOR_IV_EPS * s || (TENOR_MATH(isfinite)(hi) && hi - lo <= 2.0 * TENOR_IV_EPS * hi)) {
+            *out = s;
+            return 0u;
+        }
+    }
+    return 4u;
+}
+
+TENOR_DEVICE_INLINE bool tenor_iv_valid(double v) { return TENOR_MATH(isfinite)(v) && v > 0.0; }
+
+// Item i of implied_vol, the arguments as the kernel's: writes vol[i] (NaN unless solved) and
+// status[i].
+TENOR_DEVICE_INLINE void tenor_implied_vol_item(tenor_u64 i, const double* price, const double* forward,
+                                                const double* strike, const double* maturity, const double* discount,
+                                                const tenor_u32* is_call, double* vol, tenor_u32* status) {
+    const double d = discount[i];
+    const double p = tenor_iv_valid(d) ? price[i] / d : tenor_iv_nan();
+    const double f = forward[i], k = strike[i], t = maturity[i];
+    const bool call = is_call[i] == 1u;
+    double v = tenor_iv_nan();
+    tenor_u32 st;
+    if (!(tenor_iv_valid(f) && tenor_iv_valid(k) && tenor_iv_valid(t) && TENOR_MATH(isfinite)(p))) {
+        st = 3u;
+    } else {
+        const double intrinsic = call ? TENOR_MATH(fmax)(f - k, 0.0) : TENOR_MATH(fmax)(k - f, 0.0);
+        const double upper = call ? f : k;
+        if (p >= upper) {
+            st = 2u;
+        } else if (p <= intrinsic) {
+            st = 1u;
+        } else {
+            const double beta = (p - intrinsic) / TENOR_MATH(sqrt)(f * k);
+            double s = 0.0;
+            st = tenor_iv_total_vol_otm(beta, TENOR_MATH(log)(f / k), &s);
+            if (st == 0u) v = s / TENOR_MATH(sqrt)(t);
+        }
+    }
+    vol[i] = v;
+    status[i] = st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// mc_asian (T = double) and mc_asian_f32 (T = float), see their kernel.toml: fused antithetic
+// fixed-strike Asian, arithmetic and geometric, path arithmetic in T, the five block sums of
+// a, a^2, g, g^2, a g in fp64. fp64 takes the normals of steps 2m, 2m + 1 from one Philox call
+// (tenor_normal_pair_f64), fp32 those of steps 4m .. 4m + 3 (tenor_normal_quad_f32), the path
+// state in registers. The whole block is one function (the launch spellings TENOR_FOR_ITEMS
+// and TENOR_BLOCK_SUMS come from each prelude): NVRTC then compiles it exactly as the code it
+// replaces, byte for byte, which a per-item function with the step loop did not.
+template <typename T>
+struct tenor_asian_pair {
+    T xu, xd, su, sd, lu, ld;
+};
+
+template <typename T>
+TENOR_DEVICE_INLINE void tenor_asian_step(tenor_asian_pair<T>& p, T d, T vz) {
+    p.xu += d + vz;
+    p.xd += d - vz;
+    p.lu += p.xu;
+    p.ld += p.xd;
+    p.su += TENOR_MATH(exp)(p.xu);
+    p.sd += TENOR_MATH(exp)(p.xd);
+}
+
+template <typename T>
+TENOR_DEVICE_INLINE void tenor_mc_asian(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
+                                        tenor_u32 steps, T spot, T strike, tenor_u32 is_call, tenor_u32 spot_fixing,
+                                        T drift_first, T vol_first, T drift_dt, T vol_sqrt_dt, T discount) {
+    const T w = is_call != 0u ? (T)1 : (T)-1;
+    const T x0 = TENOR_MATH(log)(spot);
+    const T inv_n = (T)1 / (T)(steps + (spot_fixing != 0u ? 1u : 0u));
+    const T s0 = spot_fixing != 0u ? spot : (T)0, l0 = spot_fixing != 0u ? x0 : (T)0;
+    const T half_discount = (T)0.5 * discount;
+    double v[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    TENOR_FOR_ITEMS(i, pairs) {
+        tenor_asian_pair<T> p = {x0, x0, s0, s0, l0, l0};
+        if constexpr (sizeof(T) == sizeof(double)) {
+            for (tenor_u32 k = 0; k < steps; k += 2) {
+                double z0, z1;
+                tenor_normal_pair_f64(seed, i, k >> 1, &z0, &z1);
+                if (k == 0) tenor_asian_step(p, drift_first, vol_first * z0);
+                else tenor_asian_step(p, drift_dt, vol_sqrt_dt * z0);
+                if (k + 1 < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z1);
+            }
+        } else {
+            const tenor_u32 full = steps & ~3u;
+            tenor_u32 k = 0;
+            if (steps > 0u) {
+                float z[4];
+                tenor_normal_quad_f32(seed, i, 0u, z);
+                tenor_asian_step(p, drift_first, vol_first * z[0]);
+#pragma unroll
+                for (tenor_u32 j = 1; j < 4; ++j)
+                    if (j < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z[j]);
+                k = 4;
+            }
+            for (; k < full; k += 4) {
+                float z[4];
+                tenor_normal_quad_f32(seed, i, k >> 2, z);
+#pragma unroll
+                for (int j = 0; j < 4; ++j) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z[j]);
+            }
+            if (k < steps) {
+                float z[4];
+                tenor_normal_quad_f32(seed, i, k >> 2, z);
+#pragma unroll
+                for (tenor_u32 j = 0; j < 4; ++j)
+                    if (k + j < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z[j]);
+            }
+        }
+        const T af = half_discount * (TENOR_MATH(fmax)(w * (p.su * inv_n - strike), (T)0) +
+                                      TENOR_MATH(fmax)(w * (p.sd * inv_n - strike), (T)0));
+        const T gf = half_discount * (TENOR_MATH(fmax)(w * (TENOR_MATH(exp)(p.lu * inv_n) - strike), (T)0) +
+                                      TENOR_MATH(fmax)(w * (TENOR_MATH(exp)(p.ld * inv_n) - strike), (T)0));
+        const double a = (double)af, g = (double)gf;
+        v[0] += a;
+        v[1] += a * a;
+        v[2] += g;
+        v[3] += g * g;
+        v[4] += a * g;
+    }
+    TENOR_BLOCK_SUMS(v, 5, partials);
+}
+
+// ---------------------------------------------------------------------------------------------
+// reduce_sum_sumsq (see its kernel.toml): partials[2b] = sum of x over block b's items,
+// partials[2b + 1] = sum of x^2.
+TENOR_DEVICE_INLINE void tenor_reduce_sum_sumsq(const double* __restrict__ x, double* __restrict__ partials,
+                                                tenor_u64 n) {
+    double v[2] = {0.0, 0.0};
+    TENOR_FOR_ITEMS(i, n) {
+        const double a = x[i];
+        v[0] += a;
+        v[1] += a * a;
+    }
+    TENOR_BLOCK_SUMS(v, 2, partials);
+}
+
+// ---------------------------------------------------------------------------------------------
+// heston_qe (see its kernel.toml): Heston terminal spots by Andersen's (2008) quadratic-
+// exponential scheme with martingale correction, "Simple and efficient simulation of the Heston
+// stochastic volatility model", J. Comp. Finance 11(3), sections 3.2.4, 4.2 and 4.2.1; the same
+// operations as kernels/heston_qe/cpu.rs. One function for the whole block, as tenor_mc_asian.
+TENOR_DEVICE_INLINE void tenor_heston_qe(double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
+                                         double spot, double drift_dt, double dt, double v0, double kappa,
+                                         double theta, double sigma, double rho) {
+    const double e = TENOR_MATH(exp)(-kappa * dt);
+    const double s2a = sigma * sigma * e * (1.0 - e) / kappa;
+    const double s2b = theta * sigma * sigma * (1.0 - e) * (1.0 - e) / (2.0 * kappa);
+    const double k1 = 0.5 * dt * (kappa * rho / sigma - 0.5) - rho / sigma;
+    const double k2 = 0.5 * dt * (kappa * rho / sigma - 0.5) + rho / sigma;
+    const double k3 = 0.5 * dt * (1.0 - rho * rho);
+    const double k4 = k3;
+    const double a_coef = k2 + 0.5 * k4;
+    const double k0_plain = -rho * kappa * theta * dt / sigma;
+    const double x0 = TENOR_MATH(log)(spot);
+    const tenor_u32 key0 = (tenor_u32)seed, key1 = (tenor_u32)(seed >> 32);
+    TENOR_FOR_ITEMS(p, paths) {
+        double v = v0, x = x0;
+        for (tenor_u32 s = 0; s < steps; ++s) {
+            const double m = theta + (v - theta) * e;
+            const double s2 = v * s2a + s2b;
+            const double psi = s2 / (m * m);
+            double zx, zv;
+            tenor_normal_pair_f64(seed, p, s, &zx, &zv);
+            double vn, k0;
+            if (psi <= 1.5) {
+                const double r = 2.0 / psi;
+                const double b2 = r - 1.0 + TENOR_MATH(sqrt)(r) * TENOR_MATH(sqrt)(r - 1.0);
+                const double a = m / (1.0 + b2);
+                const double q = TENOR_MATH(sqrt)(b2) + zv;
+                vn = a * (q * q);
+                k0 = 2.0 * a_coef * a < 1.0 ? -a_coef * b2 * a / (1.0 - 2.0 * a_coef * a) +
+                                                  0.5 * TENOR_MATH(log)(1.0 - 2.0 * a_coef * a) -
+                                                  (k1 + 0.5 * k3) * v
+                                            : k0_plain;
+            } else {
+                const double p0 = (psi - 1.0) / (psi + 1.0);
+                const double beta = (1.0 - p0) / m;
+                // Counter word 1 = 1: disjoint from the normals' counters (word 1 = 0).
+                tenor_u32x4 c;
+                c.x = s; c.y = 1u; c.z = (tenor_u32)p; c.w = (tenor_u32)(p >> 32);
+                const tenor_u32x4 w = tenor_philox4x32_10(c, key0, key1);
+                const double u = tenor_uniform_f64(w.x, w.y);
+                vn = u <= p0 ? 0.0 : TENOR_MATH(log)((1.0 - p0) / (1.0 - u)) / beta;
+                k0 = a_coef < beta ? -TENOR_MATH(log)(p0 + beta * (1.0 - p0) / (beta - a_coef)) - (k1 + 0.5 * k3) * v
+                                   : k0_plain;
+            }
+            x += drift_dt + k0 + k1 * v + k2 * vn + TENOR_MATH(sqrt)(k3 * v + k4 * vn) * zx;
+            v = vn;
+        }
+        out[p] = TENOR_MATH(exp)(x);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// lsm_paths, lsm_basis, lsm_exercise (see their kernel.toml): Longstaff-Schwartz (2001) on GPU
+// backends, one function per kernel for the whole block, as tenor_mc_asian.
+// Antithetic step-major GBM paths: path p < paths / 2 uses normal_f64(seed, p, s), path
+// p >= paths / 2 the negated normals of path p - paths / 2.
+TENOR_DEVICE_INLINE void tenor_lsm_paths(double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
+                                         double spot, double drift_dt, double vol_sqrt_dt) {
+    const tenor_u64 half = paths / 2;
+    const double x0 = TENOR_MATH(log)(spot);
+    TENOR_FOR_ITEMS(p, paths) {
+        const bool up = p < half;
+        const tenor_u64 source = up ? p : p - half;
+        const double v = vol_sqrt_dt * (up ? 1.0 : -1.0);
+        double x = x0;
+        for (tenor_u32 s = 0; s < steps; s += 2) {
+            double z0, z1;
+            tenor_normal_pair_f64(seed, source, s >> 1, &z0, &z1);
+            x += drift_dt + v * z0;
+            out[(tenor_u64)s * paths + p] = TENOR_MATH(exp)(x);
+            if (s + 1 < steps) {
+                x += drift_dt + v * z1;
+                out[(tenor_u64)(s + 1) * paths + p] = TENOR_MATH(exp)(x);
+            }
+        }
+    }
+}
+
+// Regression rows at exercise date `step`: column j < nbasis holds L_j(S / strike) of the
+// in-the-money paths, column nbasis df * cash[p]; 0 out of the money.
+TENOR_DEVICE_INLINE void tenor_lsm_basis(const double* __restrict__ spots, const double* __restrict__ cash,
+                                         double* __restrict__ design, tenor_u64 paths, tenor_u32 step,
+                                         tenor_u32 nbasis, double strike, double sign, double df) {
+    TENOR_FOR_ITEMS(p, paths) {
+        const double s = spots[(tenor_u64)step * paths + p];
+        const double h = TENOR_MATH(fmax)(sign * (s - strike), 0.0);
+        const double x = s / strike;
+        const bool itm = h > 0.0;
+        for (tenor_u32 j = 0; j < nbasis; ++j) {
+            design[(tenor_u64)j * paths + p] = itm ? tenor_laguerre(j, x) : 0.0;
+        }
+        design[(tenor_u64)nbasis * paths + p] = itm ? df * cash[p] : 0.0;
+    }
+}
+
+// Exercise decision at exercise date `step`: an in-the-money path exercises when its payoff h
+// exceeds the regressed continuation value (cash[p] = h); otherwise its cash flow is discounted
+// one date back (cash[p] *= df).
+TENOR_DEVICE_INLINE void tenor_lsm_exercise(const double* __restrict__ spots, double* __restrict__ cash,
+                                            const double* __restrict__ coef, tenor_u64 paths, tenor_u32 step,
+                                            tenor_u32 nbasis, double strike, double sign, double df) {
+    const double* c = coef + (tenor_u64)step * nbasis;
+    TENOR_FOR_ITEMS(p, paths) {
+        const double s = spots[(tenor_u64)step * paths + p];
+        const double h = TENOR_MATH(fmax)(sign * (s - strike), 0.0);
+        if (h > 0.0) {
+            const double x = s / strike;
+            double cont = 0.0;
+            for (tenor_u32 j = 0; j < nbasis; ++j) cont += c[j] * tenor_laguerre(j, x);
+            if (h > cont) {
+                cash[p] = h;
+                continue;
+            }
+        }
+        cash[p] *= df;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels of one CUDA thread per item (manifest block 256): gbm_paths, philox_normals,
+// payoff_european, payoff_asian, payoff_barrier, each one function for the whole block, as
+// tenor_mc_asian.
+
+// gbm_paths (see its kernel.toml): step-major GBM paths in log space, out[s * paths + p] =
+// exp(x_{s+1}), the first interval's drift and volatility separate.
+TENOR_DEVICE_INLINE void tenor_gbm_paths(double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
+                                         double spot, double drift_first, double vol_first, double drift_dt,
+                                         double vol_sqrt_dt) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        double x = TENOR_MATH(log)(spot);
+        for (tenor_u32 s = 0; s < steps; s += 2) {
+            double z0, z1;
+            tenor_normal_pair_f64(seed, p, s >> 1, &z0, &z1);
+            x += (s == 0) ? drift_first + vol_first * z0 : drift_dt + vol_sqrt_dt * z0;
+            out[(tenor_u64)s * paths + p] = TENOR_MATH(exp)(x);
+            if (s + 1 < steps) {
+                x += drift_dt + vol_sqrt_dt * z1;
+                out[(tenor_u64)(s + 1) * paths + p] = TENOR_MATH(exp)(x);
+            }
+        }
+    }
+}
+
+// philox_normals (see its kernel.toml): out[s * paths + p] = normal_f64(seed, path_offset + p,
+// s), s < steps.
+TENOR_DEVICE_INLINE void tenor_philox_normals(double* __restrict__ out, tenor_u64 seed, tenor_u64 path_offset,
+                                              tenor_u64 paths, tenor_u32 steps) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        for (tenor_u32 s = 0; s < steps; s += 2) {
+            double z0, z1;
+            tenor_normal_pair_f64(seed, path_offset + p, s >> 1, &z0, &z1);
+            out[(tenor_u64)s * paths + p] = z0;
+            if (s + 1 < steps) out[(tenor_u64)(s + 1) * paths + p] = z1;
+        }
+    }
+}
+
+// payoff_european (see its kernel.toml): out[p] = discount * max(w (S_T - strike), 0),
+// S_T = paths_in[(steps - 1) * paths + p].
+TENOR_DEVICE_INLINE void tenor_payoff_european(const double* __restrict__ paths_in, double* __restrict__ out,
+                                               tenor_u64 paths, tenor_u32 steps, double strike, tenor_u32 is_call,
+                                               double discount) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        const double w = is_call != 0u ? 1.0 : -1.0;
+        const tenor_u64 last = (tenor_u64)(steps > 0u ? steps - 1u : 0u) * paths;
+        out[p] = discount * TENOR_MATH(fmax)(w * (paths_in[last + p] - strike), 0.0);
+    }
+}
+
+// payoff_asian (see its kernel.toml): discounted arithmetic- and geometric-average fixed-strike
+// payoffs of each stored path.
+TENOR_DEVICE_INLINE void tenor_payoff_asian(const double* __restrict__ paths_in, double* __restrict__ out_arith,
+                                            double* __restrict__ out_geo, tenor_u64 paths, tenor_u32 steps,
+                                            double spot, tenor_u32 spot_fixing, double strike, tenor_u32 is_call,
+                                            double discount) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        const double w = is_call != 0u ? 1.0 : -1.0;
+        const double n = (double)(steps + (spot_fixing != 0u ? 1u : 0u));
+        double sum = 0.0, sum_log = 0.0;
+        if (spot_fixing != 0u) {
+            sum = spot;
+            sum_log = TENOR_MATH(log)(spot);
+        }
+        for (tenor_u32 k = 0; k < steps; ++k) {
+            const double s = paths_in[(tenor_u64)k * paths + p];
+            sum += s;
+            sum_log += TENOR_MATH(log)(s);
+        }
+        const double a = sum / n, g = TENOR_MATH(exp)(sum_log / n);
+        out_arith[p] = discount * TENOR_MATH(fmax)(w * (a - strike), 0.0);
+        out_geo[p] = discount * TENOR_MATH(fmax)(w * (g - strike), 0.0);
+    }
+}
+
+// payoff_barrier (see its kernel.toml): the discounted barrier value of each stored path.
+TENOR_DEVICE_INLINE void tenor_payoff_barrier(const double* __restrict__ paths_in, double* __restrict__ out,
+                                              tenor_u64 paths, tenor_u32 steps, double spot, double strike,
+                                              double barrier, double rebate, tenor_u32 is_call, tenor_u32 kind,
+                                              tenor_u32 continuous, double vol_sqrt_dt, double rate_dt,
+                                              double discount) {
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        const tenor_barrier_params prm =
+            tenor_barrier_make(strike, barrier, rebate, is_call, kind, continuous, vol_sqrt_dt, rate_dt, discount);
+        tenor_barrier_path path = tenor_barrier_start(TENOR_MATH(log)(spot));
+        for (tenor_u32 k = 0; k < steps; ++k) {
+            tenor_barrier_step(prm, path, k, TENOR_MATH(log)(paths_in[(tenor_u64)k * paths + p]));
+        }
+        out[p] = tenor_barrier_value(prm, path);
+    }
 }

@@ -1,39 +1,9 @@
-// mc_barrier (see kernel.toml): fused antithetic barrier Monte Carlo (tenor::BarrierPath).
+// mc_barrier (see kernel.toml): fused antithetic barrier Monte Carlo, the shared code's
+// tenor_mc_barrier.
 extern "C" SYCL_EXT_ONEAPI_FUNCTION_PROPERTY((syclexp::nd_range_kernel<1>))
 void mc_barrier(double *partials, uint64_t seed, uint64_t pairs, uint32_t steps, double spot, double strike,
                 double barrier, double rebate, uint32_t is_call, uint32_t kind, uint32_t continuous, double drift_dt,
                 double vol_sqrt_dt, double rate_dt, double discount) {
-    sycl::nd_item<1> it = tenor::item();
-    uint64_t end = tenor::block_end(it, pairs);
-    tenor::BarrierParams prm =
-        tenor::barrier_params(strike, barrier, rebate, is_call, kind, continuous, vol_sqrt_dt, rate_dt, discount);
-    double x0 = sycl::log(spot);
-    double sum = 0.0, sum_sq = 0.0;
-    for (uint64_t i = tenor::block_first(it); i < end; i += it.get_local_range(0)) {
-        tenor::BarrierPath up = tenor::barrier_path(x0), dn = tenor::barrier_path(x0);
-        double xu = x0, xd = x0;
-        for (uint32_t k = 0; k < steps; k += 2) {
-            double z0, z1;
-            tenor::normal_pair_f64(seed, i, k >> 1, z0, z1);
-            xu += drift_dt + vol_sqrt_dt * z0;
-            xd += drift_dt - vol_sqrt_dt * z0;
-            up.step(prm, k, xu);
-            dn.step(prm, k, xd);
-            if (k + 1 < steps) {
-                xu += drift_dt + vol_sqrt_dt * z1;
-                xd += drift_dt - vol_sqrt_dt * z1;
-                up.step(prm, k + 1, xu);
-                dn.step(prm, k + 1, xd);
-            }
-        }
-        double y = 0.5 * (up.value(prm) + dn.value(prm));
-        sum += y;
-        sum_sq += y * y;
-    }
-    sum = tenor::group_sum(it, sum);
-    sum_sq = tenor::group_sum(it, sum_sq);
-    if (it.get_local_id(0) == 0) {
-        partials[2 * it.get_group(0)] = sum;
-        partials[2 * it.get_group(0) + 1] = sum_sq;
-    }
+    tenor_mc_barrier(partials, seed, pairs, steps, spot, strike, barrier, rebate, is_call, kind, continuous, drift_dt,
+                     vol_sqrt_dt, rate_dt, discount);
 }

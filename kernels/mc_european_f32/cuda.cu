@@ -24,9 +24,5 @@ extern "C" __global__ void __launch_bounds__(TENOR_THREADS) mc_european_f32(doub
         v[0] += y;
         v[1] += y * y;
     }
-    tenor_block_sum<2>(v);
-    if (threadIdx.x == 0) {
-        partials[2 * (u64)blockIdx.x] = v[0];
-        partials[2 * (u64)blockIdx.x + 1] = v[1];
-    }
+    TENOR_BLOCK_SUMS(v, 2, partials);
 }

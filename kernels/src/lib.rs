@@ -33,8 +33,9 @@ include!(concat!(env!("OUT_DIR"), "/registry.rs"));
 /// The shared device-code prelude for a backend (`cuda`, `sycl`, `opencl`), prepended to every
 /// kernel source of that backend: Philox and the normal transform written once per language
 /// (`kernels/common/prelude.{cuh,hpp,cl}`), and for CUDA and SYCL then `kernels/common/shared.h`,
-/// the per-item code of `curve_build` and `heston_price` written once for both languages through
-/// the spellings (`TENOR_DEVICE_INLINE`, `TENOR_MATH`, ...) each of those two preludes defines.
+/// the code of every built-in kernel except the CUDA-tuned `mc_european` family and `philox_bits`,
+/// written once for both languages through the spellings (`TENOR_DEVICE_INLINE`, `TENOR_MATH`,
+/// `TENOR_FOR_ITEMS`, ...) each of those two preludes defines.
 pub fn prelude(backend: &str) -> &'static str {
     match backend {
         "cuda" => concat!(include_str!("../common/prelude.cuh"), include_str!("../common/shared.h")),

@@ -1,10 +1,38 @@
 //! `kernels/common/shared.h` (device code written once for CUDA and SYCL) is in both backends'
-//! preludes, after the spellings it is written in, and every spelling it uses is defined by
-//! both `prelude.cuh` and `prelude.hpp` (NVRTC and the SYCL compiler then check the code itself).
+//! preludes, after the spellings it is written in; every spelling it uses (macros, integer types,
+//! the Philox and normal functions, the launch spellings) is defined by both `prelude.cuh` and
+//! `prelude.hpp`; and the kernels it holds are only entry points in their `cuda.cu` and
+//! `sycl.cpp` (NVRTC and the SYCL compiler then check the code itself).
 
 const CUH: &str = include_str!("../common/prelude.cuh");
 const HPP: &str = include_str!("../common/prelude.hpp");
 const SHARED: &str = include_str!("../common/shared.h");
+
+/// The built-in kernels whose code is in `shared.h`, with the call each of their two sources
+/// makes.
+const SHARED_KERNELS: [(&str, &str); 16] = [
+    ("curve_build", "tenor_curve_build_one("),
+    ("heston_price", "tenor_heston_price_item("),
+    ("implied_vol", "tenor_implied_vol_item("),
+    ("mc_asian", "tenor_mc_asian<double>("),
+    ("mc_asian_f32", "tenor_mc_asian<float>("),
+    ("mc_barrier", "tenor_mc_barrier("),
+    ("reduce_sum_sumsq", "tenor_reduce_sum_sumsq("),
+    ("heston_qe", "tenor_heston_qe("),
+    ("lsm_paths", "tenor_lsm_paths("),
+    ("lsm_basis", "tenor_lsm_basis("),
+    ("lsm_exercise", "tenor_lsm_exercise("),
+    ("gbm_paths", "tenor_gbm_paths("),
+    ("philox_normals", "tenor_philox_normals("),
+    ("payoff_european", "tenor_payoff_european("),
+    ("payoff_asian", "tenor_payoff_asian("),
+    ("payoff_barrier", "tenor_payoff_barrier("),
+];
+
+/// The built-in kernels whose CUDA and SYCL sources compute differently on purpose (docs/kernels.md):
+/// the CUDA ones are tuned with CUDA's own intrinsics (sincospi, reciprocals, fast fp32 math,
+/// vector stores), so one shared code would change one backend's bits.
+const BACKEND_SPECIFIC: [&str; 4] = ["mc_european", "mc_european_batch", "mc_european_f32", "philox_bits"];
 
 /// The identifiers starting with `prefix` in `text` (outside `//` comments), in order.
 fn identifiers<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
@@ -29,6 +57,22 @@ fn defines(text: &str, name: &str) -> bool {
     })
 }
 
+/// Whether `text` defines `name` at file scope as a function, a struct or a typedef: a line
+/// that is not indented, a comment or a preprocessor line and names `name(` or `struct name`.
+fn defines_at_file_scope(text: &str, name: &str) -> bool {
+    text.lines().any(|l| {
+        if l.starts_with([' ', '#', '/', '}']) {
+            return false;
+        }
+        let code = l.split("//").next().unwrap_or("");
+        let words = identifiers(code, "");
+        let pos = code.find(&format!("{name}("));
+        let called =
+            pos.is_some_and(|p| p == 0 || !code[..p].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
+        called || words.windows(2).any(|w| w == ["struct", name]) || defines(l, name)
+    })
+}
+
 #[test]
 fn cuda_and_sycl_preludes_end_with_the_shared_code() {
     for (backend, own) in [("cuda", CUH), ("sycl", HPP)] {
@@ -42,7 +86,9 @@ fn every_spelling_of_the_shared_code_is_defined_by_both_preludes() {
     let mut spellings: Vec<&str> = identifiers(SHARED, "TENOR_");
     spellings.retain(|s| !defines(SHARED, s));
     spellings.extend(["tenor_u32", "tenor_u64"]);
-    assert!(spellings.len() >= 7, "spellings found: {spellings:?}");
+    for s in ["TENOR_MATH", "TENOR_FOR_ITEMS", "TENOR_BLOCK_SUMS", "TENOR_FOR_ITEM_PER_THREAD", "TENOR_INF_F64"] {
+        assert!(spellings.contains(&s), "shared.h no longer uses {s}: {spellings:?}");
+    }
     for s in spellings {
         assert!(defines(CUH, s), "prelude.cuh does not define {s}, which shared.h uses");
         assert!(defines(HPP, s), "prelude.hpp does not define {s}, which shared.h uses");
@@ -50,16 +96,48 @@ fn every_spelling_of_the_shared_code_is_defined_by_both_preludes() {
 }
 
 #[test]
-fn curve_build_and_heston_price_sources_call_the_shared_code() {
-    for (kernel, call) in [("curve_build", "tenor_curve_build_one("), ("heston_price", "tenor_heston_price_item(")] {
+fn every_function_the_shared_code_calls_is_defined_by_it_or_by_both_preludes() {
+    let mut outside: Vec<&str> = identifiers(SHARED, "tenor_");
+    outside.retain(|s| !defines_at_file_scope(SHARED, s) && !defines(SHARED, s));
+    for s in ["tenor_normal_pair_f64", "tenor_normal_quad_f32", "tenor_philox4x32_10", "tenor_u32x4"] {
+        assert!(outside.contains(&s), "shared.h no longer takes {s} from the preludes: {outside:?}");
+    }
+    for s in outside {
+        assert!(
+            defines_at_file_scope(CUH, s) || defines(CUH, s),
+            "prelude.cuh does not define {s}, which shared.h uses"
+        );
+        assert!(
+            defines_at_file_scope(HPP, s) || defines(HPP, s),
+            "prelude.hpp does not define {s}, which shared.h uses"
+        );
+    }
+}
+
+#[test]
+fn the_shared_kernels_sources_are_entry_points_calling_the_shared_code() {
+    for (kernel, call) in SHARED_KERNELS {
         let def = tenor_kernels::get(kernel).expect("built-in kernel");
+        let name = call.split(['<', '(']).next().unwrap_or(call);
+        assert!(defines_at_file_scope(SHARED, name), "shared.h does not define {name}");
         for backend in ["cuda", "sycl"] {
             let src = &def.sources[backend];
             let words = identifiers(src, "");
-            for f in ["exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "sincos", "erfc", "TENOR_MATH"] {
+            for f in ["exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "sincos", "erfc", "fmax", "TENOR_MATH"] {
                 assert!(!words.contains(&f), "{kernel} {backend} source calls {f} itself");
             }
             assert!(src.contains(call), "{kernel} {backend} source does not call {call}..)");
         }
     }
+}
+
+#[test]
+fn every_built_in_kernel_is_either_shared_or_listed_as_backend_specific() {
+    let reg = tenor_kernels::registry().expect("manifests parse");
+    for def in reg {
+        let shared = SHARED_KERNELS.iter().any(|(k, _)| *k == def.name);
+        let specific = BACKEND_SPECIFIC.contains(&def.name.as_str());
+        assert!(shared != specific, "{}: shared {shared}, listed as backend-specific {specific}", def.name);
+    }
+    assert_eq!(SHARED_KERNELS.len() + BACKEND_SPECIFIC.len(), reg.len());
 }
