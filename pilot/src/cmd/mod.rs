@@ -8,3 +8,4 @@ pub mod calibrate;
 pub mod pilot;
 pub mod price;
 pub mod surface;
+pub mod paths;
