@@ -253,9 +253,14 @@ fn out_naming_the_portfolio_is_refused_and_the_portfolio_is_left_alone() {
     let input = file("same.csv", &text);
     // The same file spelled another way.
     let other = input.parent().expect("dir").join(".").join("same.csv");
-    let r = run(tenor().env_remove("TENOR_BACKEND").args(["price", "--portfolio"]).arg(&input).arg("--out").arg(&other));
+    let r =
+        run(tenor().env_remove("TENOR_BACKEND").args(["price", "--portfolio"]).arg(&input).arg("--out").arg(&other));
     assert_ne!(r.code, 0);
-    assert!(r.stderr.contains("--out") && r.stderr.contains("--portfolio") && r.stderr.contains("same.csv"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--out") && r.stderr.contains("--portfolio") && r.stderr.contains("same.csv"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(std::fs::read_to_string(&input).expect("still there"), text);
 }
 
@@ -266,7 +271,11 @@ fn header_problems_are_reported_apart_from_the_rows() {
     assert_eq!(r.code, 1);
     assert!(out.lines().any(|l| l.starts_with("good,")), "{out}");
     assert!(r.stdout.contains("1 rows, 1 priced, 0 rejected"), "{}", r.stdout);
-    assert!(r.stdout.contains("header      line 1: 1 problem(s)") && r.stdout.contains("data rows read"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("header      line 1: 1 problem(s)") && r.stdout.contains("data rows read"),
+        "{}",
+        r.stdout
+    );
     assert!(!r.stdout.contains("line(s): 1"), "{}", r.stdout);
     // Missing column: the data rows are named as rejected, the header problem on its own.
     let (r, _) = tenor_price(

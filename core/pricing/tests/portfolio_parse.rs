@@ -305,7 +305,8 @@ fn header_problems_are_kept_apart_from_the_data_rows() {
     assert!(p.bad_lines().is_empty(), "{:?}", p.bad_lines());
     assert_eq!(p.header_errors().count(), 1);
     // Missing column: every data row is left unread, and counted by its own line.
-    let p = parse("id,kind,type,spot,maturity,rate,vol\ne,european,call,100,1,0.05,0.2\nf,european,put,100,1,0.05,0.2\n");
+    let p =
+        parse("id,kind,type,spot,maturity,rate,vol\ne,european,call,100,1,0.05,0.2\nf,european,put,100,1,0.05,0.2\n");
     assert!(p.trades.is_empty());
     assert_eq!(p.bad_lines(), [2, 3]);
     assert_eq!(p.rejected_by_header, [2, 3]);

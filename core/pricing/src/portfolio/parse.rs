@@ -189,7 +189,12 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
             let column = header.get(open.cell).and_then(|c| COLUMNS.iter().find(|k| **k == c)).copied();
             out.errors.push(RowError {
                 location: at(open_line, column),
-                problem: RowProblem::UnterminatedQuote { character: open.character, line: open_line, last_line, recovery },
+                problem: RowProblem::UnterminatedQuote {
+                    character: open.character,
+                    line: open_line,
+                    last_line,
+                    recovery,
+                },
             });
             if next >= bytes.len() {
                 break;
