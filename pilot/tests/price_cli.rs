@@ -229,3 +229,71 @@ fn the_format_document_in_docs_is_the_shared_specification() {
     let body = ours.split_once("-->\n\n").map_or(ours.as_str(), |(_, b)| b);
     assert_eq!(body, spec, "docs/portfolio-csv.md differs from {}", spec_path.display());
 }
+
+const SHORT: &str = "id,kind,type,spot,strike,maturity,rate,dividend,vol";
+
+#[test]
+fn an_unterminated_quote_is_named_and_the_rows_after_it_are_still_priced() {
+    let text = format!(
+        "{SHORT}\n\"unterminated,european,call,100,100,1,0.05,0,0.2\nok1,european,call,100,100,1,0.05,0,0.2\nok2,european,put,100,100,1,0.05,0,0.2\n"
+    );
+    let (r, out) = tenor_price("quote2.csv", &text, &[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("quote2.csv:2: column `id`: unterminated quote"), "{}", r.stderr);
+    assert!(r.stderr.contains("character 1") && r.stderr.contains("lines 3-4"), "{}", r.stderr);
+    assert!(!r.stderr.contains("cells, the header has"), "{}", r.stderr);
+    assert!(out.lines().any(|l| l.starts_with("ok1,")) && out.lines().any(|l| l.starts_with("ok2,")), "{out}");
+    assert!(r.stdout.contains("3 rows, 2 priced, 1 rejected"), "{}", r.stdout);
+    assert!(r.stdout.contains("line(s): 2\n"), "{}", r.stdout);
+}
+
+#[test]
+fn out_naming_the_portfolio_is_refused_and_the_portfolio_is_left_alone() {
+    let text = format!("{HEADER}\n{GOOD}\n");
+    let input = file("same.csv", &text);
+    // The same file spelled another way.
+    let other = input.parent().expect("dir").join(".").join("same.csv");
+    let r =
+        run(tenor().env_remove("TENOR_BACKEND").args(["price", "--portfolio"]).arg(&input).arg("--out").arg(&other));
+    assert_ne!(r.code, 0);
+    assert!(
+        r.stderr.contains("--out") && r.stderr.contains("--portfolio") && r.stderr.contains("same.csv"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&input).expect("still there"), text);
+}
+
+#[test]
+fn header_problems_are_reported_apart_from_the_rows() {
+    // Unknown column: the row is priced, the header is not counted as a rejected row.
+    let (r, out) = tenor_price("extra2.csv", &format!("{HEADER},notional\n{GOOD},1000000\n"), &[]);
+    assert_eq!(r.code, 1);
+    assert!(out.lines().any(|l| l.starts_with("good,")), "{out}");
+    assert!(r.stdout.contains("1 rows, 1 priced, 0 rejected"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("header      line 1: 1 problem(s)") && r.stdout.contains("data rows read"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("line(s): 1"), "{}", r.stdout);
+    // Missing column: the data rows are named as rejected, the header problem on its own.
+    let (r, _) = tenor_price(
+        "nostrike2.csv",
+        "id,kind,type,spot,maturity,rate,vol\nx,european,call,100,1,0.05,0.2\ny,european,put,100,1,0.05,0.2\n",
+        &[],
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("2 rows, 0 priced, 2 rejected"), "{}", r.stdout);
+    assert!(r.stdout.contains("line(s): 2, 3") && r.stdout.contains("no data row was priced"), "{}", r.stdout);
+    assert!(r.stderr.contains("nostrike2.csv:1: column `strike`: missing required column"), "{}", r.stderr);
+}
+
+#[test]
+fn an_empty_id_and_a_header_only_file() {
+    let e = bad_row("noid.csv", ",european,call,100,100,1,0.05,0,0.2,,,,", "id");
+    assert!(e.contains("every row needs an id"), "{e}");
+    let (r, _) = tenor_price("headeronly.csv", &format!("{HEADER}\n"), &[]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("headeronly.csv") && r.stderr.contains("no trade rows"), "{}", r.stderr);
+}

@@ -37,3 +37,47 @@ fn a_yahoo_chain_without_as_of_is_refused_with_the_reason() {
     assert!(stderr.contains("--as-of"), "{stderr}");
     std::fs::remove_dir_all(&out).ok();
 }
+
+#[test]
+fn an_out_folder_that_is_the_chain_folder_is_refused_before_anything_is_written() {
+    let dir = std::env::temp_dir().join(format!("tenor_surface_same_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let src = tenor_testdata::shared("data/options/spx_cboe_2025-10-01/spx_quotedata-3.csv");
+    std::fs::copy(&src, dir.join("spx.csv")).expect("copy");
+    let assert = Command::cargo_bin("tenor")
+        .expect("binary")
+        .args(["surface", dir.to_str().expect("utf-8 path"), "--out", dir.to_str().expect("utf-8 path")])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(stderr.contains("--out") && stderr.contains("<CHAIN>") && stderr.contains("overwrite"), "{stderr}");
+    let left: Vec<_> = std::fs::read_dir(&dir).expect("list").filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+    assert_eq!(left, ["spx.csv"], "nothing written into the chain folder");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn book_spx_refuses_an_out_that_is_its_rates_file() {
+    let dir = std::env::temp_dir().join(format!("tenor_book_same_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data");
+    let rates = dir.join("rates.csv");
+    std::fs::copy(examples.join("us_treasury_par_yield_2025_h1.csv"), &rates).expect("copy");
+    let before = std::fs::read(&rates).expect("read");
+    let assert = Command::cargo_bin("tenor")
+        .expect("binary")
+        .args(["book", "spx", "--cboe-dir"])
+        .arg(examples.join("spx_cboe_2025-10-01"))
+        .arg("--rates")
+        .arg(&rates)
+        .arg("--out")
+        .arg(&rates)
+        .arg("--misses")
+        .arg(dir.join("misses.csv"))
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(stderr.contains("--out") && stderr.contains("--rates"), "{stderr}");
+    assert_eq!(std::fs::read(&rates).expect("read"), before, "the rates file is untouched");
+    std::fs::remove_dir_all(&dir).ok();
+}

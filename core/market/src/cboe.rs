@@ -48,7 +48,8 @@ const NAMES: [&str; COLUMNS] = [
 /// Loads one Cboe quote-data file (see the module docs).
 ///
 /// # Errors
-/// [`MarketError::Io`] when unreadable; [`MarketError::Row`] naming the file and line for a
+/// [`MarketError::Io`] when unreadable; [`MarketError::Source`] naming the file when it is empty
+/// (or blank); [`MarketError::Row`] naming the file and line for a
 /// missing spot or date line, a wrong header or a row without 22 fields;
 /// [`MarketError::Cell`] naming line and column for an unparsable number, date or OCC symbol,
 /// or a symbol whose expiry, type or strike disagrees with its row.
@@ -129,6 +130,21 @@ fn spot_text(spot: Option<f64>) -> String {
 /// As [`load_cboe`].
 pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
+    if text.trim().is_empty() {
+        return Err(MarketError::Source {
+            path: file.into(),
+            message: "the file is empty: it has none of the Cboe quote-data lines".into(),
+        });
+    }
+    // Windows line ends (as a download re-saved on Windows has them) read like Unix ones: the
+    // CSV reader alone would count lines differently and misplace the header.
+    let unix;
+    let text = if text.contains('\r') {
+        unix = text.replace("\r\n", "\n");
+        unix.as_str()
+    } else {
+        text
+    };
     let lines: Vec<&str> = text.lines().collect();
     let spot_line = lines.get(1).ok_or_else(|| row_err(2, "missing the spot line".into()))?;
     let spot = spot_line

@@ -247,3 +247,36 @@ fn malformed_yahoo_and_treasury_rows_name_file_line_and_column() {
     let ragged = "Date,1 Mo,1 Yr\n2024-01-03,5\n";
     assert!(matches!(parse_treasury(ragged, "t.csv"), Err(MarketError::Row { line: 2, .. })));
 }
+
+#[test]
+fn cboe_files_with_windows_line_ends_read_like_the_unix_ones() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/spx_cboe_2025-10-01");
+    let files = cboe_files_of(&dir);
+    assert!(!files.is_empty(), "no Cboe file in {}", dir.display());
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("example file");
+        assert!(!text.contains('\r'), "{} should be the LF original", f.display());
+        let crlf = text.replace('\n', "\r\n");
+        let name = f.display().to_string();
+        let lf = parse_cboe(&text, &name).expect("LF parses");
+        let windows = parse_cboe(&crlf, &name).expect("CRLF parses");
+        assert!(!lf.quotes.is_empty());
+        assert_eq!(windows.spot, lf.spot);
+        assert_eq!(windows.as_of, lf.as_of);
+        assert_eq!(windows.quotes, lf.quotes, "{name}");
+    }
+}
+
+fn cboe_files_of(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    tenor_market::cboe::cboe_files(dir).expect("example folder")
+}
+
+#[test]
+fn an_empty_cboe_file_is_called_empty() {
+    for text in ["", "\n", "\r\n  \r\n"] {
+        let e = parse_cboe(text, "empty.csv").expect_err("empty");
+        let msg = e.to_string();
+        assert!(msg.contains("empty.csv") && msg.contains("the file is empty"), "{msg}");
+        assert!(!msg.contains("spot line"), "{msg}");
+    }
+}

@@ -234,3 +234,96 @@ fn priced_rows_write_extreme_numbers_in_scientific_notation_that_round_trips() {
         assert!(cells[1].len() <= 24, "{line}");
     }
 }
+
+const SHORT: &str = "id,kind,type,spot,strike,maturity,rate,dividend,vol";
+
+#[test]
+fn an_unterminated_quote_is_named_where_it_opened_and_the_rows_below_are_still_read() {
+    let p = parse(&format!(
+        "{SHORT}\n\
+         \"unterminated,european,call,100,100,1,0.05,0,0.2\n\
+         ok1,european,call,100,100,1,0.05,0,0.2\n\
+         ok2,european,put,100,100,1,0.05,0,0.2\n"
+    ));
+    let ids: Vec<&str> = p.trades.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["ok1", "ok2"], "{:?}", p.errors);
+    assert_eq!(p.trades[0].line, 3);
+    assert_eq!(p.rows, 3);
+    assert_eq!(p.bad_lines(), [2]);
+    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+    let e = &p.errors[0];
+    assert_eq!((e.location.line, e.location.column.as_deref()), (2, Some("id")));
+    assert!(
+        matches!(&e.problem, RowProblem::UnterminatedQuote { character: 1, line: 2, last_line: 4, .. }),
+        "{:?}",
+        e.problem
+    );
+    let text = e.to_string();
+    for part in ["book.csv:2: column `id`", "unterminated quote", "character 1", "lines 2-4", "lines 3-4"] {
+        assert!(text.contains(part), "{part:?} missing from {text}");
+    }
+}
+
+#[test]
+fn an_unterminated_quote_mid_row_names_its_column_and_a_later_bad_row_is_still_reported() {
+    // Line 3 opens a quote in `type` (character 17); line 4 is bad on its own; line 5 is good.
+    let p = parse(&format!(
+        "{SHORT}\n\
+         ok1,european,call,100,100,1,0.05,0,0.2\n\
+         bad,european,\"call,100,100,1,0.05,0,0.2\n\
+         bad2,european,call,100,x,1,0.05,0,0.2\n\
+         ok2,european,put,100,100,1,0.05,0,0.2"
+    ));
+    let ids: Vec<&str> = p.trades.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["ok1", "ok2"], "{:?}", p.errors);
+    assert_eq!(p.rows, 4);
+    assert_eq!(p.bad_lines(), [3, 4]);
+    let e = &p.errors[0];
+    assert_eq!((e.location.line, e.location.column.as_deref()), (3, Some("type")));
+    assert!(
+        matches!(&e.problem, RowProblem::UnterminatedQuote { character: 14, line: 3, last_line: 5, .. }),
+        "{:?}",
+        e.problem
+    );
+    assert_eq!((p.errors[1].location.line, p.errors[1].location.column.as_deref()), (4, Some("strike")));
+    // On the last line: nothing to recover, and the message says so.
+    let p = parse(&format!("{SHORT}\nok1,european,call,100,100,1,0.05,0,0.2\n\"x,european\n"));
+    assert_eq!(p.trades.len(), 1);
+    assert_eq!(p.bad_lines(), [3]);
+    assert!(p.errors[0].to_string().contains("no line follows"), "{}", p.errors[0]);
+    // A quoted cell that closes, with an escaped quote inside, is no problem.
+    let p = parse(&format!("{SHORT}\n\"a\"\"b\",european,call,100,100,1,0.05,0,0.2\n"));
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    assert_eq!(p.trades[0].id, "a\"b");
+}
+
+#[test]
+fn header_problems_are_kept_apart_from_the_data_rows() {
+    // Unknown column: the row is still read; the header is not a rejected row.
+    let p = parse("id,kind,type,spot,strike,maturity,rate,vol,notional\ne,european,call,100,100,1,0.05,0.2,1e6\n");
+    assert_eq!(p.trades.len(), 1);
+    assert!(p.bad_lines().is_empty(), "{:?}", p.bad_lines());
+    assert_eq!(p.header_errors().count(), 1);
+    // Missing column: every data row is left unread, and counted by its own line.
+    let p =
+        parse("id,kind,type,spot,maturity,rate,vol\ne,european,call,100,1,0.05,0.2\nf,european,put,100,1,0.05,0.2\n");
+    assert!(p.trades.is_empty());
+    assert_eq!(p.bad_lines(), [2, 3]);
+    assert_eq!(p.rejected_by_header, [2, 3]);
+    assert_eq!(p.header_errors().count(), 1);
+}
+
+#[test]
+fn an_empty_id_names_the_id_column() {
+    let (line, col, problem) = only_error(&format!("{HEADER}\n,european,call,100,100,1,0.05,0,0.2,,,,\n"));
+    assert_eq!((line, col.as_deref()), (2, Some("id")));
+    assert_eq!(problem, RowProblem::MissingId);
+    assert!(problem.to_string().contains("every row needs an id"), "{problem}");
+}
+
+#[test]
+fn a_header_without_rows_is_an_error() {
+    let e = parse_portfolio(format!("{HEADER}\n").as_bytes(), Path::new("book.csv")).expect_err("no rows");
+    assert!(matches!(e, tenor_pricing::portfolio::PortfolioError::NoRows { .. }), "{e:?}");
+    assert!(e.to_string().contains("book.csv") && e.to_string().contains("no trade rows"), "{e}");
+}

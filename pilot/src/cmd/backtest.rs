@@ -226,6 +226,10 @@ fn chart(r: &RunResult, path: &Path) -> anyhow::Result<bool> {
 /// Runs the backtest or the sweep.
 pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
     check_flags(a)?;
+    let inputs: Vec<(&str, &Path)> = a.data.iter().map(|p| ("--data", p.as_path())).collect();
+    let outputs = ["trades.csv", "equity.csv", "metrics.json", "equity.svg", "sweep.csv"].map(|f| a.out.join(f));
+    let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
+    super::paths::refuse_overwrite(&inputs, &outputs)?;
     let axes: Vec<(String, Vec<f64>)> = a.sweeps.iter().map(|s| parse_sweep(s)).collect::<anyhow::Result<_>>()?;
     let base: Params = a.params.iter().map(|s| parse_kv(s)).collect::<anyhow::Result<_>>()?;
     let series = a.data.iter().map(|p| tenor_backtest::data::load(p, None)).collect::<Result<Vec<_>, _>>()?;

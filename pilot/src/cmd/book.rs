@@ -48,6 +48,10 @@ pub fn run(cmd: &BookCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn spx_book(a: &SpxArgs) -> anyhow::Result<ExitCode> {
+    super::paths::refuse_overwrite(
+        &[("--cboe-dir", &a.cboe_dir), ("--rates", &a.rates)],
+        &[("--out", &a.out), ("--misses", &a.misses)],
+    )?;
     let files = cboe_files(&a.cboe_dir)?;
     let chain = load_cboe_files(&files, &a.cboe_dir.display().to_string())?;
     let curve = load_par_curve(&a.rates, chain.as_of.date())?;

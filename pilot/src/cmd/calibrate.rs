@@ -177,6 +177,9 @@ fn select(chain: &Chain, vols: &[QuoteVol], spot: f64, a: &HestonArgs) -> Vec<Se
 }
 
 fn heston(a: &HestonArgs) -> Result<ExitCode> {
+    let outputs = ["params.json", "fit.csv", "fit.svg"].map(|f| a.out.join(f));
+    let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
+    super::paths::refuse_overwrite(&[("<CHAIN>", &a.chain)], &outputs)?;
     let chain = load(&a.chain)?;
     let spot = chain.spot.with_context(|| format!("{}: the chain gives no spot", a.chain.display()))?;
     let (forwards, skipped) = parity_forwards(&chain);

@@ -5,6 +5,7 @@ pub mod backends;
 pub mod backtest;
 pub mod book;
 pub mod calibrate;
+pub mod paths;
 pub mod pilot;
 pub mod price;
 pub mod surface;

@@ -76,6 +76,9 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     if args.paths < 4 || !args.paths.is_multiple_of(2) {
         anyhow::bail!("--paths must be even and at least 4 (antithetic pairs), got {}", args.paths);
     }
+    if let Some(out) = &args.out {
+        super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
+    }
     let parsed = portfolio::read_portfolio(&args.portfolio)?;
     let compute = tenor_backends::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
     let config = BookConfig {
@@ -139,6 +142,18 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let max_stderr = rows.iter().filter_map(|r| r.stderr).fold(0.0_f64, f64::max);
     summary +=
         &format!("portfolio   {file}: {} rows, {} priced, {} rejected\n", parsed.rows, rows.len(), bad_lines.len());
+    let header_problems = parsed.header_errors().count();
+    if header_problems > 0 {
+        let rows_fate = if parsed.rejected_by_header.is_empty() {
+            "the unknown columns were ignored and the data rows read as usual"
+        } else {
+            "no data row was priced: a required column is missing or a column is named twice"
+        };
+        summary += &format!(
+            "header      line {}: {header_problems} problem(s), listed below; {rows_fate}\n",
+            parsed.header_line
+        );
+    }
     summary += &format!("backend     {} ({})\n", info.backend, info.name);
     summary += &format!(
         "engine      {}, paths {}, seed {}, greeks {}\n",
@@ -175,7 +190,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     summary += &format!("time        {:.3} s\n", elapsed.as_secs_f64());
     if !bad_lines.is_empty() {
         let lines: Vec<String> = bad_lines.iter().map(u64::to_string).collect();
-        summary += &format!("rejected    {} line(s): {}\n", bad_lines.len(), lines.join(", "));
+        summary += &format!("rejected    {} row(s) on line(s): {}\n", bad_lines.len(), lines.join(", "));
     }
     if args.out.is_some() {
         print!("{summary}");
@@ -189,7 +204,17 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     if failures.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        writeln!(err, "error: {} bad row(s) in {file}; the other rows were priced", bad_lines.len())?;
+        if header_problems > 0 {
+            writeln!(err, "error: the header of {file} has {header_problems} problem(s)")?;
+        }
+        if !bad_lines.is_empty() {
+            let rest = if parsed.rejected_by_header.is_empty() {
+                "the other rows were priced"
+            } else {
+                "no row was priced because of the header"
+            };
+            writeln!(err, "error: {} bad row(s) in {file}; {rest}", bad_lines.len())?;
+        }
         Ok(ExitCode::FAILURE)
     }
 }

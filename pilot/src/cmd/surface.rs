@@ -56,6 +56,14 @@ fn load(path: &Path, as_of: Option<NaiveDate>) -> anyhow::Result<Chain> {
 
 /// Runs the command.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let mut inputs: Vec<(&str, &Path)> = vec![("<CHAIN>", &args.chain)];
+    if let Some(r) = &args.rates {
+        inputs.push(("--rates", r));
+    }
+    let outputs: Vec<PathBuf> =
+        ["implied_vols.csv", "svi_params.csv", "calendar.csv", "surface.svg"].map(|f| args.out.join(f)).into();
+    let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
+    super::paths::refuse_overwrite(&inputs, &outputs)?;
     let chain = load(&args.chain, args.as_of)?;
     let compute = tenor_backends::open(&args.backend)?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;

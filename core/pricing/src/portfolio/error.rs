@@ -49,6 +49,9 @@ pub enum RowProblem {
         /// The rule it breaks, e.g. `must be > 0`.
         rule: &'static str,
     },
+    /// An empty `id` cell: every row needs an id, whatever its kind.
+    #[error("empty, but every row needs an id")]
+    MissingId,
     /// An empty cell where the trade's kind needs a value.
     #[error("empty, but kind {kind} requires it")]
     Missing {
@@ -123,6 +126,23 @@ pub enum RowProblem {
         /// Cells in this row.
         found: usize,
     },
+    /// A quoted cell whose closing quote never comes: read as CSV, the cell would swallow every
+    /// line break up to the end of the file. The row is rejected and the reader starts again on
+    /// the line after the one where the quote opened, so the rows below it are still read.
+    #[error(
+        "unterminated quote: the quote opened at character {character} of this line never closes, so the cell \
+         would swallow lines {line}-{last_line} up to the end of the file; this row is rejected and {recovery}"
+    )]
+    UnterminatedQuote {
+        /// 1-based character position of the opening quote in its line.
+        character: usize,
+        /// The line where the quote opened.
+        line: u64,
+        /// The last line of the file.
+        last_line: u64,
+        /// What happened to the lines after it (re-read as rows of their own, or none follow).
+        recovery: String,
+    },
     /// The CSV reader could not read the record (bad quoting, invalid UTF-8).
     #[error("unreadable CSV record: {0}")]
     Csv(String),
@@ -157,6 +177,12 @@ pub enum PortfolioError {
     /// The file has no header row.
     #[error("portfolio {} is empty: no header row", path.display())]
     Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file has a header but no data row.
+    #[error("portfolio {} has a header but no trade rows: nothing to price", path.display())]
+    NoRows {
         /// The file.
         path: PathBuf,
     },

@@ -45,16 +45,35 @@ pub struct ParsedPortfolio {
     /// Every bad header cell or row, in file order. A row may contribute several (one per bad
     /// cell).
     pub errors: Vec<RowError>,
-    /// Data rows read (good and bad).
+    /// Data rows read (good and bad; the header is not one).
     pub rows: usize,
+    /// The header's line (1 unless blank lines precede it).
+    pub header_line: u64,
+    /// Lines of the data rows left unread because the header lacks a required column or names
+    /// one twice (every row, then): the header errors say why; no error is repeated per row.
+    pub rejected_by_header: Vec<u64>,
 }
 
 impl ParsedPortfolio {
-    /// Lines of the rows that have at least one error, ascending, without repeats.
+    /// Lines of the data rows that have at least one error or were left unread because of the
+    /// header, ascending, without repeats. The header's own problems are not counted here (see
+    /// [`ParsedPortfolio::header_errors`]).
     pub fn bad_lines(&self) -> Vec<u64> {
-        let mut lines: Vec<u64> = self.errors.iter().map(|e| e.location.line).collect();
+        let mut lines: Vec<u64> = self
+            .errors
+            .iter()
+            .map(|e| e.location.line)
+            .filter(|l| *l != self.header_line)
+            .chain(self.rejected_by_header.iter().copied())
+            .collect();
+        lines.sort_unstable();
         lines.dedup();
         lines
+    }
+
+    /// The problems of the header row (unknown, missing or repeated columns).
+    pub fn header_errors(&self) -> impl Iterator<Item = &RowError> {
+        self.errors.iter().filter(|e| e.location.line == self.header_line)
     }
 }
 
@@ -62,7 +81,7 @@ impl ParsedPortfolio {
 ///
 /// # Errors
 /// [`PortfolioError::Io`] when the file cannot be read, [`PortfolioError::Empty`] without a
-/// header row. Problems with the header or rows are not errors of this call: they are collected
+/// header row, [`PortfolioError::NoRows`] with a sound header but no data row. Problems with the header or rows are not errors of this call: they are collected
 /// in [`ParsedPortfolio::errors`] so one run reports them all.
 pub fn read_portfolio(path: &Path) -> Result<ParsedPortfolio, PortfolioError> {
     let file = std::fs::File::open(path).map_err(|source| PortfolioError::Io { path: path.to_owned(), source })?;
@@ -76,8 +95,15 @@ pub const MAX_FIXINGS: u32 = 100_000;
 ///
 /// # Errors
 /// As [`read_portfolio`].
-pub fn parse_portfolio<R: Read>(reader: R, file: &Path) -> Result<ParsedPortfolio, PortfolioError> {
-    let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(true).trim(csv::Trim::All).from_reader(reader);
+pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPortfolio, PortfolioError> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(|source| PortfolioError::Io { path: file.to_owned(), source })?;
+    let builder = |has_headers: bool| {
+        let mut b = csv::ReaderBuilder::new();
+        b.has_headers(has_headers).flexible(true).trim(csv::Trim::All);
+        b
+    };
+    let mut rdr = builder(true).from_reader(&bytes[..]);
     let mut out = ParsedPortfolio::default();
     let at =
         |line: u64, column: Option<&str>| Location { file: file.to_owned(), line, column: column.map(str::to_owned) };
@@ -101,6 +127,7 @@ pub fn parse_portfolio<R: Read>(reader: R, file: &Path) -> Result<ParsedPortfoli
         return Err(PortfolioError::Empty { path: file.to_owned() });
     }
     let header_line = header.position().map_or(1, csv::Position::line);
+    out.header_line = header_line;
 
     // Map column name -> index; report unknown and repeated names.
     let mut columns: HashMap<&'static str, usize> = HashMap::new();
@@ -132,20 +159,50 @@ pub fn parse_portfolio<R: Read>(reader: R, file: &Path) -> Result<ParsedPortfoli
 
     let mut seen_ids: HashMap<String, u64> = HashMap::new();
     let mut record = csv::StringRecord::new();
+    // After an unterminated quote the reader restarts on a later line: `base_line` and
+    // `base_byte` turn its positions back into the file's.
+    let (mut base_line, mut base_byte) = (0_u64, 0_usize);
+    let last_line = last_line(&bytes);
     loop {
-        let line_before = rdr.position().line();
+        let line_before = rdr.position().line() + base_line;
         match rdr.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
                 out.rows += 1;
-                let line = e.position().map_or(line_before, csv::Position::line);
+                let line = e.position().map_or(line_before, |p| p.line() + base_line);
                 out.errors.push(RowError { location: at(line, None), problem: RowProblem::Csv(e.to_string()) });
                 continue;
             }
         }
         out.rows += 1;
-        let line = record.position().map_or(line_before, csv::Position::line);
+        let line = record.position().map_or(line_before, |p| p.line() + base_line);
+        let start = record.position().map_or(bytes.len(), |p| base_byte + p.byte() as usize);
+        if let Some(open) = unterminated_quote(bytes.get(start..).unwrap_or_default()) {
+            let open_line = line + open.line_offset;
+            let next = start + open.next_line;
+            let recovery = if next < bytes.len() {
+                format!("lines {}-{last_line} are read again as rows of their own", open_line + 1)
+            } else {
+                "no line follows".to_owned()
+            };
+            let column = header.get(open.cell).and_then(|c| COLUMNS.iter().find(|k| **k == c)).copied();
+            out.errors.push(RowError {
+                location: at(open_line, column),
+                problem: RowProblem::UnterminatedQuote {
+                    character: open.character,
+                    line: open_line,
+                    last_line,
+                    recovery,
+                },
+            });
+            if next >= bytes.len() {
+                break;
+            }
+            rdr = builder(false).from_reader(&bytes[next..]);
+            (base_line, base_byte) = (open_line, next);
+            continue;
+        }
         if record.len() != header.len() {
             out.errors.push(RowError {
                 location: at(line, None),
@@ -156,6 +213,7 @@ pub fn parse_portfolio<R: Read>(reader: R, file: &Path) -> Result<ParsedPortfoli
         if !missing.is_empty() || duplicated {
             // Every row lacks a required cell, or has two values for one column (which one is
             // meant cannot be known): the header errors already say which, and no row is priced.
+            out.rejected_by_header.push(line);
             continue;
         }
         let mut row = Row { record: &record, columns: &columns, file, line, errors: Vec::new() };
@@ -178,7 +236,79 @@ pub fn parse_portfolio<R: Read>(reader: R, file: &Path) -> Result<ParsedPortfoli
             out.errors.append(&mut row.errors);
         }
     }
+    if out.rows == 0 && out.errors.is_empty() {
+        return Err(PortfolioError::NoRows { path: file.to_owned() });
+    }
     Ok(out)
+}
+
+/// The number of the file's last line (a final line break ends the last line, it does not
+/// start a new one).
+fn last_line(bytes: &[u8]) -> u64 {
+    let breaks = bytes.iter().filter(|b| **b == b'\n').count() as u64;
+    if bytes.last().is_some_and(|b| *b != b'\n') {
+        breaks + 1
+    } else {
+        breaks.max(1)
+    }
+}
+
+/// Where an unterminated quote opened, relative to the start of its record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct OpenQuote {
+    /// Lines between the record's first line and the quote's line (0: the same line).
+    line_offset: u64,
+    /// 1-based character position of the quote in its line.
+    character: usize,
+    /// 0-based cell index of the quoted cell.
+    cell: usize,
+    /// Byte offset, from the record's start, of the line after the quote's line (the length of
+    /// `record` when there is none).
+    next_line: usize,
+}
+
+/// Scans one CSV record from its first byte, following the reader's quoting rules (a quote opens
+/// a quoted cell only as the cell's first byte; `""` inside it is a literal quote), and returns
+/// where the quote opened when a quoted cell runs to the end of the input. `None` when the
+/// record ends (a line break outside quotes) or every quote closes.
+fn unterminated_quote(record: &[u8]) -> Option<OpenQuote> {
+    let (mut line_offset, mut line_start, mut cell, mut at_cell_start) = (0_u64, 0_usize, 0_usize, true);
+    let mut i = 0;
+    while i < record.len() {
+        match record[i] {
+            b'"' if at_cell_start => {
+                let open = OpenQuote {
+                    line_offset,
+                    character: String::from_utf8_lossy(&record[line_start..i]).chars().count() + 1,
+                    cell,
+                    next_line: record[i..].iter().position(|b| *b == b'\n').map_or(record.len(), |p| i + p + 1),
+                };
+                i += 1;
+                loop {
+                    match record.get(i) {
+                        None => return Some(open),
+                        Some(b'"') if record.get(i + 1) == Some(&b'"') => i += 2,
+                        Some(b'"') => break,
+                        Some(b'\n') => {
+                            line_offset += 1;
+                            i += 1;
+                            line_start = i;
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                at_cell_start = false;
+            }
+            b',' => {
+                cell += 1;
+                at_cell_start = true;
+            }
+            b'\n' | b'\r' => return None,
+            _ => at_cell_start = false,
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Range rules for numeric cells.
@@ -299,7 +429,7 @@ impl Row<'_> {
     fn trade(&mut self) -> Option<Trade> {
         let id = self.cell("id").map(str::to_owned);
         if id.is_none() {
-            self.error(Some("id"), RowProblem::Missing { kind: "any" });
+            self.error(Some("id"), RowProblem::MissingId);
         }
         let kind_text = self.cell("kind").unwrap_or_default().to_owned();
         let kind = Kind::parse(&kind_text);
