@@ -345,8 +345,12 @@ proptest! {
         let g = barrier_greeks(&b).expect("valid");
         let (d_ref, g_ref) = one_sided_reference(&b);
         prop_assert!(g.delta.is_finite() && g.gamma.is_finite(), "{:?}: {:?}", b, g);
-        // Truncation (1e-4 / sigma sqrt T)^2 <= 1e-5 relative, plus rounding of the reference.
-        prop_assert!((g.delta - d_ref).abs() <= 1e-5 * d_ref.abs() + 1e-8, "{:?}: delta {} vs {}", b, g.delta, d_ref);
+        // Truncation (1e-4 / sigma sqrt T)^2 <= 1e-5 of delta's scale (1: a spot move of one
+        // unit moves a vanilla by at most about one unit), plus rounding of the reference. Not
+        // relative to delta itself: near a knock-in's barrier delta can be 2e-3 while the
+        // truncation error keeps the scale of the vanilla's derivatives (seen: 2.2e-7 absolute).
+        // A bump across the barrier is off by 0.1 to 0.5, so this still catches it.
+        prop_assert!((g.delta - d_ref).abs() <= 1e-5 * d_ref.abs().max(1.0) + 1e-8, "{:?}: delta {} vs {}", b, g.delta, d_ref);
         prop_assert!((g.gamma - g_ref).abs() <= 1e-4 * g_ref.abs() + 1e-6, "{:?}: gamma {} vs {}", b, g.gamma, g_ref);
     }
 }
