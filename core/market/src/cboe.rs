@@ -128,6 +128,7 @@ fn spot_text(spot: Option<f64>) -> String {
 /// # Errors
 /// As [`load_cboe`].
 pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
+    let text = tenor_core::text::strip_bom(text);
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
     let lines: Vec<&str> = text.lines().collect();
     let spot_line = lines.get(1).ok_or_else(|| row_err(2, "missing the spot line".into()))?;
