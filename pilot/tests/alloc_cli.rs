@@ -61,7 +61,7 @@ fn zero_sync_every_and_zero_jobs_are_refused_naming_the_flag() {
         (&["alloc", "profile", "--source", "pricing", "--jobs", "0"][..], "--jobs"),
         (&["alloc", "advise", "--jobs", "0"][..], "--jobs"),
     ] {
-        let o = run(tenor().args(args));
+        let o = run(tenor().args(args).arg("--out").arg(out_dir("zero")));
         let err = &o.stderr;
         assert!(!o.success(), "{args:?} accepted: {}", o.stdout);
         assert!(err.contains(flag) && err.contains("at least 1"), "{args:?}: {err}");
