@@ -163,6 +163,7 @@ pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
         stem.split('_').next().unwrap_or(stem).to_uppercase()
     });
+    let text = tenor_core::text::strip_bom(&text);
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
     let Some((_, header)) = lines.next().filter(|(_, h)| !h.trim().is_empty()) else {
         return Err(DataError::Empty { file });

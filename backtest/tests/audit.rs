@@ -308,3 +308,31 @@ fn straddle_parameters_are_refused_up_front() {
     let p: Params = [("seed".to_owned(), 0.0), ("rate".to_owned(), -0.01)].into_iter().collect();
     assert!(ShortStraddle::from_params(&p, compute).is_ok(), "seed 0 and a negative rate are valid");
 }
+
+/// `roll` below 2 and `paths` that are not an even whole number of at least 4 are refused,
+/// naming the parameter and the allowed range (they used to run with 4 paths for `paths=3`
+/// and with a one-bar roll); values in range are used exactly as given.
+#[test]
+fn straddle_roll_and_paths_outside_their_range_are_refused_not_adjusted() {
+    use tenor_backtest::strategies::{straddle::ShortStraddle, ParamError};
+    let compute: std::sync::Arc<dyn tenor_core::Compute> = std::sync::Arc::new(tenor_cpu::cpu().expect("cpu"));
+    for (name, value, range) in [
+        ("roll", 1.0, "at least 2"),
+        ("paths", 3.0, "even whole number of at least 4"),
+        ("paths", 2.0, "even whole number of at least 4"),
+        ("paths", 4097.0, "even whole number of at least 4"),
+        ("paths", 4.5, "even whole number of at least 4"),
+    ] {
+        let p: Params = [(name.to_owned(), value)].into_iter().collect();
+        match ShortStraddle::from_params(&p, compute.clone()) {
+            Err(e @ ParamError::Invalid { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains(name) && msg.contains(range), "{name} = {value}: {msg}");
+            }
+            other => panic!("{name} = {value}: expected an error, got {other:?}"),
+        }
+    }
+    let p: Params = [("paths".to_owned(), 4.0), ("roll".to_owned(), 2.0)].into_iter().collect();
+    let s = ShortStraddle::from_params(&p, compute).expect("paths 4 and roll 2 are valid");
+    assert_eq!((s.paths, s.roll), (4, 2), "used as given");
+}

@@ -73,3 +73,20 @@ fn window_parameters_must_be_whole_numbers() {
         other => panic!("expected an error, got {other:?}"),
     }
 }
+
+/// A leading UTF-8 byte order mark (Excel's "CSV UTF-8") is skipped: the header is still
+/// recognised (the audit found `unrecognised layout (header "\u{feff}date,…")`).
+#[test]
+fn a_leading_byte_order_mark_is_skipped() {
+    let dir = std::env::temp_dir().join(format!("tenor-bt-bom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let p = dir.join("bom.csv");
+    std::fs::write(
+        &p,
+        "\u{feff}date,open,high,low,close,volume,dividend,split\n2012-01-03,1,2,0.5,1.5,10,0,1\n2012-01-04,1.5,2,1,1.75,10,0,1\n",
+    )
+    .expect("write");
+    let s = load(&p, None).expect("a BOM before the header is skipped");
+    assert_eq!(s.bars.len(), 2);
+    assert_eq!(s.bars[1].close, 1.75);
+}

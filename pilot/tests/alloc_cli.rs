@@ -51,3 +51,38 @@ fn profile_writes_the_size_histogram_and_bad_traces_name_the_line() {
         assert!(err.contains("empty.trace") && err.contains("no alloc events"), "{cmd}: {err}");
     }
 }
+
+/// `--sync-every 0` and `--jobs 0` are refused naming the flag (they used to exit 0 with
+/// nonsense figures such as `res/used 33554432.000`).
+#[test]
+fn zero_sync_every_and_zero_jobs_are_refused_naming_the_flag() {
+    for (args, flag) in [
+        (&["alloc", "replay", "--sync-every", "0"][..], "--sync-every"),
+        (&["alloc", "profile", "--source", "pricing", "--jobs", "0"][..], "--jobs"),
+        (&["alloc", "advise", "--jobs", "0"][..], "--jobs"),
+    ] {
+        let o = run(tenor().args(args).arg("--out").arg(out_dir("zero")));
+        let err = &o.stderr;
+        assert!(!o.success(), "{args:?} accepted: {}", o.stdout);
+        assert!(err.contains(flag) && err.contains("at least 1"), "{args:?}: {err}");
+    }
+}
+
+/// A trace with 2^64 - 1 bytes is refused naming file, line and column; one with a leading
+/// UTF-8 byte order mark replays.
+#[test]
+fn absurd_sizes_are_refused_and_a_byte_order_mark_is_skipped() {
+    let dir = out_dir("absurd");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let head = "# tenor-alloc trace v1\ntime_ns,op,bytes,stream,job,block,thread\n";
+    let huge = dir.join("t.trace");
+    std::fs::write(&huge, format!("{head}0,alloc,18446744073709551615,1,0,1,0\n")).expect("write");
+    let o = run(tenor().args(["alloc", "replay", "--trace"]).arg(&huge).arg("--out").arg(&dir));
+    assert!(!o.success(), "{}", o.stdout);
+    assert!(o.stderr.contains("t.trace:3:3") && o.stderr.contains("isize::MAX"), "{}", o.stderr);
+    let bom = dir.join("t_bom.trace");
+    std::fs::write(&bom, format!("\u{feff}{head}0,alloc,1024,1,0,1,0\n1,free,1024,1,0,1,0\n")).expect("write");
+    let o = run(tenor().args(["alloc", "profile", "--trace"]).arg(&bom).arg("--out").arg(&dir));
+    assert!(o.success(), "{}", o.stderr);
+    assert!(o.stdout.contains("allocations       1 (1 freed)"), "{}", o.stdout);
+}

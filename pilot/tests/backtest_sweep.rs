@@ -47,3 +47,13 @@ fn batched_sweep_writes_the_unbatched_table_with_one_call_per_bar() {
     assert_eq!(table2, want);
     assert_eq!(number_after(&two, "lockstep group(s): "), 2 * priced, "{two}");
 }
+
+/// More groups than runs: the sweep runs one group per run and says so (it used to print the
+/// number asked for, "100000 lockstep group(s)").
+#[test]
+fn batch_groups_above_the_runs_are_lowered_to_the_runs_and_the_real_number_printed() {
+    let (many, table) = sweep("many_groups", &["--batch-groups", "100000"]);
+    let (_, want) = sweep("many_groups_ref", &["--batch-groups", "2"]);
+    assert_eq!(table, want);
+    assert!(many.contains("in 2 lockstep group(s)"), "2 runs, so 2 groups:\n{many}");
+}

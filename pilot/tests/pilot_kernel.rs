@@ -174,3 +174,23 @@ fn sample_on_sycl_matches_its_reference_file() {
     let check = rows[0]["check"].as_str().unwrap_or_default().to_owned();
     assert!(check.starts_with("FAILED against reference file"), "{check}");
 }
+
+/// `--budget` must be finite and > 0: NaN, infinity, 0 and negatives are refused before
+/// anything runs, naming the flag (NaN used to be accepted).
+#[test]
+fn non_finite_or_non_positive_budget_is_refused_naming_the_flag() {
+    let dir = root().join("examples/inhouse/bs_batch");
+    let out = std::env::temp_dir().join(format!("tenor-pilot-kernel-{}-budget", std::process::id()));
+    for bad in ["NaN", "inf", "0", "-1"] {
+        let o = run(tenor()
+            .args(["pilot", "kernel"])
+            .arg(&dir)
+            .args(["--backends", "cpu"])
+            .arg(format!("--budget={bad}"))
+            .arg("--out")
+            .arg(&out));
+        let err = &o.stderr;
+        assert!(!o.success(), "--budget {bad} accepted: {err}");
+        assert!(err.contains("--budget") && err.contains("finite and > 0"), "--budget {bad}: {err}");
+    }
+}

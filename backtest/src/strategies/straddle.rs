@@ -69,7 +69,8 @@ impl ShortStraddle {
     /// # Errors
     /// [`ParamError`] naming the parameter and value: unknown parameters; a non-finite value;
     /// non-positive counts; `rate` or `dividend` outside [-1, 1] (per year); a `seed` that is not
-    /// a whole number in [0, 2^53].
+    /// a whole number in [0, 2^53]; `window` or `roll` below 2; `paths` not an even whole number
+    /// of at least 4 (nothing is rounded silently).
     pub fn from_params(p: &Params, compute: Arc<dyn Compute>) -> Result<Self, ParamError> {
         Self::from_params_priced(p, Pricer::direct(compute))
     }
@@ -122,6 +123,22 @@ impl ShortStraddle {
                 reason: "needs at least 2 closes".into(),
             });
         }
+        if v[1] < 2.0 {
+            return Err(ParamError::Invalid {
+                name: "roll".into(),
+                value: v[1],
+                reason: "must be at least 2 bars (an option opened and settled on the same bar has no life)".into(),
+            });
+        }
+        // Antithetic pairs: the Monte Carlo pricer draws paths in pairs, so the count given is
+        // the count used only when it is even (and at least 4 for a standard error).
+        if v[5] < 4.0 || v[5] % 2.0 != 0.0 {
+            return Err(ParamError::Invalid {
+                name: "paths".into(),
+                value: v[5],
+                reason: "must be an even whole number of at least 4 (antithetic pairs)".into(),
+            });
+        }
         Ok(Self {
             pricer,
             contracts: v[0],
@@ -129,7 +146,7 @@ impl ShortStraddle {
             window: super::whole("window", v[2])?,
             rate: v[3],
             dividend: v[4],
-            paths: (super::whole("paths", v[5])? as u64).max(4).div_ceil(2) * 2,
+            paths: super::whole("paths", v[5])? as u64,
             seed: v[6] as u64,
             open: None,
             premiums: 0.0,

@@ -24,6 +24,12 @@ pub const SMALL_BYTES: usize = 1 << 20;
 /// Headroom on the largest job's high watermark for the per-job cap.
 pub const CAP_HEADROOM: f64 = 1.25;
 
+/// `bytes` rounded up to a multiple of `to`, saturating at the largest multiple that fits
+/// (trace sizes come from files, so the rounding must not overflow).
+fn round_up(bytes: usize, to: usize) -> usize {
+    bytes.checked_next_multiple_of(to).unwrap_or(usize::MAX - usize::MAX % to)
+}
+
 /// What a trace shows about its allocation pattern.
 #[derive(Debug, Clone)]
 pub struct Profile {
@@ -63,21 +69,21 @@ impl Profile {
             match e.op {
                 TraceOp::Alloc => {
                     sizes.push(e.bytes);
-                    *size_counts.entry(e.bytes.max(1).next_multiple_of(256)).or_insert(0) += 1;
+                    *size_counts.entry(round_up(e.bytes.max(1), 256)).or_insert(0) += 1;
                     born.insert(e.block, (i, e.bytes, e.job));
                     let cur = jobs.entry(e.job).or_insert(0);
-                    *cur += e.bytes;
+                    *cur = cur.saturating_add(e.bytes);
                     let p = job_peaks.entry(e.job).or_insert(0);
                     *p = (*p).max(*cur);
                 }
                 TraceOp::Free => {
                     if let Some((t, bytes, job)) = born.remove(&e.block) {
                         freed += 1;
-                        if i - t < SHORT_LIVED_OPS {
+                        if i.saturating_sub(t) < SHORT_LIVED_OPS {
                             short += 1;
                         }
                         if let Some(c) = jobs.get_mut(&job) {
-                            *c -= bytes;
+                            *c = c.saturating_sub(bytes);
                         }
                     }
                 }
@@ -129,7 +135,7 @@ impl Profile {
             if covered as f64 >= coverage * self.allocs as f64 {
                 break;
             }
-            covered += c;
+            covered = covered.saturating_add(c);
             out.push(s);
         }
         out.sort_unstable();
@@ -140,17 +146,21 @@ impl Profile {
     /// carrying the most bytes until they cover 95 % of the bytes requested (at most 32).
     pub fn slab_classes(&self) -> Vec<usize> {
         let mut out = self.classes(0.95, 32);
-        let total: usize = self.size_counts.iter().map(|(s, c)| s * c).sum();
-        let mut by_bytes: Vec<(usize, usize)> = self.size_counts.iter().map(|(s, c)| (s * c, *s)).collect();
+        let total = self.size_counts.iter().fold(0usize, |a, (s, c)| a.saturating_add(s.saturating_mul(*c)));
+        let mut by_bytes: Vec<(usize, usize)> =
+            self.size_counts.iter().map(|(s, c)| (s.saturating_mul(*c), *s)).collect();
         by_bytes.sort_unstable_by(|a, b| b.cmp(a));
-        let mut covered: usize = out.iter().filter_map(|s| self.size_counts.get(s).map(|c| s * c)).sum();
+        let mut covered = out
+            .iter()
+            .filter_map(|s| self.size_counts.get(s).map(|c| s.saturating_mul(*c)))
+            .fold(0usize, usize::saturating_add);
         for (bytes, s) in by_bytes {
             if out.len() >= 32 || covered as f64 >= 0.95 * total as f64 {
                 break;
             }
             if !out.contains(&s) {
                 out.push(s);
-                covered += bytes;
+                covered = covered.saturating_add(bytes);
             }
         }
         out.sort_unstable();
@@ -179,7 +189,7 @@ impl Profile {
     /// MiB (`usize::MAX` when the trace has no jobs).
     pub fn job_cap(&self) -> usize {
         match self.job_peaks.iter().filter(|(j, _)| **j != 0).map(|(_, p)| *p).max() {
-            Some(p) => ((p as f64 * CAP_HEADROOM) as usize).next_multiple_of(1 << 20),
+            Some(p) => round_up((p as f64 * CAP_HEADROOM) as usize, 1 << 20),
             None => usize::MAX,
         }
     }
@@ -262,6 +272,13 @@ pub fn advise(profile: &Profile, pool: &ReplayResult) -> Advice {
             100.0 * pool.fragmentation_max
         ),
     ];
+    if pool.failures > 0 {
+        reasons.push(format!(
+            "{} allocation(s) failed under the pool (larger than the simulated device's memory); the figures \
+             leave them out",
+            pool.failures
+        ));
+    }
     let clustered = coverage >= CLUSTER_COVERAGE;
     // Overhead counts only once the pool grew past its first chunk: below that it is the
     // chunk size, not fragmentation.

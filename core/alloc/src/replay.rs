@@ -207,7 +207,7 @@ pub fn replay(
     let memory_bytes = if opts.memory_bytes > 0 {
         opts.memory_bytes
     } else {
-        (4 * peak).clamp(256 << 20, 4 << 30).next_multiple_of(1 << 20)
+        peak.saturating_mul(4).clamp(256 << 20, 4 << 30).next_multiple_of(1 << 20)
     };
     let driver = SimDriver::new(SimConfig { seed: opts.seed, memory_bytes });
     let device = driver.sim_allocator();
@@ -248,7 +248,7 @@ pub fn replay(
                         driver.touch(s, b.ptr, e.bytes.max(1), Access::Write)?;
                         res.addresses.push(b.ptr);
                         live.insert(e.block, (b, si, e.bytes));
-                        used += e.bytes;
+                        used = used.saturating_add(e.bytes);
                         res.peak_used = res.peak_used.max(used);
                     }
                     Err(AllocError::OutOfMemory { .. } | AllocError::BudgetExceeded { .. }) => res.failures += 1,
@@ -267,7 +267,7 @@ pub fn replay(
                 ns += t0.elapsed().as_nanos();
                 calls += 1;
                 r.map_err(|source| ReplayError::Alloc { event: i, source })?;
-                used -= bytes;
+                used = used.saturating_sub(bytes);
             }
             TraceOp::Fail => {}
         }

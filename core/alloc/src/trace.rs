@@ -33,6 +33,11 @@ use crate::order::{lock, thread_index, FastMap};
 pub const TRACE_HEADER: &str = "# tenor-alloc trace v1";
 /// The column line.
 pub const TRACE_COLUMNS: &str = "time_ns,op,bytes,stream,job,block,thread";
+/// The largest `bytes` a trace line may carry: `isize::MAX`, the largest object size Rust
+/// allows (`std::alloc::Layout`) and more than any device holds. A larger value cannot come
+/// from a real recording and is refused by [`Trace::parse`] (a request that fits the limit but
+/// not the device replays as a failed allocation).
+pub const MAX_TRACE_BYTES: usize = isize::MAX as usize;
 
 /// What happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -126,13 +131,14 @@ impl Trace {
     /// [`TraceError`] at the first malformed line: wrong field count, a field that is not a
     /// number, an unknown op, a `time_ns` earlier than the line before (a recording is in time
     /// order), an `alloc` with block id 0 or an id that is still live, a `free` of an id with
-    /// no live `alloc` or with other bytes than its `alloc`, or live allocations that together
-    /// exceed the address space.
+    /// no live `alloc` or with other bytes than its `alloc`, a `bytes` above [`MAX_TRACE_BYTES`],
+    /// or live allocations that together exceed the address space. A leading UTF-8 byte order
+    /// mark is skipped.
     pub fn parse(text: &str, origin: &str) -> Result<Self, TraceError> {
         let mut events: Vec<TraceEvent> = Vec::new();
         let mut live: FastMap<u64, usize> = FastMap::default();
         let mut live_bytes = 0usize;
-        for (i, raw) in text.lines().enumerate() {
+        for (i, raw) in tenor_core::text::strip_bom(text).lines().enumerate() {
             let line = raw.trim();
             let err =
                 |column: usize, message: String| TraceError { origin: origin.into(), line: i + 1, column, message };
@@ -156,7 +162,16 @@ impl Trace {
             let e = TraceEvent {
                 time_ns: num(0, "time_ns")?,
                 op,
-                bytes: usize::try_from(num(2, "bytes")?).map_err(|e| err(3, e.to_string()))?,
+                bytes: usize::try_from(num(2, "bytes")?).ok().filter(|&b| b <= MAX_TRACE_BYTES).ok_or_else(|| {
+                    err(
+                        3,
+                        format!(
+                            "bytes `{}` is above {MAX_TRACE_BYTES} (isize::MAX, the largest allocation any \
+                                 allocator can grant)",
+                            f[2]
+                        ),
+                    )
+                })?,
                 stream: num(3, "stream")?,
                 job: num(4, "job")?,
                 block: num(5, "block")?,
@@ -188,7 +203,7 @@ impl Trace {
                             format!("free of block {} with {} bytes; it was allocated with {bytes}", e.block, e.bytes),
                         ))
                     }
-                    Some(bytes) => live_bytes -= bytes,
+                    Some(bytes) => live_bytes = live_bytes.saturating_sub(bytes),
                 },
                 TraceOp::Fail => {}
             }

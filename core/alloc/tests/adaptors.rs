@@ -105,10 +105,13 @@ fn trace_round_trips_and_errors_name_line_and_column() {
     assert!(e.message.contains("allocated with 64"), "{e}");
     let e = Trace::parse("1,alloc,64,1,0,0,0\n", "t.csv").expect_err("alloc of block 0");
     assert_eq!((e.line, e.column), (1, 6));
-    let max = usize::MAX;
-    let huge = format!("1,alloc,{max},1,0,1,0\n2,alloc,{max},1,0,2,0\n");
+    // Each size at most isize::MAX (tenor_alloc::trace::MAX_TRACE_BYTES); three of them live
+    // at once overflow the address space.
+    let max = isize::MAX;
+    let huge = format!("1,alloc,{max},1,0,1,0\n2,alloc,{max},1,0,2,0\n3,alloc,{max},1,0,3,0\n");
     let e = Trace::parse(&huge, "t.csv").expect_err("live bytes overflow");
-    assert_eq!((e.line, e.column), (2, 3));
+    assert_eq!((e.line, e.column), (3, 3));
+    assert!(e.message.contains("address space"), "{e}");
 }
 
 #[test]

@@ -129,6 +129,7 @@ fn spot_text(spot: Option<f64>) -> String {
 /// # Errors
 /// As [`load_cboe`].
 pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
+    let text = tenor_core::text::strip_bom(text);
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
     if text.trim().is_empty() {
         return Err(MarketError::Source {

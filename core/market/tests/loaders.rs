@@ -280,3 +280,17 @@ fn an_empty_cboe_file_is_called_empty() {
         assert!(!msg.contains("spot line"), "{msg}");
     }
 }
+
+/// A leading UTF-8 byte order mark before the Cboe title line or the Treasury header is skipped
+/// (a guard: the csv crate already skipped it; the parsers now strip it themselves too).
+#[test]
+fn cboe_with_a_leading_byte_order_mark_parses_alike() {
+    let good = "Fri Apr 17 2026,SPX260417C06800000,1,0,250,251,0,0.15,0.5,0,0,6800.00,SPX260417P06800000,1,0,240,241,0,0.15,-0.5,0,0\n";
+    let plain = parse_cboe(&cboe_text(good), "f.csv").expect("plain");
+    let bom = parse_cboe(&format!("\u{feff}{}", cboe_text(good)), "f.csv").expect("with a BOM");
+    assert_eq!((bom.spot, bom.quotes.len()), (plain.spot, plain.quotes.len()));
+    let t = "Date,1 Mo,1 Yr\n2024-01-03,5,5\n2024-01-04,5,5\n";
+    let plain = parse_treasury(t, "t.csv").expect("plain");
+    let bom = parse_treasury(&format!("\u{feff}{t}"), "t.csv").expect("treasury with a BOM");
+    assert_eq!(format!("{bom:?}"), format!("{plain:?}"));
+}

@@ -33,6 +33,7 @@ pub mod device;
 pub mod error;
 pub mod kernel;
 pub mod stream;
+pub mod text;
 
 pub use allocator::{AllocReport, Allocator, Block, Ledger};
 pub use buffer::{Access, Arg, DeviceBuffer, RawArg};

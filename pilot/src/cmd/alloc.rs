@@ -54,8 +54,8 @@ struct Common {
     /// Where the trace comes from when no file is given.
     #[arg(long, value_enum, default_value = "desk")]
     source: Source,
-    /// Jobs of the synthetic desk or of the pricing run.
-    #[arg(long)]
+    /// Jobs of the synthetic desk or of the pricing run (at least 1).
+    #[arg(long, value_parser = at_least_one)]
     jobs: Option<usize>,
     /// Seed of the synthetic desk.
     #[arg(long, default_value_t = 7)]
@@ -75,9 +75,18 @@ struct ReplayArgs {
     /// Let the caching allocator reuse opportunistically (not deterministic).
     #[arg(long)]
     opportunistic: bool,
-    /// Host synchronisation every this many events.
-    #[arg(long, default_value_t = 16)]
+    /// Host synchronisation every this many events (at least 1).
+    #[arg(long, default_value_t = 16, value_parser = at_least_one)]
     sync_every: usize,
+}
+
+/// Parses a count that must be at least 1 (clap names the flag in the error).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0 is not allowed; the value must be a whole number of at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{s}` is not a whole number of at least 1: {e}")),
+    }
 }
 
 /// Runs `tenor alloc`.

@@ -35,6 +35,8 @@ pub struct BacktestArgs {
     pub unbatched: bool,
     /// Lockstep groups of a batched sweep, run concurrently, each one price_batch call per bar;
     /// 0: one per core on the cpu backend (whose launches run on the calling thread), else 1.
+    /// A group holds at least one run, so a number above the sweep's runs is lowered to the
+    /// number of runs; the summary prints the number used.
     #[arg(long, default_value_t = 0)]
     pub batch_groups: usize,
     /// Starting cash.
@@ -324,7 +326,8 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
             0 if compute.info().backend == "cpu" => std::thread::available_parallelism().map_or(1, usize::from),
             0 => 1,
             n => n,
-        };
+        }
+        .clamp(1, sets.len().max(1));
         let out = tenor_backtest::sweep::run_batched_groups(
             &engine,
             &feed,

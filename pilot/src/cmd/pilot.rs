@@ -78,9 +78,18 @@ pub struct KernelArgs {
     /// Output folder for kernel.json and kernel.md (tables; no chart).
     #[arg(long, default_value = "pilot-kernel-report")]
     pub out: PathBuf,
-    /// Time budget per measurement, seconds.
-    #[arg(long, default_value_t = 0.5)]
+    /// Time budget per measurement, seconds (finite and > 0).
+    #[arg(long, default_value_t = 0.5, value_parser = positive_seconds)]
     pub budget: f64,
+}
+
+/// Parses a time budget in seconds: finite and > 0 (clap names the flag in the error).
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(v) => Err(format!("{v} is not allowed; seconds must be finite and > 0")),
+        Err(e) => Err(format!("`{s}` is not a number of seconds (finite and > 0): {e}")),
+    }
 }
 
 /// Benchmarks and checks an in-house kernel.
