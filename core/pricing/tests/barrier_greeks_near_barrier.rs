@@ -12,59 +12,36 @@
 //! Parameters from `shared/oracles/barrier_haug.csv` (Haug 1998 p. 72): its down-and-out calls
 //! with `H = 95 < S`.
 
+mod common;
+
 use proptest::prelude::*;
-use serde::Deserialize;
 use tenor_pricing::analytic::{barrier_greeks, barrier_price, black_scholes, greeks_by_bump, BumpSteps};
 use tenor_pricing::mc::{self, BarrierOption, McConfig, McProduct, Monitoring};
 use tenor_pricing::types::{BarrierSpec, BarrierType, Greeks, OptionType, Vanilla};
 
-#[derive(Debug, Deserialize)]
-struct BarrierRow {
-    barrier_type: String,
-    barrier: f64,
-    rebate: f64,
-    #[serde(rename = "type")]
-    kind: String,
-    spot: f64,
-    strike: f64,
-    q: f64,
-    r: f64,
-    t: f64,
-    v: f64,
-    expected: f64,
-    tolerance: f64,
-}
-
 /// The down-and-out calls of Haug's table with the barrier below the spot (H = 95, S = 100;
 /// K = 90, 100, 110; vol 0.25 and 0.30; rebate 3), each checked against its published price first.
 fn haug_down_out_calls() -> Vec<BarrierSpec> {
-    let path = tenor_testdata::shared("oracles/barrier_haug.csv");
-    let mut reader = csv::Reader::from_path(&path).expect("open barrier_haug.csv");
     let mut out = Vec::new();
-    for row in reader.deserialize::<BarrierRow>() {
-        let row = row.expect("barrier_haug.csv row");
-        if row.barrier_type != "down_out" || row.kind != "call" || row.barrier >= row.spot {
+    for row in common::oracle("barrier_haug.csv") {
+        if row.barrier_type() != BarrierType::DownOut
+            || row.option() != OptionType::Call
+            || row.f("barrier") >= row.f("spot")
+        {
             continue;
         }
         let b = BarrierSpec {
-            vanilla: Vanilla {
-                option: OptionType::Call,
-                spot: row.spot,
-                strike: row.strike,
-                maturity: row.t,
-                rate: row.r,
-                dividend: row.q,
-                vol: row.v,
-            },
-            barrier: row.barrier,
+            vanilla: row.vanilla("t"),
+            barrier: row.f("barrier"),
             barrier_type: BarrierType::DownOut,
-            rebate: row.rebate,
+            rebate: row.f("rebate"),
         };
         let p = barrier_price(&b).expect("valid row");
-        assert!((p - row.expected).abs() <= row.tolerance, "{b:?}: {p} vs Haug {}", row.expected);
+        let expected = row.f("expected");
+        assert!((p - expected).abs() <= row.f("tolerance"), "{}:{}: {b:?}: {p} vs Haug {expected}", row.file, row.line);
         out.push(b);
     }
-    assert_eq!(out.len(), 6, "{}: expected 6 down-and-out calls with H < S", path.display());
+    assert_eq!(out.len(), 6, "barrier_haug.csv: expected 6 down-and-out calls with H < S");
     out
 }
 
