@@ -131,19 +131,19 @@ impl CudaDriver {
             blas: Mutex::new(None),
             ctx,
         };
-        let blas_version = driver.with_blas(|h| {
-            let mut v = 0;
-            // SAFETY: live handle, valid out-pointer.
-            unsafe { cb::cublasGetVersion_v2(h, &mut v) }
-                .result()
-                .map_err(|e| blas_err("cublasGetVersion", e))
-                .map(|()| v)
-        })?;
+        // cuBLAS is created on the first gemm (with_blas), not here: a book never needs it and
+        // cublasCreate costs a large part of opening the device. Its version needs no handle.
+        let mut version = [0; 3];
+        for (v, p) in version.iter_mut().zip([
+            cb::libraryPropertyType::MAJOR_VERSION,
+            cb::libraryPropertyType::MINOR_VERSION,
+            cb::libraryPropertyType::PATCH_LEVEL,
+        ]) {
+            // SAFETY: valid out-pointer; cublasGetProperty reads no handle.
+            unsafe { cb::cublasGetProperty(p, v) }.result().map_err(|e| blas_err("cublasGetProperty", e))?;
+        }
         let mut driver = driver;
-        driver.info.versions.push((
-            "cublas".into(),
-            format!("{}.{}.{}", blas_version / 10000, (blas_version / 100) % 100, blas_version % 100),
-        ));
+        driver.info.versions.push(("cublas".into(), format!("{}.{}.{}", version[0], version[1], version[2])));
         Ok(driver)
     }
 
