@@ -135,3 +135,57 @@ impl Partials {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mc::plan::plan;
+    use crate::mc::{AsianOption, BarrierOption, FixingSchedule, McConfig, McProduct, Monitoring};
+    use crate::types::{BarrierType, OptionType, Vanilla};
+
+    fn vanilla() -> Vanilla {
+        Vanilla {
+            option: OptionType::Call,
+            spot: 100.0,
+            strike: 100.0,
+            maturity: 1.0,
+            rate: 0.05,
+            dividend: 0.01,
+            vol: 0.2,
+        }
+    }
+
+    /// Every fp64 kind with a batch kernel becomes a batch member carrying the single launch's
+    /// scalars after seed and pairs; fp32 launches (no batch kernel) do not.
+    #[test]
+    fn fp64_european_barrier_and_asian_jobs_are_batch_members() {
+        let cfg = McConfig::default();
+        let barrier = |monitoring| BarrierOption {
+            vanilla: vanilla(),
+            barrier_type: BarrierType::DownOut,
+            barrier: 90.0,
+            rebate: 1.0,
+            monitoring,
+        };
+        let asian = AsianOption { vanilla: vanilla(), schedule: FixingSchedule::uniform(1.0, 12) };
+        for (p, kernel, width, scalars) in [
+            (McProduct::European(vanilla()), "mc_european_batch", 2, 6),
+            (McProduct::Barrier(barrier(Monitoring::Continuous)), "mc_barrier_batch", 2, 12),
+            (McProduct::Barrier(barrier(Monitoring::Discrete(12))), "mc_barrier_batch", 2, 12),
+            (McProduct::AsianGeometric(asian), "mc_asian_batch", 5, 10),
+            (McProduct::AsianArithmetic(asian), "mc_asian_batch", 5, 10),
+        ] {
+            let job = plan(&p, &cfg).expect("plan");
+            let launch = job.launch.as_ref().expect("a launch");
+            let m = Member::of(launch).unwrap_or_else(|| panic!("{} is not batched", launch.kernel));
+            assert_eq!((m.kernel, m.seed, m.pairs, m.width), (kernel, cfg.seed, cfg.pairs(), width));
+            assert_eq!(m.scalars.len(), scalars);
+            assert_eq!(m.scalars[..], launch.scalars[2..]);
+            let def = tenor_kernels::get(kernel).expect("batch kernel");
+            assert_eq!(def.args.len(), 1 + scalars + 4, "{kernel} arguments");
+        }
+        let f32_cfg = McConfig { precision: tenor_core::Precision::F32, ..cfg };
+        let job = plan(&McProduct::AsianArithmetic(asian), &f32_cfg).expect("plan");
+        assert!(Member::of(job.launch.as_ref().expect("launch")).is_none());
+    }
+}
