@@ -50,7 +50,7 @@ pub const KINDS: [(&str, &str); 5] = [
 /// Copies of each trade.
 pub fn copies(suite: Suite) -> usize {
     match suite {
-        Suite::Quick => 64,
+        Suite::Quick => 16,
         Suite::Default => 1024,
     }
 }
@@ -58,7 +58,7 @@ pub fn copies(suite: Suite) -> usize {
 /// Paths per valuation.
 pub fn paths(suite: Suite) -> u64 {
     match suite {
-        Suite::Quick => 20_000,
+        Suite::Quick => 4_000,
         Suite::Default => 200_000,
     }
 }
