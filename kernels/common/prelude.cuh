@@ -20,6 +20,7 @@ typedef u64 tenor_u64;
 #define TENOR_NAN_F64() __longlong_as_double(0x7FF8000000000000ll)
 #define TENOR_INF_F64() __longlong_as_double(0x7FF0000000000000ll)
 #define TENOR_SINCOS(x, s, c) sincos((x), (s), (c))
+#define TENOR_MUL_ADD(a, b, c) fma((a), (b), (c))
 
 #define TENOR_PHILOX_M0 0xD2511F53u
 #define TENOR_PHILOX_M1 0xCD9E8D57u

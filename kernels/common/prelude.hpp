@@ -177,6 +177,16 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
         if (tenor::item().get_local_id(0) == 0) (out)[N * tenor::item().get_group(0) + j] = tenor_t_;  \
     }
 #define TENOR_BLOCK_INDEX() (static_cast<uint64_t>(tenor::item().get_group(0)))
+// a b + c as the product, then the sum (what the shared code computed before it spelled CUDA's
+// fused multiply-adds out; SYCL's compiler contracts it or not exactly as before).
+namespace tenor {
+template <typename T>
+inline T mul_add(T a, T b, T c) {
+    const T m = a * b;
+    return m + c;
+}
+}  // namespace tenor
+#define TENOR_MUL_ADD(a, b, c) tenor::mul_add((a), (b), (c))
 // The same for block `blk` of the launch's own numbering (blk = the work-group for a kernel of
 // one product; work-group mod B of its product for the batch kernels): items blk TENOR_BLOCK +
 // local id + k local range below min((blk + 1) TENOR_BLOCK, n), sums written to out[N blk + j].

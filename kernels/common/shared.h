@@ -17,6 +17,7 @@
 //   TENOR_FOR_ITEMS(i, n) the items of this thread or work-item in its block (strided)
 //   TENOR_FOR_ITEM_PER_THREAD(i, n)  the same for kernels CUDA runs with one thread per item
 //   TENOR_BLOCK_SUMS(v, N, out)      block sums of v[0 .. N) written to out[N b + j]
+//   TENOR_MUL_ADD(a, b, c)           a b + c: CUDA's fma / SYCL's product then sum
 //   TENOR_BLOCK_INDEX()              this block's (work-group's) index in the launch
 //   TENOR_FOR_ITEMS_IN(i, n, blk), TENOR_BLOCK_SUMS_IN(v, N, out, blk)  the same two for block blk
 //                         of a product's own numbering (the batch kernels: launch block b is
@@ -630,6 +631,23 @@ struct tenor_asian_pair {
     T xu, xd, su, sd, lu, ld;
 };
 
+// One step of the fp64 path with x +/- (d +/- v z) as fused multiply-adds on CUDA,
+// TENOR_MUL_ADD(v, z, d) and TENOR_MUL_ADD(-v, z, d) (prelude.cuh: fma; prelude.hpp: the
+// product, then the sum, as tenor_asian_step computes it). ptxas fuses v z into both sums in
+// mc_asian, where v is a kernel parameter, but not always in mc_asian_batch, where it is
+// loaded per product: spelling the fusion out makes both kernels compute the same operations
+// (mc_asian's own sm_90 machine code keeps the same floating-point operations; only which
+// operand of one fma carries the sign, -a b + c = a (-b) + c, changed).
+template <typename T>
+TENOR_DEVICE_INLINE void tenor_asian_step_fused(tenor_asian_pair<T>& p, T d, T v, T z) {
+    p.xu += TENOR_MUL_ADD(v, z, d);
+    p.xd += TENOR_MUL_ADD(-v, z, d);
+    p.lu += p.xu;
+    p.ld += p.xd;
+    p.su += TENOR_MATH(exp)(p.xu);
+    p.sd += TENOR_MATH(exp)(p.xd);
+}
+
 template <typename T>
 TENOR_DEVICE_INLINE void tenor_asian_step(tenor_asian_pair<T>& p, T d, T vz) {
     p.xu += d + vz;
@@ -660,9 +678,9 @@ TENOR_DEVICE_INLINE void tenor_mc_asian_block(double* __restrict__ partials, ten
             for (tenor_u32 k = 0; k < steps; k += 2) {
                 double z0, z1;
                 tenor_normal_pair_f64(seed, i, k >> 1, &z0, &z1);
-                if (k == 0) tenor_asian_step(p, drift_first, vol_first * z0);
-                else tenor_asian_step(p, drift_dt, vol_sqrt_dt * z0);
-                if (k + 1 < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z1);
+                if (k == 0) tenor_asian_step_fused(p, drift_first, vol_first, z0);
+                else tenor_asian_step_fused(p, drift_dt, vol_sqrt_dt, z0);
+                if (k + 1 < steps) tenor_asian_step_fused(p, drift_dt, vol_sqrt_dt, z1);
             }
         } else {
             const tenor_u32 full = steps & ~3u;

@@ -131,19 +131,11 @@ impl CudaDriver {
             blas: Mutex::new(None),
             ctx,
         };
-        // cuBLAS is created on the first gemm (with_blas), not here: a book never needs it and
-        // cublasCreate costs a large part of opening the device. Its version needs no handle.
-        let mut version = [0; 3];
-        for (v, p) in version.iter_mut().zip([
-            cb::libraryPropertyType::MAJOR_VERSION,
-            cb::libraryPropertyType::MINOR_VERSION,
-            cb::libraryPropertyType::PATCH_LEVEL,
-        ]) {
-            // SAFETY: valid out-pointer; cublasGetProperty reads no handle.
-            unsafe { cb::cublasGetProperty(p, v) }.result().map_err(|e| blas_err("cublasGetProperty", e))?;
-        }
+        // cuBLAS is loaded and its handle created on the first gemm (with_blas), not here: a
+        // book never calls gemm, and loading libcublas (with libcublasLt) and cublasCreate were
+        // a large part of opening the device.
         let mut driver = driver;
-        driver.info.versions.push(("cublas".into(), format!("{}.{}.{}", version[0], version[1], version[2])));
+        driver.info.versions.push(("cublas".into(), "loaded on the first gemm".into()));
         Ok(driver)
     }
 
@@ -166,6 +158,7 @@ impl CudaDriver {
         let mut guard = self.blas.lock().unwrap_or_else(|p| p.into_inner());
         self.ctx.bind()?;
         if guard.is_none() {
+            crate::probe::probe_cublas()?;
             let h = cudarc::cublas::result::create_handle().map_err(|e| blas_err("cublasCreate", e))?;
             *guard = Some(Blas(h));
         }
