@@ -7,6 +7,8 @@
 //! Europeans, replicated so each batch holds many products.
 use std::path::Path;
 
+use tenor_conformance::compute::Counting;
+
 use tenor_pricing::portfolio::{parse_portfolio, price_book_with, BookConfig, BookRun, Engine, PriceError, PricedRow};
 
 const HEADER: &str =
@@ -57,14 +59,24 @@ fn assert_same(a: &[Result<PricedRow, PriceError>], b: &[Result<PricedRow, Price
 #[test]
 fn batched_book_is_bitwise_the_per_job_book_on_cpu_and_sim() {
     let trades = book(3);
-    let cpu = tenor_cpu::cpu().expect("cpu");
+    let cpu = Counting::cpu().expect("cpu");
     let sim = tenor_sim::sim(tenor_sim::SimConfig::default()).expect("sim");
     for (engine, greeks) in [(Engine::Mc, false), (Engine::Mc, true), (Engine::Auto, true)] {
         let cfg = BookConfig { engine, paths: 20_002, seed: 5, steps: 16, streams: 1, greeks };
         let per_job = price_book_with(&cpu, &trades, &cfg, &BookRun { batch: false }, &mut |_| {});
+        let single = cpu.take_kernels();
         let mc_rows = per_job.iter().filter(|r| r.as_ref().is_ok_and(|r| r.method == "mc")).count();
         assert!(mc_rows >= 3 * 5, "{engine:?}: only {mc_rows} Monte Carlo rows");
+        assert!(single.iter().any(|k| k == "mc_barrier") && single.iter().any(|k| k == "mc_asian"), "{single:?}");
         let batched = price_book_with(&cpu, &trades, &cfg, &BookRun { batch: true }, &mut |_| {});
+        // One chunk on one stream: one launch per kernel (European only under --engine mc).
+        let mut launches = cpu.take_kernels();
+        launches.sort();
+        let want: &[&str] = match engine {
+            Engine::Mc => &["mc_asian_batch", "mc_barrier_batch", "mc_european_batch"],
+            Engine::Auto => &["mc_asian_batch", "mc_barrier_batch"],
+        };
+        assert_eq!(launches, want, "{engine:?} greeks {greeks}: batch launches");
         assert_same(&batched, &per_job, &format!("cpu {engine:?} greeks {greeks}"));
         let sim_cfg = BookConfig { streams: 3, ..cfg };
         let on_sim = price_book_with(&sim, &trades, &sim_cfg, &BookRun { batch: true }, &mut |_| {});
