@@ -221,7 +221,15 @@ fn analytic(trade: &Trade, greeks: bool) -> Result<Greeks, PriceError> {
                     rho: h.params.rho,
                 },
             };
-            let price = |q: &HestonBump| heston_price(&q.params, &q.option);
+            // The pricer calls the vol of variance `sigma`; the portfolio's column is `xi`.
+            let price = |q: &HestonBump| {
+                heston_price(&q.params, &q.option).map_err(|e| match e {
+                    crate::heston::HestonError::InvalidParameter { name: "sigma", value, reason } => {
+                        crate::heston::HestonError::InvalidParameter { name: "xi", value, reason }
+                    }
+                    other => other,
+                })
+            };
             if greeks {
                 Ok(greeks_by_bump(price, &q, &BumpSteps::default())?)
             } else {
