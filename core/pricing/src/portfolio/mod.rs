@@ -10,6 +10,7 @@
 //!   and the portfolio format itself (for generated books).
 
 pub mod error;
+mod expiry;
 pub mod parse;
 pub mod price;
 pub mod trade;

@@ -452,7 +452,8 @@ impl Row<'_> {
         };
         let spot = self.required_number("spot", k, Rule::Positive);
         let strike = self.required_number("strike", k, Rule::Positive);
-        let maturity = self.required_number("maturity", k, Rule::Positive);
+        // 0 is an option at expiry, worth its payoff (`super::expiry`); negative is refused.
+        let maturity = self.required_number("maturity", k, Rule::NonNegative);
         let rate = self.required_number("rate", k, Rule::Any);
         let dividend = self.optional_number("dividend", Rule::Any, 0.0);
         let vol = if k == Kind::Heston {

@@ -9,6 +9,7 @@
 //! | asian_arith | Monte Carlo, geometric control variate | same |
 //! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | same |
 //! | heston | semi-analytic characteristic-function price (`analytic`, [`crate::heston`]) | same |
+//! | any, `maturity` 0 | the payoff now (`intrinsic`, [`super::expiry`]) | same |
 //!
 //! Greeks: closed-form delta, gamma, vega, theta, rho for the European; central differences of
 //! the finite-difference price for the American, and of the semi-analytic price for Heston
@@ -105,6 +106,8 @@ pub enum PriceError {
 
 /// How one trade will be priced.
 enum Route {
+    /// Maturity 0: the payoff now ([`super::expiry`]).
+    Expiry,
     Analytic,
     Mc(McProduct),
 }
@@ -124,6 +127,9 @@ fn barrier_product(b: &BarrierTrade) -> BarrierOption {
 }
 
 fn route(trade: &Trade, engine: Engine) -> Route {
+    if trade.kind.vanilla().maturity == 0.0 {
+        return Route::Expiry;
+    }
     let mc = engine == Engine::Mc;
     match &trade.kind {
         TradeKind::European(v) if mc => Route::Mc(McProduct::European(*v)),
@@ -324,6 +330,11 @@ pub fn price_book<C: Compute + ?Sized>(
     let mut done = 0;
     for (i, t) in trades.iter().enumerate() {
         match route(t, config.engine) {
+            Route::Expiry => {
+                let g = super::expiry::at_expiry(t);
+                out.push(Some(Ok(row(&t.id, &g, None, config.greeks, "intrinsic", "host"))));
+                done += 1;
+            }
             Route::Analytic => {
                 let r =
                     analytic(t, config.greeks).map(|g| row(&t.id, &g, None, config.greeks, analytic_method(t), "host"));
