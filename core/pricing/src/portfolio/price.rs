@@ -73,6 +73,22 @@ impl Default for BookConfig {
     }
 }
 
+/// Most simulated path-steps one row may cost (paths x time steps or fixings x valuations,
+/// nine valuations with Greeks): about 30 s of the CPU backend on two cores, so one legal row
+/// cannot stall a book; a row over it is refused, named, and the others are priced and written.
+pub const MAX_ROW_PATH_STEPS: u64 = 1_000_000_000;
+
+/// Largest `--paths` (`BookConfig::paths`): a larger value could not price even one European
+/// row within [`MAX_ROW_PATH_STEPS`].
+pub const MAX_PATHS: u64 = MAX_ROW_PATH_STEPS;
+
+/// Largest `--steps` (`BookConfig::steps`), as many as the largest `fixings`
+/// ([`super::parse::MAX_FIXINGS`]).
+pub const MAX_STEPS: u32 = super::parse::MAX_FIXINGS;
+
+/// Valuations per Monte Carlo row with Greeks: the price and eight bumped copies.
+const GREEK_VALUATIONS: u64 = 9;
+
 /// Why a trade could not be priced.
 #[derive(Debug, Clone, Error)]
 pub enum PriceError {
@@ -98,6 +114,21 @@ pub enum PriceError {
     NonFinite {
         /// The value obtained.
         price: f64,
+    },
+    /// The row's Monte Carlo work exceeds [`MAX_ROW_PATH_STEPS`]; nothing was simulated for it.
+    #[error(
+        "needs {path_steps} simulated path-steps ({paths} paths x {steps} steps x {valuations} valuations), \
+         over the per-row limit of {MAX_ROW_PATH_STEPS}: lower --paths, --steps or the row's fixings, or use --no-greeks"
+    )]
+    TooMuchWork {
+        /// Path-steps the row would need.
+        path_steps: u64,
+        /// Paths per valuation.
+        paths: u64,
+        /// Time steps (or fixings) per path.
+        steps: u64,
+        /// Valuations (1, or 9 with Greeks).
+        valuations: u64,
     },
     /// The engine returned no result for the trade (a bug in the pricer, reported, not hidden).
     #[error("internal error: no result was produced for this trade")]
@@ -341,10 +372,16 @@ pub fn price_book<C: Compute + ?Sized>(
                 out.push(Some(r));
                 done += 1;
             }
-            Route::Mc(p) => {
-                out.push(None);
-                mc_jobs.push((i, p));
-            }
+            Route::Mc(p) => match work(&p, config) {
+                Err(e) => {
+                    out.push(Some(Err(e)));
+                    done += 1;
+                }
+                Ok(()) => {
+                    out.push(None);
+                    mc_jobs.push((i, p));
+                }
+            },
         }
     }
     progress(done);
@@ -379,6 +416,24 @@ pub fn price_book<C: Compute + ?Sized>(
         progress(done);
     }
     out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult)).and_then(finite)).collect()
+}
+
+/// Checks a Monte Carlo row's work against [`MAX_ROW_PATH_STEPS`].
+fn work(p: &McProduct, config: &BookConfig) -> Result<(), PriceError> {
+    let steps = u64::from(match p {
+        McProduct::European(_) => 1,
+        McProduct::Barrier(b) => match b.monitoring {
+            Monitoring::Continuous => config.steps,
+            Monitoring::Discrete(n) => n,
+        },
+        McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) => a.schedule.count,
+    });
+    let valuations = if config.greeks { GREEK_VALUATIONS } else { 1 };
+    let path_steps = config.paths.saturating_mul(steps).saturating_mul(valuations);
+    if path_steps > MAX_ROW_PATH_STEPS {
+        return Err(PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations });
+    }
+    Ok(())
 }
 
 /// A row whose price is not a finite number is an error, never output; a Greek that is not
