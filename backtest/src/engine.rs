@@ -88,7 +88,12 @@ pub struct EngineConfig {
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        Self { cash: 1_000_000.0, costs: CostModel::default(), periods_per_year: 252.0, cash_policy: CashPolicy::Refuse }
+        Self {
+            cash: 1_000_000.0,
+            costs: CostModel::default(),
+            periods_per_year: 252.0,
+            cash_policy: CashPolicy::Refuse,
+        }
     }
 }
 
@@ -292,7 +297,14 @@ impl Engine {
                 let commission = costs.commission(quantity, price);
                 ctx.cash -= quantity * price + commission;
                 ctx.positions[o.symbol] += quantity;
-                let f = Fill { order: o.id, time: bar.time, symbol: feed.symbols[o.symbol].clone(), quantity, price, commission };
+                let f = Fill {
+                    order: o.id,
+                    time: bar.time,
+                    symbol: feed.symbols[o.symbol].clone(),
+                    quantity,
+                    price,
+                    commission,
+                };
                 strategy.on_fill(&mut ctx, &f)?;
                 fills.push(f);
             }

@@ -54,7 +54,8 @@ fn a_gap_up_buy_is_refused_or_resized_never_borrowed() {
 fn subnormal_prices_stop_the_run_naming_the_bar() {
     let d = 86_400;
     let tiny = |x: f64| x * 1e-310;
-    let feed = Feed::new(vec![series("X", vec![bar(d, tiny(100.0), tiny(100.0)), bar(2 * d, tiny(101.0), tiny(102.0))])]);
+    let feed =
+        Feed::new(vec![series("X", vec![bar(d, tiny(100.0), tiny(100.0)), bar(2 * d, tiny(101.0), tiny(102.0))])]);
     let e = run(&feed, EngineConfig { cash: 10_000.0, ..EngineConfig::default() }).expect_err("non-finite");
     assert_eq!(e.bar, 1, "{e}");
     assert!(e.to_string().contains("not a finite positive trade"), "{e}");
@@ -74,7 +75,8 @@ fn overflowing_cash_and_costs_never_reach_the_metrics() {
     assert!(r.equity.iter().all(|(_, e)| e.is_finite() && *e >= 0.0), "{:?}", r.equity);
     config.costs = CostModel::default();
     config.cash = f64::MAX;
-    let feed = Feed::new(vec![series("X", vec![bar(d, 100.0, 100.0), bar(2 * d, 100.0, 100.0), bar(3 * d, 100.0, 300.0)])]);
+    let feed =
+        Feed::new(vec![series("X", vec![bar(d, 100.0, 100.0), bar(2 * d, 100.0, 100.0), bar(3 * d, 100.0, 300.0)])]);
     let e = run(&feed, config).expect_err("equity overflows");
     assert_eq!(e.bar, 2, "{e}");
     assert!(e.to_string().contains("no longer a finite number"), "{e}");
@@ -119,6 +121,9 @@ fn annualisation_counts_the_primary_feeds_bars() {
     assert_eq!(alone.fills, mixed.fills);
     assert_eq!(alone.metrics.periods, 7);
     assert_eq!(mixed.metrics.periods, 7);
-    assert_eq!((alone.metrics.sharpe, alone.metrics.annual_return), (mixed.metrics.sharpe, mixed.metrics.annual_return));
+    assert_eq!(
+        (alone.metrics.sharpe, alone.metrics.annual_return),
+        (mixed.metrics.sharpe, mixed.metrics.annual_return)
+    );
     assert!(mixed.equity.len() > alone.equity.len());
 }

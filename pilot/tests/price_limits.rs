@@ -48,7 +48,11 @@ fn a_row_with_too_much_work_is_named_and_the_others_are_written() {
         .arg(&out)
         .args(["--paths", "2000"]));
     assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(r.stderr.contains(":3:") && r.stderr.contains("\"huge\"") && r.stderr.contains("per-row limit"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(":3:") && r.stderr.contains("\"huge\"") && r.stderr.contains("per-row limit"),
+        "{}",
+        r.stderr
+    );
     let written = std::fs::read_to_string(&out).expect("output");
     let ids: Vec<&str> = written.lines().skip(1).filter_map(|l| l.split(',').next()).collect();
     assert_eq!(ids, ["e", "p"], "{written}");

@@ -165,9 +165,9 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
     };
     let lines: Vec<&str> = text.lines().collect();
     let spot_line = lines.get(1).ok_or_else(|| row_err(2, "missing the spot line".into()))?;
-    let spot = last_field(spot_line)
-        .ok_or_else(|| row_err(2, format!("no `Last:` field in {spot_line:?}")))
-        .and_then(|text| tenor_core::number::parse_grouped(&text).map_err(|e| row_err(2, format!("spot `Last:` {e}"))))?;
+    let spot = last_field(spot_line).ok_or_else(|| row_err(2, format!("no `Last:` field in {spot_line:?}"))).and_then(
+        |text| tenor_core::number::parse_grouped(&text).map_err(|e| row_err(2, format!("spot `Last:` {e}"))),
+    )?;
     if !(spot.is_finite() && spot > 0.0) {
         return Err(row_err(2, format!("spot {spot} is not positive")));
     }

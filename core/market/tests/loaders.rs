@@ -332,5 +332,8 @@ fn grouped_numbers_in_quote_cells_are_read_whole_or_refused_by_cell() {
     let y = parse_yahoo(&format!("{head}{row}"), "y.csv", d).expect("grouped yahoo cells");
     assert_eq!((y.quotes[0].strike, y.quotes[0].bid), (2800.0, 4122.2));
     let bad = row.replace("\"4,122.2\"", "\"41,22.2\"");
-    assert!(matches!(parse_yahoo(&format!("{head}{bad}"), "y.csv", d), Err(MarketError::Cell { line: 2, column: 5, .. })));
+    assert!(matches!(
+        parse_yahoo(&format!("{head}{bad}"), "y.csv", d),
+        Err(MarketError::Cell { line: 2, column: 5, .. })
+    ));
 }

@@ -90,7 +90,13 @@ fn asian_calls_and_parity_within_the_stated_error_up_to_vol_5() {
     }
 }
 
-fn barrier(option: OptionType, vol: f64, barrier_type: BarrierType, level: f64, monitoring: Monitoring) -> BarrierOption {
+fn barrier(
+    option: OptionType,
+    vol: f64,
+    barrier_type: BarrierType,
+    level: f64,
+    monitoring: Monitoring,
+) -> BarrierOption {
     BarrierOption { vanilla: vanilla(option, vol), barrier_type, barrier: level, rebate: 0.0, monitoring }
 }
 
@@ -106,8 +112,14 @@ fn barrier_calls_within_the_stated_error_up_to_vol_5() {
             within(&format!("{bt:?} call vol {vol}"), got.price, exact, got.stderr);
         }
         // Discrete monitoring, in-out parity: UI + UO = European call, runs with two seeds.
-        let ui = price(&McProduct::Barrier(barrier(OptionType::Call, vol, BarrierType::UpIn, 120.0, Monitoring::Discrete(12))), 32);
-        let uo = price(&McProduct::Barrier(barrier(OptionType::Call, vol, BarrierType::UpOut, 120.0, Monitoring::Discrete(12))), 33);
+        let ui = price(
+            &McProduct::Barrier(barrier(OptionType::Call, vol, BarrierType::UpIn, 120.0, Monitoring::Discrete(12))),
+            32,
+        );
+        let uo = price(
+            &McProduct::Barrier(barrier(OptionType::Call, vol, BarrierType::UpOut, 120.0, Monitoring::Discrete(12))),
+            33,
+        );
         let exact = black_scholes(&vanilla(OptionType::Call, vol)).expect("bs").price;
         within(&format!("discrete in-out parity vol {vol}"), ui.price + uo.price, exact, ui.stderr.hypot(uo.stderr));
     }

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use tenor_pricing::portfolio::{parse_portfolio, RowProblem};
 
-const HEADER: &str = "id,kind,type,spot,strike,maturity,rate,dividend,vol,barrier,barrier_type,rebate,fixings,v0,kappa,theta,xi,rho";
+const HEADER: &str =
+    "id,kind,type,spot,strike,maturity,rate,dividend,vol,barrier,barrier_type,rebate,fixings,v0,kappa,theta,xi,rho";
 
 /// The Heston pricer needs `v0, kappa, theta, xi > 0` and `-1 < rho < 1`
 /// (`HestonParams::validate`); each boundary value is refused at its cell.
@@ -38,8 +39,15 @@ fn heston_cells_outside_the_pricers_domain_are_refused_at_parse_time() {
 fn heston_pricer_errors_name_xi() {
     use tenor_pricing::portfolio::{price_trade, BookConfig, HestonParams, HestonTrade, Trade, TradeKind};
     use tenor_pricing::types::{OptionType, Vanilla};
-    let vanilla =
-        Vanilla { option: OptionType::Call, spot: 100.0, strike: 100.0, maturity: 1.0, rate: 0.05, dividend: 0.0, vol: 0.0 };
+    let vanilla = Vanilla {
+        option: OptionType::Call,
+        spot: 100.0,
+        strike: 100.0,
+        maturity: 1.0,
+        rate: 0.05,
+        dividend: 0.0,
+        vol: 0.0,
+    };
     let params = HestonParams { v0: 0.04, kappa: 2.0, theta: 0.04, xi: 0.0, rho: -0.7 };
     let trade = Trade { id: "h".into(), line: 2, kind: TradeKind::Heston(HestonTrade { vanilla, params }) };
     let dev = tenor_cpu::cpu().expect("cpu");
@@ -96,11 +104,23 @@ fn maturity_zero_is_priced_at_its_payoff_with_the_greeks_limits() {
                 continue;
             }
             assert_eq!((r.price, r.delta, r.gamma, r.theta), (w.0, Some(w.1), w.2, w.3), "{label}");
-            assert_eq!((r.vega, r.rho, r.method.as_str(), r.stderr), (Some(0.0), Some(0.0), "intrinsic", None), "{label}");
+            assert_eq!(
+                (r.vega, r.rho, r.method.as_str(), r.stderr),
+                (Some(0.0), Some(0.0), "intrinsic", None),
+                "{label}"
+            );
         }
     }
     // The closed form one second before expiry tends to the same limits.
-    let v = Vanilla { option: OptionType::Call, spot: 110.0, strike: 100.0, maturity: 1.0 / 31_557_600.0, rate: 0.05, dividend: 0.02, vol: 0.2 };
+    let v = Vanilla {
+        option: OptionType::Call,
+        spot: 110.0,
+        strike: 100.0,
+        maturity: 1.0 / 31_557_600.0,
+        rate: 0.05,
+        dividend: 0.02,
+        vol: 0.2,
+    };
     let g = black_scholes(&v).expect("bs");
     assert!((g.price - 10.0).abs() < 1e-5 && (g.delta - 1.0).abs() < 1e-9 && g.gamma.abs() < 1e-9, "{g:?}");
     assert!((g.theta - (0.02 * 110.0 - 0.05 * 100.0)).abs() < 1e-3, "theta {}", g.theta);

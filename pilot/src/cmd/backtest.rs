@@ -121,7 +121,11 @@ fn check_flags(a: &BacktestArgs) -> Result<(), ArgError> {
         return Err(refuse("--commission-bps", a.commission_bps, "must be at most 10000 (100 % of the notional)"));
     }
     if a.slippage_bps >= 10_000.0 {
-        return Err(refuse("--slippage-bps", a.slippage_bps, "must be below 10000 (a sale would fill at a price <= 0)"));
+        return Err(refuse(
+            "--slippage-bps",
+            a.slippage_bps,
+            "must be below 10000 (a sale would fill at a price <= 0)",
+        ));
     }
     for (flag, v) in [("--per-share", a.per_share), ("--min-commission", a.min_commission)] {
         if v > a.cash {

@@ -159,11 +159,7 @@ pub fn american_fd_richardson(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, Am
     let fine = american_fd_with(v, &fine_grid)?;
     let ex = |f: f64, c: f64| f + (f - c) / 3.0;
     // Exercise at the spot on the fine grid: intrinsic, nothing to extrapolate.
-    let premium = if fine.exercised {
-        fine.premium
-    } else {
-        ex(fine.premium, coarse.premium).max(0.0)
-    };
+    let premium = if fine.exercised { fine.premium } else { ex(fine.premium, coarse.premium).max(0.0) };
     let intrinsic = v.option.payoff(v.spot, v.strike);
     Ok(FdResult {
         american: (fine.european + premium).max(intrinsic),

@@ -57,7 +57,12 @@ pub(crate) fn barrier(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError>
     }
     match b.monitoring {
         Monitoring::Continuous => {
-            let spec = |vanilla: Vanilla| BarrierSpec { vanilla, barrier: b.barrier, barrier_type: b.barrier_type, rebate: b.rebate };
+            let spec = |vanilla: Vanilla| BarrierSpec {
+                vanilla,
+                barrier: b.barrier,
+                barrier_type: b.barrier_type,
+                rebate: b.rebate,
+            };
             let difference = barrier_price(&spec(*v))? - barrier_price(&spec(as_put(v)))?;
             let put = BarrierOption { vanilla: as_put(v), ..*b };
             Ok(shifted(barrier_direct(&put, cfg)?, difference, 1.0))

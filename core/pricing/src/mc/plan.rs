@@ -204,7 +204,12 @@ pub(crate) fn asian_direct(a: &AsianOption, cfg: &McConfig, arithmetic: bool) ->
     } else {
         Estimator::Plain { sum: 2, sum_sq: 3 }
     };
-    Ok(Job { launch: Some(Launch { kernel, pairs: cfg.pairs(), width: 5, scalars }), estimator, shift: 0.0, scale: 1.0 })
+    Ok(Job {
+        launch: Some(Launch { kernel, pairs: cfg.pairs(), width: 5, scalars }),
+        estimator,
+        shift: 0.0,
+        scale: 1.0,
+    })
 }
 
 /// The job for `product` under `cfg` (validated here).
