@@ -97,9 +97,9 @@ fn refuse(flag: &'static str, value: impl ToString, reason: &str) -> ArgError {
 }
 
 /// Checks the numeric flags: cash in (0, 1e15], periods per year finite and > 0, costs finite,
-/// >= 0 and bounded: `--commission-bps` at most 10000 (all of the notional), `--slippage-bps`
-/// below 10000 (a sale at a price of 0 or less), `--per-share` and `--min-commission` at most
-/// `--cash`.
+/// not negative and bounded: `--commission-bps` at most 10000 (all of the notional),
+/// `--slippage-bps` below 10000 (a sale at a price of 0 or less), `--per-share` and
+/// `--min-commission` at most `--cash`.
 fn check_flags(a: &BacktestArgs) -> Result<(), ArgError> {
     if !(a.cash.is_finite() && a.cash > 0.0 && a.cash <= MAX_CASH) {
         return Err(refuse("--cash", a.cash, "must be finite, > 0 and at most 1e15"));
