@@ -43,6 +43,11 @@ fn deep_itm_put_at_low_vol_is_its_intrinsic_value() {
     assert!((tree(&v, 4000) - 100.0).abs() < 1e-9, "tree {}", tree(&v, 4000));
     let g = american_fd_greeks(&v).expect("fd");
     assert!((-1.0 - 1e-9..=1e-9).contains(&g.delta), "delta {}", g.delta);
+    // The call sibling (priced through the McDonald-Schroder symmetry): S=200 K=100 r=0
+    // q=0.10 is the same problem, exercised now, worth 100.
+    let call = Vanilla { option: OptionType::Call, spot: 200.0, strike: 100.0, rate: 0.0, dividend: 0.10, ..v };
+    let c = american_fd_greeks(&call).expect("fd");
+    assert!((c.price - 100.0).abs() < 1e-9 && (0.0..=1.0 + 1e-9).contains(&c.delta), "call {c:?}");
     let g = american_fd_greeks(&put(100.0, 200.0, 5.0, 0.10, 0.0, 0.01)).expect("fd");
     assert!((-1.0 - 1e-9..=1e-9).contains(&g.delta), "delta {} at vol 0.01", g.delta);
     assert!(g.vega >= -1e-9, "vega {} at vol 0.01", g.vega);
