@@ -25,7 +25,10 @@
  * number and time taken under it) and keeps the pointer -> (block, size) map, so a free carries
  * the bytes of its allocation. Frees of pointers this library did not see allocated (NULL, or
  * allocated before it loaded) are not recorded. The calls themselves are passed through
- * unchanged: same arguments, same result.
+ * unchanged: same arguments, same result. The first traced process sets TENOR_TRACE_ROOT_PID
+ * (its only change to the environment); a program it forks or starts writes OUT.<pid> instead,
+ * and only when it recorded events, so a child never replaces the parent's trace.
+ * Limit: a dlsym(RTLD_NEXT, ...) made by the program is resolved relative to this library.
  *
  * Build: gcc -O2 -shared -fPIC -o libtenor_trace.so tenor_trace.c -ldl -lpthread
  */
@@ -78,6 +81,7 @@ static uint32_t g_next_thread;
 static struct timespec g_start;
 static volatile sig_atomic_t g_flushed;
 static char g_out[4096];
+static int g_child; /* a process started by a traced one: writes OUT.<pid>, only with events */
 static __thread struct tbuf *t_buf;
 static __thread int t_inside; /* >0 while inside a recorded runtime call */
 
@@ -221,6 +225,11 @@ static int write_all(int fd, const char *p, size_t n) {
 static void flush_trace(void) {
     if (g_flushed) return;
     g_flushed = 1;
+    if (g_child) {
+        size_t events = 0;
+        for (struct tbuf *b = g_threads; b; b = b->next) events += b->len;
+        if (!events) return;
+    }
     char tmp[4200];
     size_t ol = strlen(g_out);
     memcpy(tmp, g_out, ol);
@@ -276,6 +285,27 @@ static void on_signal(int sig) {
     raise(sig);
 }
 
+/* a forked child starts with no events of its own and writes OUT.<pid> (the parent's events
+ * stay the parent's) */
+static void child_out(void) {
+    size_t ol = strlen(g_out);
+    if (ol + 24 < sizeof g_out) {
+        g_out[ol] = '.';
+        g_out[ol + 1 + put_u64(g_out + ol + 1, (uint64_t)getpid())] = 0;
+    }
+    g_child = 1;
+}
+
+static void after_fork_child(void) {
+    for (struct tbuf *b = g_threads; b; b = b->next) b->len = 0;
+    g_used = 0;
+    if (g_map) memset(g_map, 0, g_cap * sizeof *g_map);
+    child_out();
+    pthread_mutex_unlock(&g_lock);
+}
+static void before_fork(void) { pthread_mutex_lock(&g_lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&g_lock); }
+
 static void at_exit_flush(void) {
     pthread_mutex_lock(&g_lock);
     flush_trace();
@@ -289,6 +319,16 @@ __attribute__((constructor)) static void tenor_trace_init(void) {
         strcpy(g_out, out);
     else
         snprintf(g_out, sizeof g_out, "tenor-%d.trace", (int)getpid());
+    /* The first traced process of a tree owns TENOR_TRACE_OUT; a program it starts (which
+     * inherits LD_PRELOAD) writes OUT.<pid>, and only if it allocated. */
+    char pid[24];
+    pid[put_u64(pid, (uint64_t)getpid())] = 0;
+    const char *root = getenv("TENOR_TRACE_ROOT_PID");
+    if (!root)
+        setenv("TENOR_TRACE_ROOT_PID", pid, 0);
+    else if (strcmp(root, pid) != 0)
+        child_out();
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     atexit(at_exit_flush);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

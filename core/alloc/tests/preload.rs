@@ -104,3 +104,28 @@ fn sigterm_still_writes_the_trace_and_the_program_still_dies_by_the_signal() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_forked_or_started_child_never_replaces_the_parents_trace() {
+    let dir = build().join("fork");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let trace_path = dir.join("fork.trace");
+    let plain = prog(&["fork"], None);
+    let traced = prog(&["fork"], Some(&trace_path));
+    assert_eq!(plain.stdout, b"ok child 0\n", "{plain:?}");
+    assert_eq!((traced.status.code(), &traced.stdout), (plain.status.code(), &plain.stdout), "{traced:?}");
+    use TraceOp::{Alloc, Free};
+    let parent = read(&trace_path);
+    assert_eq!(parent.events.iter().map(shape).collect::<Vec<_>>(), [(Alloc, 100, 0, 0, 0), (Free, 100, 0, 0, 0)]);
+    // The forked child's own allocation, in a file of its own; `sh -c true` (started with the
+    // interposer inherited, allocating nothing) wrote none.
+    let mut others: Vec<_> = std::fs::read_dir(&dir)
+        .expect("list")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p != &trace_path)
+        .collect();
+    assert_eq!(others.len(), 1, "{others:?}");
+    let child = read(&others.remove(0));
+    assert_eq!(child.events.iter().map(shape).collect::<Vec<_>>(), [(Alloc, 200, 0, 0, 0)]);
+}

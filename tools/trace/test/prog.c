@@ -3,6 +3,8 @@
  * Prints "ok <checksum>" (the same with and without libtenor_trace.so loaded).
  *   prog run          the scripted sequence (tests/preload.rs lists what it must record)
  *   prog term         allocates 100 bytes, then raises SIGTERM (dies by the signal)
+ *   prog fork         allocates 100 bytes, forks a child that allocates 200 and exits, runs
+ *                     `true` through system(), frees the 100 bytes
  *   prog bench N      N cudaMallocAsync + cudaFreeAsync pairs of 256 bytes; prints ns per pair */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -12,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 int cudaMalloc(void **, size_t);
 int cudaFree(void *);
@@ -102,6 +106,21 @@ int main(int argc, char **argv) {
         cudaMalloc(&p, 100);
         fflush(stdout);
         raise(SIGTERM);
+        return 0;
+    }
+    if (strcmp(mode, "fork") == 0) {
+        void *p = NULL, *q = NULL;
+        if (cudaMalloc(&p, 100)) return 3;
+        pid_t child = fork();
+        if (child == 0) {
+            int r = cudaMalloc(&q, 200);
+            exit(r);
+        }
+        int st = 0;
+        waitpid(child, &st, 0);
+        if (system("true") != 0) return 4;
+        cudaFree(p);
+        printf("ok child %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
         return 0;
     }
     if (strcmp(mode, "bench") == 0 && argc > 2) {
