@@ -137,15 +137,10 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
             message: "the file is empty: it has none of the Cboe quote-data lines".into(),
         });
     }
-    // Windows line ends (as a download re-saved on Windows has them) read like Unix ones: the
-    // CSV reader alone would count lines differently and misplace the header.
-    let unix;
-    let text = if text.contains('\r') {
-        unix = text.replace("\r\n", "\n");
-        unix.as_str()
-    } else {
-        text
-    };
+    // Windows (CRLF) and old Mac (bare CR) line ends read like Unix ones: the CSV reader alone
+    // would count lines differently and misplace the header.
+    let unix = tenor_core::text::normalise_text(text);
+    let text: &str = &unix;
     let lines: Vec<&str> = text.lines().collect();
     let spot_line = lines.get(1).ok_or_else(|| row_err(2, "missing the spot line".into()))?;
     let spot = spot_line
@@ -205,11 +200,12 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
         let field = |col: usize| record.get(col).unwrap_or("").trim();
         let num = |col: usize| -> Result<f64> {
             let v = field(col);
-            let x = v.parse::<f64>().map_err(|e| cell(col, format!("{v:?}: {e}")))?;
+            let shown = || tenor_core::text::excerpt(v);
+            let x = v.parse::<f64>().map_err(|e| cell(col, format!("{:?}: {e}", shown())))?;
             if x.is_finite() {
                 Ok(x)
             } else {
-                Err(cell(col, format!("{v:?} is not finite")))
+                Err(cell(col, format!("{:?} is not finite", shown())))
             }
         };
         let expiry = NaiveDate::parse_from_str(field(0), "%a %b %d %Y")

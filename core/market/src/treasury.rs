@@ -116,7 +116,9 @@ pub fn load_par_curve(path: &Path, date: NaiveDate) -> Result<ParYieldRow> {
 /// # Errors
 /// As [`load_treasury`].
 pub fn parse_treasury(text: &str, file: &str) -> Result<ParYieldTable> {
-    let text = tenor_core::text::strip_bom(text);
+    // CRLF and bare-CR files read as LF ones, so the CSV reader's line numbers are right.
+    let unix = tenor_core::text::normalise_text(tenor_core::text::strip_bom(text));
+    let text: &str = &unix;
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
     let headers = reader.headers().map_err(|e| row_err(1, e.to_string()))?.clone();

@@ -35,7 +35,8 @@ pub fn load_yahoo(path: &Path, as_of: NaiveDate) -> Result<Chain> {
 /// # Errors
 /// As [`load_yahoo`].
 pub fn parse_yahoo(text: &str, file: &str, as_of: NaiveDate) -> Result<Chain> {
-    let text = tenor_core::text::strip_bom(text);
+    let unix = tenor_core::text::normalise_text(tenor_core::text::strip_bom(text));
+    let text: &str = &unix;
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
     let headers = reader.headers().map_err(|e| row_err(1, e.to_string()))?.clone();

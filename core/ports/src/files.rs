@@ -156,6 +156,35 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     write_with(path, |w| w.write_all(bytes))
 }
 
+/// Writes `path` atomically through a writer that needs a path of its own (a chart library
+/// writing its file itself): `fill` gets a temporary path in the same folder, which is synced
+/// and renamed over `path` when `fill` succeeds, and removed otherwise.
+///
+/// # Errors
+/// `fill`'s error as is (the caller names the target in it); a [`WriteError`] naming `path`
+/// when syncing or renaming fails, converted into `E`.
+pub fn write_through<E, F>(path: &Path, fill: F) -> Result<(), E>
+where
+    F: FnOnce(&Path) -> Result<(), E>,
+    E: From<WriteError>,
+{
+    let temp = temp_sibling(path);
+    let result = fill(&temp).and_then(|()| {
+        let commit = || -> Result<(), WriteError> {
+            let f = File::open(&temp).map_err(|e| WriteError::new("writing", path, e))?;
+            f.sync_all().map_err(|e| WriteError::new("syncing", path, e))?;
+            std::fs::rename(&temp, path).map_err(|e| WriteError::new("renaming into", path, e))?;
+            sync_dir(parent_of(path));
+            Ok(())
+        };
+        commit().map_err(E::from)
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
 /// A folder of results written as a set: files are staged in a hidden folder inside `dir`
 /// and moved into `dir` only by [`OutputDir::commit`], after every one of them was written,
 /// so a failure before the commit leaves the earlier set whole, and a committed set never mixes
@@ -332,6 +361,24 @@ mod tests {
         write_atomic(&path, new.as_bytes()).expect("write");
         assert_eq!(std::fs::read_to_string(&path).expect("read"), new);
         assert_eq!(entries(&dir), ["prices.csv"]);
+        std::fs::remove_dir_all(&dir).expect("clean");
+    }
+
+    #[test]
+    fn a_path_writer_that_fails_leaves_the_old_file() {
+        let dir = tmp("through");
+        let path = dir.join("chart.svg");
+        std::fs::write(&path, "old").expect("seed");
+        let r: Result<(), WriteError> = write_through(&path, |tmp| {
+            std::fs::write(tmp, "half").map_err(|e| WriteError::new("writing", tmp, e))?;
+            Err(WriteError::new("writing", &path, io::Error::other("chart failed")))
+        });
+        assert!(r.is_err());
+        assert_eq!(std::fs::read_to_string(&path).expect("r"), "old");
+        assert_eq!(entries(&dir), ["chart.svg"]);
+        write_through::<WriteError, _>(&path, |tmp| std::fs::write(tmp, "new").map_err(|e| WriteError::new("w", tmp, e)))
+            .expect("ok");
+        assert_eq!(std::fs::read_to_string(&path).expect("r"), "new");
         std::fs::remove_dir_all(&dir).expect("clean");
     }
 

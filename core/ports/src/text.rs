@@ -19,6 +19,19 @@ pub fn strip_bom(text: &str) -> &str {
 }
 
 
+/// Longest cell text quoted whole in an error message, in characters.
+pub const EXCERPT_CHARS: usize = 64;
+
+/// `cell` as quoted in an error message: whole when at most [`EXCERPT_CHARS`] characters, else
+/// its first [`EXCERPT_CHARS`] characters, an ellipsis and its length in bytes (a 10 MB cell
+/// must not be echoed whole to a terminal).
+pub fn excerpt(cell: &str) -> String {
+    match cell.char_indices().nth(EXCERPT_CHARS) {
+        None => cell.to_owned(),
+        Some((end, _)) => format!("{}\u{2026} ({} bytes)", &cell[..end], cell.len()),
+    }
+}
+
 /// A byte sequence that is not UTF-8, located in its file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}:{line}:{column}: not valid UTF-8 (byte {byte:#04x} at byte offset {offset}); save the file as UTF-8")]
@@ -148,6 +161,15 @@ pub fn normalise_line_ends(bytes: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
+/// [`normalise_line_ends`] for text: CRLF and bare CR turned into LF (still UTF-8, since only
+/// ASCII bytes change).
+pub fn normalise_text(text: &str) -> Cow<'_, str> {
+    if !text.contains('\r') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +203,17 @@ mod tests {
             assert!(text.starts_with("bars.csv:3:12:") && text.contains("byte offset"), "{text}");
         }
         assert_eq!(decode(b"ok", "f"), Ok("ok"));
+    }
+
+    #[test]
+    fn a_long_cell_is_cut_with_an_ellipsis_and_its_length() {
+        assert_eq!(excerpt("abc"), "abc");
+        let big = "9".repeat(10 << 20);
+        let e = excerpt(&big);
+        assert_eq!(e, format!("{}\u{2026} (10485760 bytes)", "9".repeat(EXCERPT_CHARS)));
+        // Cut on a character boundary.
+        let wide = "\u{e9}".repeat(100);
+        assert!(excerpt(&wide).starts_with(&"\u{e9}".repeat(EXCERPT_CHARS)));
     }
 
     #[test]
