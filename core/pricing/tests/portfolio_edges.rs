@@ -37,6 +37,15 @@ fn lf_crlf_and_cr_copies_give_the_same_lines_and_counts() {
 }
 
 #[test]
+fn blank_lines_before_the_header_and_rows_shift_nothing() {
+    let text = format!("\n\n{HEADER}\n\n{BAD_SPOT}\n\n\n{GOOD}\n");
+    let p = parse_bytes(text.as_bytes());
+    assert_eq!(p.header_line, 3);
+    assert_eq!(where_(&p), vec![(5, Some("spot".to_owned()))]);
+    assert_eq!(p.trades[0].line, 8);
+}
+
+#[test]
 fn one_bad_byte_in_an_unknown_header_column_costs_no_row() {
     let mut bytes = format!("{HEADER},note").into_bytes();
     bytes.extend_from_slice(b"\xe9\n");

@@ -132,7 +132,8 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
     if header.is_empty() || header.iter().all(<[u8]>::is_empty) {
         return Err(PortfolioError::Empty { path: file.to_owned() });
     }
-    let header_line = header.position().map_or(1, csv::Position::line);
+    let header_line =
+        header.position().map_or(1, |p| LineCounter::default().line_of(&bytes, usize::try_from(p.byte()).unwrap_or(0)));
     out.header_line = header_line;
     // A header name that is not UTF-8 is reported and ignored like an unknown column (so one bad
     // byte there does not cost every row); its cells are never read.
@@ -186,25 +187,31 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
 
     let mut seen_ids: HashMap<String, u64> = HashMap::new();
     let mut bytes_record = csv::ByteRecord::new();
-    // After an unterminated quote the reader restarts on a later line: `base_line` and
-    // `base_byte` turn its positions back into the file's.
-    let (mut base_line, mut base_byte) = (0_u64, 0_usize);
+    // After an unterminated quote the reader restarts on a later line: `base_byte` turns its
+    // byte positions back into the file's. Lines are counted from byte offsets, not taken from
+    // the reader, whose record position is where it started reading: before any blank lines
+    // it skipped, one line or more early.
+    let mut base_byte = 0_usize;
+    let mut lines = LineCounter::default();
     let last_line = last_line(&bytes);
     loop {
-        let line_before = rdr.position().line() + base_line;
+        let byte_before = base_byte + rdr.position().byte() as usize;
         match rdr.read_byte_record(&mut bytes_record) {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
                 out.rows += 1;
-                let line = e.position().map_or(line_before, |p| p.line() + base_line);
+                let at_byte = e.position().map_or(byte_before, |p| base_byte + p.byte() as usize);
+                let line = lines.line_of(&bytes, at_byte);
                 out.errors.push(RowError { location: at(line, None), problem: RowProblem::Csv(e.to_string()) });
                 continue;
             }
         }
         out.rows += 1;
-        let line = bytes_record.position().map_or(line_before, |p| p.line() + base_line);
         let start = bytes_record.position().map_or(bytes.len(), |p| base_byte + p.byte() as usize);
+        let line = lines.line_of(&bytes, start);
+        // The record starts after the blank lines the reader skipped.
+        let start = start + bytes.get(start..).map_or(0, |b| b.iter().take_while(|c| **c == b'\n').count());
         if let Some(open) = unterminated_quote(bytes.get(start..).unwrap_or_default()) {
             let open_line = line + open.line_offset;
             let next = start + open.next_line;
@@ -227,7 +234,7 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
                 break;
             }
             rdr = builder(false).from_reader(&bytes[next..]);
-            (base_line, base_byte) = (open_line, next);
+            base_byte = next;
             continue;
         }
         if bytes_record.len() != header.len() {
@@ -288,6 +295,32 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
         return Err(PortfolioError::NoRows { path: file.to_owned() });
     }
     Ok(out)
+}
+
+/// 1-based line numbers of byte offsets in LF-ended text, counted incrementally (offsets are
+/// asked in increasing order, so the whole file is scanned once).
+#[derive(Debug, Default)]
+struct LineCounter {
+    /// The offset counted up to, and the LFs before it.
+    offset: usize,
+    breaks: u64,
+}
+
+impl LineCounter {
+    /// The line of the first non-blank line at or after `offset` (the reader's positions point
+    /// before the blank lines it skips).
+    fn line_of(&mut self, bytes: &[u8], offset: usize) -> u64 {
+        let offset = offset.min(bytes.len());
+        let skip = bytes[offset..].iter().take_while(|b| **b == b'\n').count();
+        let target = offset + skip;
+        if target < self.offset {
+            self.offset = 0;
+            self.breaks = 0;
+        }
+        self.breaks += bytes[self.offset..target].iter().filter(|b| **b == b'\n').count() as u64;
+        self.offset = target;
+        self.breaks + 1
+    }
 }
 
 /// The number of the file's last line (a final line break ends the last line, it does not
