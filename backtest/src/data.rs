@@ -133,10 +133,9 @@ fn num(file: &str, line: usize, column: &str, cell: &str) -> Result<f64, DataErr
 }
 
 fn date(file: &str, line: usize, column: &str, cell: &str) -> Result<i64, DataError> {
-    let d = NaiveDate::parse_from_str(cell.trim(), "%Y-%m-%d")
-        .map_err(|e| {
-            bad(file, line, column, format!("{:?} is not a YYYY-MM-DD date: {e}", tenor_core::text::excerpt(cell)))
-        })?;
+    let d = NaiveDate::parse_from_str(cell.trim(), "%Y-%m-%d").map_err(|e| {
+        bad(file, line, column, format!("{:?} is not a YYYY-MM-DD date: {e}", tenor_core::text::excerpt(cell)))
+    })?;
     Ok(epoch(d.and_hms_opt(0, 0, 0).unwrap_or_default()) + DAILY_STAMP_SECONDS)
 }
 
@@ -242,11 +241,10 @@ pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
         // NinjaTrader: no header; the first line is data.
         for (n, l) in std::iter::once((1, header)).chain(lines).filter(|(_, l)| !l.trim().is_empty()) {
             let c = cells(n, l, ';', 6)?;
-            let dt = NaiveDateTime::parse_from_str(c[0].trim(), "%Y%m%d %H%M%S")
-                .map_err(|e| {
-                    let shown = tenor_core::text::excerpt(&c[0]);
-                    bad(&file, n, "1 (timestamp)", format!("{shown:?} is not yyyyMMdd HHmmss: {e}"))
-                })?;
+            let dt = NaiveDateTime::parse_from_str(c[0].trim(), "%Y%m%d %H%M%S").map_err(|e| {
+                let shown = tenor_core::text::excerpt(&c[0]);
+                bad(&file, n, "1 (timestamp)", format!("{shown:?} is not yyyyMMdd HHmmss: {e}"))
+            })?;
             let b = Bar {
                 time: epoch(dt),
                 open: num(&file, n, "2 (open)", &c[1])?,

@@ -24,7 +24,11 @@ fn book(rows: usize) -> String {
     s.push_str(HEADER);
     s.push('\n');
     for i in 0..rows {
-        s.push_str(&format!("t{i},european,{},100,{},1,0.03,0.01,0.2\n", if i % 2 == 0 { "call" } else { "put" }, 50 + i % 100));
+        s.push_str(&format!(
+            "t{i},european,{},100,{},1,0.03,0.01,0.2\n",
+            if i % 2 == 0 { "call" } else { "put" },
+            50 + i % 100
+        ));
     }
     s
 }

@@ -155,8 +155,7 @@ impl Trace {
                 return Err(err(1, format!("expected 7 fields ({TRACE_COLUMNS}), found {}", f.len())));
             }
             let num = |k: usize, name: &str| -> Result<u64, TraceError> {
-                f[k].parse::<u64>()
-                    .map_err(|e| {
+                f[k].parse::<u64>().map_err(|e| {
                     let shown = tenor_core::text::excerpt(f[k]);
                     err(k + 1, format!("{name} `{shown}` is not a non-negative integer: {e}"))
                 })

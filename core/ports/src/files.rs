@@ -376,8 +376,10 @@ mod tests {
         assert!(r.is_err());
         assert_eq!(std::fs::read_to_string(&path).expect("r"), "old");
         assert_eq!(entries(&dir), ["chart.svg"]);
-        write_through::<WriteError, _>(&path, |tmp| std::fs::write(tmp, "new").map_err(|e| WriteError::new("w", tmp, e)))
-            .expect("ok");
+        write_through::<WriteError, _>(&path, |tmp| {
+            std::fs::write(tmp, "new").map_err(|e| WriteError::new("w", tmp, e))
+        })
+        .expect("ok");
         assert_eq!(std::fs::read_to_string(&path).expect("r"), "new");
         std::fs::remove_dir_all(&dir).expect("clean");
     }

@@ -31,8 +31,8 @@ pub mod buffer;
 pub mod compute;
 pub mod device;
 pub mod error;
-pub mod kernel;
 pub mod files;
+pub mod kernel;
 pub mod stream;
 pub mod text;
 

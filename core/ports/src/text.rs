@@ -18,7 +18,6 @@ pub fn strip_bom(text: &str) -> &str {
     text.strip_prefix(BOM).unwrap_or(text)
 }
 
-
 /// Longest cell text quoted whole in an error message, in characters.
 pub const EXCERPT_CHARS: usize = 64;
 

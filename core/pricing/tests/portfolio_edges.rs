@@ -22,7 +22,9 @@ fn where_(p: &ParsedPortfolio) -> Vec<(u64, Option<String>)> {
 fn lf_crlf_and_cr_copies_give_the_same_lines_and_counts() {
     // Line 2 bad (the first data row: it must not be blamed on the header), 3 good, 4 blank,
     // 5 bad, 6 good.
-    let lf = format!("{HEADER}\n{BAD_SPOT}\n{GOOD}\n\nb2,european,put,100,-1,1,0.05,0,0.2\ng2,european,put,100,90,1,0.05,0,0.2\n");
+    let lf = format!(
+        "{HEADER}\n{BAD_SPOT}\n{GOOD}\n\nb2,european,put,100,-1,1,0.05,0,0.2\ng2,european,put,100,90,1,0.05,0,0.2\n"
+    );
     let want_errors = vec![(2, Some("spot".to_owned())), (5, Some("strike".to_owned()))];
     for (name, text) in [("LF", lf.clone()), ("CRLF", lf.replace('\n', "\r\n")), ("CR", lf.replace('\n', "\r"))] {
         let p = parse_bytes(text.as_bytes());

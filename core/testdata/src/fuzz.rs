@@ -47,7 +47,8 @@ where
     F: Fn(&S::Value) -> Finding,
 {
     let config = Config { cases: 0, failure_persistence: None, ..Config::default() };
-    let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha));
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha));
     let mut counts = Counts::default();
     let quiet = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));

@@ -134,7 +134,10 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     match out_file {
         // A run that priced nothing leaves an existing output as it was.
         Some(f) if rows.is_empty() => {
-            kept_note = Some(format!("{}: not written (no row was priced); an earlier file there is unchanged", f.path().display()));
+            kept_note = Some(format!(
+                "{}: not written (no row was priced); an earlier file there is unchanged",
+                f.path().display()
+            ));
         }
         Some(mut f) => {
             portfolio::write_priced(&mut f, &rows).with_context(|| format!("writing {}", f.path().display()))?;
