@@ -179,7 +179,13 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
         if line == 4 {
             let ok = record.len() == COLUMNS && record.iter().zip(NAMES).all(|(a, b)| a.trim() == b);
             if !ok {
-                return Err(row_err(4, format!("header is not the 22-column Cboe layout: {:?}", record.as_slice())));
+                return Err(row_err(
+                    4,
+                    format!(
+                        "header is not the 22-column Cboe layout: {:?}",
+                        tenor_core::text::excerpt(record.as_slice())
+                    ),
+                ));
             }
             header_seen = true;
             continue;
@@ -209,7 +215,7 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
             }
         };
         let expiry = NaiveDate::parse_from_str(field(0), "%a %b %d %Y")
-            .map_err(|e| cell(0, format!("expiry {:?}: {e}", field(0))))?;
+            .map_err(|e| cell(0, format!("expiry {:?}: {e}", tenor_core::text::excerpt(field(0)))))?;
         let strike = num(11)?;
         if strike <= 0.0 {
             return Err(cell(11, format!("strike {strike} is not positive")));

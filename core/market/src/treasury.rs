@@ -159,14 +159,15 @@ pub fn parse_treasury(text: &str, file: &str) -> Result<ParYieldTable> {
         } else {
             NaiveDate::parse_from_str(d, "%Y-%m-%d")
         }
-        .map_err(|e| cell(0, format!("date {d:?}: {e}")))?;
+        .map_err(|e| cell(0, format!("date {:?}: {e}", tenor_core::text::excerpt(d))))?;
         let mut points = Vec::new();
         for (i, &t) in tenors.iter().enumerate() {
             let v = record.get(i + 1).unwrap_or("").trim();
             if v.is_empty() {
                 continue;
             }
-            let y: f64 = v.parse().map_err(|e| cell(i + 1, format!("yield {v:?}: {e}")))?;
+            let y: f64 =
+                v.parse().map_err(|e| cell(i + 1, format!("yield {:?}: {e}", tenor_core::text::excerpt(v))))?;
             if !y.is_finite() || !(-5.0..=30.0).contains(&y) {
                 return Err(cell(i + 1, format!("yield {y} percent is outside -5..30")));
             }

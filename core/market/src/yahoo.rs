@@ -67,7 +67,7 @@ pub fn parse_yahoo(text: &str, file: &str, as_of: NaiveDate) -> Result<Chain> {
             match v.parse::<f64>() {
                 Ok(x) if x.is_finite() => Ok(x),
                 Ok(x) => Err(cell(c, format!("{x} is not finite"))),
-                Err(e) => Err(cell(c, format!("{v:?}: {e}"))),
+                Err(e) => Err(cell(c, format!("{:?}: {e}", tenor_core::text::excerpt(v)))),
             }
         };
         let symbol = field(c_sym);
@@ -79,10 +79,15 @@ pub fn parse_yahoo(text: &str, file: &str, as_of: NaiveDate) -> Result<Chain> {
         let option_type = match field(c_type) {
             "call" => OptionType::Call,
             "put" => OptionType::Put,
-            o => return Err(cell(c_type, format!("option type {o:?} is neither call nor put"))),
+            o => {
+                return Err(cell(
+                    c_type,
+                    format!("option type {:?} is neither call nor put", tenor_core::text::excerpt(o)),
+                ))
+            }
         };
         let expiry = NaiveDate::parse_from_str(field(c_exp), "%Y-%m-%d")
-            .map_err(|e| cell(c_exp, format!("expiration {:?}: {e}", field(c_exp))))?;
+            .map_err(|e| cell(c_exp, format!("expiration {:?}: {e}", tenor_core::text::excerpt(field(c_exp)))))?;
         if occ.expiry != expiry || occ.option_type != option_type || (occ.strike - strike).abs() > 1e-9 {
             return Err(cell(
                 c_sym,

@@ -245,17 +245,18 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
     let outputs = ["trades.csv", "equity.csv", "metrics.json", "equity.svg", "sweep.csv"].map(|f| a.out.join(f));
     let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
     super::paths::refuse_overwrite(&inputs, &outputs)?;
-    // The output is prepared before any work: an unwritable --out fails now, not after the run.
+    let axes: Vec<(String, Vec<f64>)> = a.sweeps.iter().map(|s| parse_sweep(s)).collect::<anyhow::Result<_>>()?;
+    let base: Params = a.params.iter().map(|s| parse_kv(s)).collect::<anyhow::Result<_>>()?;
+    let series = a.data.iter().map(|p| tenor_backtest::data::load(p, None)).collect::<Result<Vec<_>, _>>()?;
+    let feed = Feed::new(series);
+    // The output is prepared once the inputs are read and before any run: an unwritable --out
+    // fails now, not after the work.
     let (run_set, sweep_file) = if a.sweeps.is_empty() {
         (Some(tenor_core::files::OutputDir::create(&a.out, &RUN_OUTPUTS)?), None)
     } else {
         std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
         (None, Some(tenor_core::files::AtomicFile::create(&a.out.join("sweep.csv"))?))
     };
-    let axes: Vec<(String, Vec<f64>)> = a.sweeps.iter().map(|s| parse_sweep(s)).collect::<anyhow::Result<_>>()?;
-    let base: Params = a.params.iter().map(|s| parse_kv(s)).collect::<anyhow::Result<_>>()?;
-    let series = a.data.iter().map(|p| tenor_backtest::data::load(p, None)).collect::<Result<Vec<_>, _>>()?;
-    let feed = Feed::new(series);
     let compute = tenor_backends::open(&a.backend)?;
     let costs = CostModel {
         per_share: a.per_share,
