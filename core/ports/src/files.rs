@@ -73,8 +73,17 @@ impl AtomicFile {
     /// Starts writing `path` (the folder must exist).
     ///
     /// # Errors
-    /// [`WriteError`] when the temporary file cannot be created (it names `path`).
+    /// [`WriteError`] when `path` is a folder or the temporary file cannot be created (it names
+    /// `path`).
     pub fn create(path: &Path) -> Result<Self, WriteError> {
+        if path.is_dir() {
+            // The rename at the end would fail after all the work: refuse now.
+            return Err(WriteError::new(
+                "creating",
+                path,
+                io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
+            ));
+        }
         let temp = temp_sibling(path);
         let file = File::create(&temp).map_err(|e| WriteError::new("creating", path, e))?;
         Ok(Self { path: path.to_path_buf(), temp, file: Some(BufWriter::new(file)) })
@@ -390,6 +399,8 @@ mod tests {
         let path = dir.join("no/such/folder/out.csv");
         let e = write_atomic(&path, b"x").expect_err("missing folder");
         assert!(e.to_string().contains("no/such/folder/out.csv"), "{e}");
+        let e = AtomicFile::create(&dir).expect_err("a folder");
+        assert!(e.to_string().contains("is a folder"), "{e}");
         std::fs::remove_dir_all(&dir).expect("clean");
     }
 
