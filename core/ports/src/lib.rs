@@ -33,6 +33,7 @@ pub mod device;
 pub mod error;
 pub mod files;
 pub mod kernel;
+pub mod number;
 pub mod stream;
 pub mod text;
 
