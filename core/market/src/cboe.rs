@@ -223,7 +223,7 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
             if x.is_finite() {
                 Ok(x)
             } else {
-                Err(cell(col, format!("{:?} is not finite", shown())))
+                Err(cell(col, format!("{:?} is not finite", tenor_core::text::excerpt(v))))
             }
         };
         let expiry = NaiveDate::parse_from_str(field(0), "%a %b %d %Y")
