@@ -1,4 +1,4 @@
-//! `tenor alloc profile|replay|advise`: the allocation toolkit on a trace.
+//! `tenor alloc profile|replay|advise|record`: the allocation toolkit on a trace.
 //!
 //! The trace comes from a file in the `tenor-alloc trace v1` format (docs/allocators.md), from
 //! the synthetic pricing desk (`--desk`, the default), or from a pricing run of Tenor's own
@@ -36,6 +36,9 @@ enum Action {
     Replay(ReplayArgs),
     /// Recommends a strategy, bin exponents and a per-job cap from the profile and a pool replay.
     Advise(Common),
+    /// Runs any program with libtenor_trace.so preloaded and writes its device allocations as a
+    /// trace (`tenor alloc record --out run.trace -- ./pricer args`).
+    Record(super::alloc_record::RecordArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -95,12 +98,13 @@ pub fn run(args: AllocArgs) -> anyhow::Result<ExitCode> {
         Action::Profile(c) => profile(&c),
         Action::Replay(r) => replay_all(&r),
         Action::Advise(c) => advise_cmd(&c),
+        Action::Record(r) => super::alloc_record::record(&r),
     }
 }
 
 fn load(c: &Common) -> anyhow::Result<Trace> {
     let trace = if let Some(path) = &c.trace {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = tenor_core::text::read_text(path)?;
         let trace = Trace::parse(&text, &path.display().to_string())?;
         if !trace.events.iter().any(|e| e.op == tenor_alloc::trace::TraceOp::Alloc) {
             anyhow::bail!("{}: the trace has no alloc events: nothing to profile, replay or advise on", path.display());
@@ -128,7 +132,7 @@ fn load(c: &Common) -> anyhow::Result<Trace> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        std::fs::write(path, trace.to_text()).with_context(|| format!("writing {}", path.display()))?;
+        tenor_core::files::write_atomic(path, trace.to_text().as_bytes())?;
         println!("trace written to {}", path.display());
     }
     Ok(trace)
