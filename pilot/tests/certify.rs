@@ -6,9 +6,16 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use common::{run, tenor, Run};
+
+/// The tests run one at a time: each compares latencies with a baseline measured alone, and
+/// suites running side by side on a small machine would slow each other into "regressions".
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tenor-certify-test-{}-{name}", std::process::id()));
@@ -66,6 +73,7 @@ fn copy_of(name: &str) -> PathBuf {
 
 #[test]
 fn the_same_build_promotes_and_writes_the_report() {
+    let _serial = serial();
     let b = copy_of("promote");
     let report = b.with_file_name("report");
     let r = compare(&b, Some(&report));
@@ -101,6 +109,7 @@ fn edit_csv(file: &Path, mut edit: impl FnMut(usize, &mut Vec<String>)) {
 
 #[test]
 fn one_price_moved_by_one_part_in_a_million_is_rejected_and_the_trade_named() {
+    let _serial = serial();
     let b = copy_of("price");
     let mut moved = None;
     edit_csv(&b.join("results/book.csv"), |_, v| {
@@ -123,6 +132,7 @@ fn one_price_moved_by_one_part_in_a_million_is_rejected_and_the_trade_named() {
 
 #[test]
 fn halved_latencies_are_rejected_as_a_latency_regression() {
+    let _serial = serial();
     let b = copy_of("latency");
     edit_csv(&b.join("latency.csv"), |_, v| {
         let m: f64 = v[1].parse().expect("median");
@@ -132,6 +142,7 @@ fn halved_latencies_are_rejected_as_a_latency_regression() {
     assert_eq!(r.code, 1, "{r:?}");
     assert!(r.stdout.contains("; 0 failed their rule"), "{}", r.stdout);
     assert!(r.stdout.lines().any(|l| l.starts_with("| book |") && l.ends_with("| REGRESSION |")), "{}", r.stdout);
+    assert!(r.stdout.contains("Values failing their rule: 0; latency regressions: "), "{}", r.stdout);
 }
 
 fn rewrite(file: &Path, from: &str, to: &str) {
@@ -142,6 +153,7 @@ fn rewrite(file: &Path, from: &str, to: &str) {
 
 #[test]
 fn bad_baselines_are_named_with_what_differs() {
+    let _serial = serial();
     // Missing file.
     let b = copy_of("missing");
     std::fs::remove_file(b.join("results/heston.csv")).expect("rm");
@@ -179,6 +191,7 @@ fn bad_baselines_are_named_with_what_differs() {
 
 #[test]
 fn a_candidate_that_ran_a_part_the_baseline_skipped_is_refused() {
+    let _serial = serial();
     // Certified from a plain clone: no shared folder, so oracles and strategy are skipped.
     let dir = tmp("plain");
     let b = dir.join("baseline");

@@ -26,6 +26,15 @@ pub fn pinned(m: &Manifest) -> Vec<String> {
 pub fn markdown(o: &Outcome, base: &Manifest, cand: &Manifest) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# tenor compare: {}\n", o.verdict);
+    let slow: Vec<&str> = o.latency.iter().filter(|l| l.regression).map(|l| l.workload.as_str()).collect();
+    let _ = writeln!(
+        s,
+        "Values failing their rule: {}; latency regressions: {}{}; values in one run only: {}.\n",
+        o.failures.iter().filter(|f| f.counts).count(),
+        slow.len(),
+        if slow.is_empty() { String::new() } else { format!(" ({})", slow.join(", ")) },
+        o.missing.len()
+    );
     let _ = writeln!(s, "Suite `{}` on backend `{}`, device {}.\n", base.suite, base.backend, base.device);
     let _ = writeln!(s, "| | baseline | candidate |\n| --- | --- | --- |");
     let _ =
@@ -100,21 +109,27 @@ pub fn markdown(o: &Outcome, base: &Manifest, cand: &Manifest) -> String {
 
 fn chart(o: &Outcome, path: &Path) -> anyhow::Result<()> {
     let n = o.latency.len().max(1);
-    let top =
-        o.latency.iter().map(|l| l.ratio.max(1.0 + l.allowed)).filter(|r| r.is_finite()).fold(1.2, f64::max) * 1.1;
+    // The axis covers the ratios (at least up to 1.5); an allowed band beyond it is not drawn.
+    let top = o.latency.iter().map(|l| l.ratio).filter(|r| r.is_finite()).fold(1.5, f64::max) * 1.1;
     let root = SVGBackend::new(path, (900, 120 + 28 * n as u32)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut c = ChartBuilder::on(&root)
-        .caption(format!("candidate / baseline median latency: {}", o.verdict), ("sans-serif", 18))
+        .caption(
+            format!("candidate / baseline median latency ({}); black: allowed slowdown", o.verdict),
+            ("sans-serif", 18),
+        )
         .margin(12)
         .x_label_area_size(30)
         .y_label_area_size(200)
-        .build_cartesian_2d(0.0..top, 0..n)?;
+        .build_cartesian_2d(0.0..top, (0..n).into_segmented())?;
     let names: Vec<String> = o.latency.iter().map(|l| l.workload.clone()).collect();
     c.configure_mesh()
         .y_labels(n)
-        .y_label_formatter(&|i| names.get(*i).cloned().unwrap_or_default())
-        .x_desc("ratio")
+        .y_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => names.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .x_desc("candidate median / baseline median (grey: under 1 ms, not compared; red: regression)")
         .draw()?;
     for (i, l) in o.latency.iter().enumerate() {
         let colour = if l.regression {
@@ -124,8 +139,15 @@ fn chart(o: &Outcome, path: &Path) -> anyhow::Result<()> {
         } else {
             BLACK.mix(0.2)
         };
-        c.draw_series(std::iter::once(Rectangle::new([(0.0, i), (l.ratio.min(top), i + 1)], colour.filled())))?;
-        c.draw_series(std::iter::once(PathElement::new(vec![(1.0 + l.allowed, i), (1.0 + l.allowed, i + 1)], BLACK)))?;
+        let (lo, hi) = (SegmentValue::Exact(i), SegmentValue::Exact(i + 1));
+        c.draw_series(std::iter::once(Rectangle::new(
+            [(0.0, lo.clone()), (l.ratio.min(top), hi.clone())],
+            colour.filled(),
+        )))?;
+        let band = 1.0 + l.allowed;
+        if band < top {
+            c.draw_series(std::iter::once(PathElement::new(vec![(band, lo), (band, hi)], BLACK.stroke_width(2))))?;
+        }
     }
     root.present()?;
     Ok(())
