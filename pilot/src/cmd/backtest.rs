@@ -54,13 +54,31 @@ pub struct BacktestArgs {
     /// Slippage on market and stop fills, basis points.
     #[arg(long, default_value_t = 1.0)]
     pub slippage_bps: f64,
-    /// Bars per year for annualising (252 daily; 98280 for regular-session minute bars).
+    /// Bars per year of the primary feed (the first data file) for annualising (252 daily;
+    /// 98280 for regular-session minute bars); metrics count only that feed's bars.
     #[arg(long, default_value_t = 252.0)]
     pub periods_per_year: f64,
+    /// A buy whose cost exceeds the cash at the fill: `refuse` it, or `resize` it to the shares
+    /// the cash pays for. The account never borrows.
+    #[arg(long, value_enum, default_value_t = CashArg::Refuse)]
+    pub insufficient_cash: CashArg,
     /// Output folder.
     #[arg(long, default_value = "backtest-out")]
     pub out: PathBuf,
 }
+
+/// What `--insufficient-cash` does ([`tenor_backtest::CashPolicy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CashArg {
+    /// Refuse the buy.
+    Refuse,
+    /// Buy what the cash pays for.
+    Resize,
+}
+
+/// Largest `--cash`: 1e15, so that equity, notional and their sums over any run stay far from
+/// overflow.
+pub const MAX_CASH: f64 = 1e15;
 
 /// A command-line value refused before anything runs, naming the flag and the value.
 #[derive(Debug, thiserror::Error)]
@@ -78,11 +96,13 @@ fn refuse(flag: &'static str, value: impl ToString, reason: &str) -> ArgError {
     ArgError { flag, value: value.to_string(), reason: reason.into() }
 }
 
-/// Checks the numeric flags: cash finite and > 0, periods per year finite and > 0, costs finite
-/// and >= 0.
+/// Checks the numeric flags: cash in (0, 1e15], periods per year finite and > 0, costs finite,
+/// not negative and bounded: `--commission-bps` at most 10000 (all of the notional),
+/// `--slippage-bps` below 10000 (a sale at a price of 0 or less), `--per-share` and
+/// `--min-commission` at most `--cash`.
 fn check_flags(a: &BacktestArgs) -> Result<(), ArgError> {
-    if !(a.cash.is_finite() && a.cash > 0.0) {
-        return Err(refuse("--cash", a.cash, "must be finite and > 0"));
+    if !(a.cash.is_finite() && a.cash > 0.0 && a.cash <= MAX_CASH) {
+        return Err(refuse("--cash", a.cash, "must be finite, > 0 and at most 1e15"));
     }
     if !(a.periods_per_year.is_finite() && a.periods_per_year > 0.0) {
         return Err(refuse("--periods-per-year", a.periods_per_year, "must be finite and > 0"));
@@ -95,6 +115,21 @@ fn check_flags(a: &BacktestArgs) -> Result<(), ArgError> {
     ] {
         if !(v.is_finite() && v >= 0.0) {
             return Err(refuse(flag, v, "must be finite and >= 0"));
+        }
+    }
+    if a.commission_bps > 10_000.0 {
+        return Err(refuse("--commission-bps", a.commission_bps, "must be at most 10000 (100 % of the notional)"));
+    }
+    if a.slippage_bps >= 10_000.0 {
+        return Err(refuse(
+            "--slippage-bps",
+            a.slippage_bps,
+            "must be below 10000 (a sale would fill at a price <= 0)",
+        ));
+    }
+    for (flag, v) in [("--per-share", a.per_share), ("--min-commission", a.min_commission)] {
+        if v > a.cash {
+            return Err(refuse(flag, v, "must be at most --cash"));
         }
     }
     Ok(())
@@ -243,7 +278,11 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         minimum: a.min_commission,
         slippage_bps: a.slippage_bps,
     };
-    let engine = Engine::new(EngineConfig { cash: a.cash, costs, periods_per_year: a.periods_per_year });
+    let cash_policy = match a.insufficient_cash {
+        CashArg::Refuse => tenor_backtest::CashPolicy::Refuse,
+        CashArg::Resize => tenor_backtest::CashPolicy::Resize,
+    };
+    let engine = Engine::new(EngineConfig { cash: a.cash, costs, periods_per_year: a.periods_per_year, cash_policy });
     if a.sweeps.is_empty() {
         let mut s = strategies::build(&a.strategy, &base, compute.clone())?;
         let t0 = std::time::Instant::now();
@@ -274,6 +313,10 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
             100.0 * m.hit_rate,
             m.trades,
             r.dividends
+        );
+        println!(
+            "  annualised on the primary feed {} ({} returns, {} bars per year); buys refused for cash {}, resized {}",
+            feed.symbols[0], m.periods, a.periods_per_year, m.refused_orders, m.resized_orders
         );
         let files = if charted {
             "trades.csv,equity.csv,metrics.json,equity.svg"
