@@ -346,6 +346,7 @@ pub fn strategy(
         cash: 1_000_000.0,
         costs: CostModel { per_share: 0.0, bps: 1.0, minimum: 0.0, slippage_bps: 1.0 },
         periods_per_year: 252.0,
+        cash_policy: tenor_backtest::CashPolicy::Refuse,
     });
     let (r, latency) = timed("strategy", suite.repeats(), || {
         let mut s = strategies::build("short_straddle", &params, dev.clone())?;
