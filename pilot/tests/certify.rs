@@ -74,10 +74,14 @@ fn copy_of(name: &str) -> PathBuf {
 #[test]
 fn the_same_build_promotes_and_writes_the_report() {
     let _serial = serial();
-    let b = copy_of("promote");
+    // Its own baseline, certified right before the comparison: latencies measured minutes
+    // apart on a shared machine differ by the load in between, not by the build.
+    let b = tmp("promote").join("baseline");
+    let r = certify(&b, &tenor_testdata::shared_dir());
+    assert!(r.success(), "certify failed: {r:?}");
     let report = b.with_file_name("report");
     let r = compare(&b, Some(&report));
-    assert!(r.success(), "{r:?}");
+    assert!(r.success(), "{}\n{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("# tenor compare: PROMOTE"), "{}", r.stdout);
     assert!(r.stdout.contains("; 0 failed their rule"), "{}", r.stdout);
     for f in ["report.md", "report.json", "latency.svg"] {
