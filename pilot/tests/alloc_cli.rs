@@ -131,3 +131,21 @@ fn record_runs_a_program_under_the_interposer_and_passes_its_exit_status_on() {
     let out = run(tenor().args(["alloc", "record", "--lib", "/nonexistent/libtenor_trace.so", "--", "true"]));
     assert!(!out.success() && out.stderr.contains("/nonexistent/libtenor_trace.so"), "{}", out.stderr);
 }
+
+#[test]
+fn stats_prints_a_libtenor_alloc_file_and_names_the_place_of_bad_json() {
+    let dir = out_dir("stats");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("stats.json");
+    // The shape tools/alloc writes (its contract test reads the same fields back).
+    std::fs::write(&file, r#"{"strategy":"binning","allocs":5,"peak_used":2097152,"peak_reserved":4194304}"#)
+        .expect("write");
+    let out = run(tenor().args(["alloc", "stats"]).arg(&file));
+    assert!(out.success(), "{}", out.stderr);
+    assert!(out.stdout.contains("peak_reserved        4194304 (4.0 MiB)"), "{}", out.stdout);
+    assert!(out.stdout.contains("reserved/used        2.000"), "{}", out.stdout);
+    std::fs::write(&file, "{\n  \"allocs\": 5,\n  oops\n}").expect("write");
+    let out = run(tenor().args(["alloc", "stats"]).arg(&file));
+    assert!(!out.success());
+    assert!(out.stderr.contains("stats.json:3:3"), "{}", out.stderr);
+}

@@ -16,6 +16,8 @@ pub struct CudaStream {
     raw: sys::CUstream,
     ctx: Arc<Context>,
     id: OnceLock<u64>,
+    /// Whether Tenor created the stream (and destroys it on drop).
+    owned: bool,
 }
 
 // SAFETY: CUstream handles may be used from any thread of the process (the context is bound
@@ -32,10 +34,24 @@ impl CudaStream {
     pub fn create(ctx: &Arc<Context>) -> Result<Stream, ComputeError> {
         ctx.bind()?;
         let raw = dr::stream::create(dr::stream::StreamKind::NonBlocking).map_err(|e| drv("cuStreamCreate", e))?;
-        let inner = Arc::new(Self { raw, ctx: ctx.clone(), id: OnceLock::new() });
+        let inner = Arc::new(Self { raw, ctx: ctx.clone(), id: OnceLock::new(), owned: true });
         let s = Stream::new(inner.clone());
         let _ = inner.id.set(s.id());
         Ok(s)
+    }
+
+    /// Wraps a stream another library created (PyTorch's or CuPy's `cudaStream_t`; null is the
+    /// legacy default stream) as a port [`Stream`]. The stream is borrowed: dropping the wrapper
+    /// never destroys it, and the caller keeps it alive while blocks are in flight on it.
+    ///
+    /// # Safety
+    /// `raw` must be null or a live stream of `ctx`'s context for as long as the returned
+    /// [`Stream`] (and every clone) is used.
+    pub unsafe fn borrowed(ctx: &Arc<Context>, raw: sys::CUstream) -> Stream {
+        let inner = Arc::new(Self { raw, ctx: ctx.clone(), id: OnceLock::new(), owned: false });
+        let s = Stream::new(inner.clone());
+        let _ = inner.id.set(s.id());
+        s
     }
 
     /// The driver handle.
@@ -110,7 +126,7 @@ impl StreamImpl for CudaStream {
 
 impl Drop for CudaStream {
     fn drop(&mut self) {
-        if self.ctx.bind().is_ok() {
+        if self.owned && self.ctx.bind().is_ok() {
             // SAFETY: the stream is no longer referenced; the driver releases it once its work
             // completed. A teardown error cannot be acted on here.
             let _ = unsafe { dr::stream::destroy(self.raw) };

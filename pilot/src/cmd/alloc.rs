@@ -1,4 +1,4 @@
-//! `tenor alloc profile|replay|advise|record`: the allocation toolkit on a trace.
+//! `tenor alloc profile|replay|advise|record|stats`: the allocation toolkit on a trace.
 //!
 //! The trace comes from a file in the `tenor-alloc trace v1` format (docs/allocators.md), from
 //! the synthetic pricing desk (`--desk`, the default), or from a pricing run of Tenor's own
@@ -39,6 +39,8 @@ enum Action {
     /// Runs any program with libtenor_trace.so preloaded and writes its device allocations as a
     /// trace (`tenor alloc record --out run.trace -- ./pricer args`).
     Record(super::alloc_record::RecordArgs),
+    /// Prints the statistics file libtenor_alloc.so writes at exit (`TENOR_ALLOC_STATS`).
+    Stats(super::alloc_stats::StatsArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -99,6 +101,7 @@ pub fn run(args: AllocArgs) -> anyhow::Result<ExitCode> {
         Action::Replay(r) => replay_all(&r),
         Action::Advise(c) => advise_cmd(&c),
         Action::Record(r) => super::alloc_record::record(&r),
+        Action::Stats(s) => super::alloc_stats::stats(&s),
     }
 }
 

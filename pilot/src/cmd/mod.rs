@@ -2,6 +2,7 @@
 pub mod alloc;
 mod alloc_charts;
 mod alloc_record;
+mod alloc_stats;
 pub mod backends;
 pub mod backtest;
 pub mod book;
