@@ -62,42 +62,13 @@ pub struct BacktestArgs {
     pub out: PathBuf,
 }
 
-/// A command-line value refused before anything runs, naming the flag and the value.
-#[derive(Debug, thiserror::Error)]
-#[error("{flag} {value}: {reason}")]
-pub struct ArgError {
-    /// The flag, e.g. `--cash`.
-    pub flag: &'static str,
-    /// The value given, as written.
-    pub value: String,
-    /// What a valid value is.
-    pub reason: String,
-}
+pub use tenor::backtest_config::ArgError;
+use tenor::backtest_config::refuse;
 
-fn refuse(flag: &'static str, value: impl ToString, reason: &str) -> ArgError {
-    ArgError { flag, value: value.to_string(), reason: reason.into() }
-}
-
-/// Checks the numeric flags: cash finite and > 0, periods per year finite and > 0, costs finite
-/// and >= 0.
+/// Checks the numeric flags (`tenor::backtest_config::engine_config`).
 fn check_flags(a: &BacktestArgs) -> Result<(), ArgError> {
-    if !(a.cash.is_finite() && a.cash > 0.0) {
-        return Err(refuse("--cash", a.cash, "must be finite and > 0"));
-    }
-    if !(a.periods_per_year.is_finite() && a.periods_per_year > 0.0) {
-        return Err(refuse("--periods-per-year", a.periods_per_year, "must be finite and > 0"));
-    }
-    for (flag, v) in [
-        ("--per-share", a.per_share),
-        ("--commission-bps", a.commission_bps),
-        ("--min-commission", a.min_commission),
-        ("--slippage-bps", a.slippage_bps),
-    ] {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(refuse(flag, v, "must be finite and >= 0"));
-        }
-    }
-    Ok(())
+    tenor::backtest_config::engine_config(a.cash, a.per_share, a.commission_bps, a.min_commission, a.slippage_bps, a.periods_per_year)
+        .map(|_| ())
 }
 
 fn parse_kv(s: &str) -> anyhow::Result<(String, f64)> {

@@ -73,14 +73,6 @@ struct KindTotal {
 /// errors of the call (they are reported and give exit status 1).
 pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    if args.paths < 4 || !args.paths.is_multiple_of(2) {
-        anyhow::bail!("--paths must be even and at least 4 (antithetic pairs), got {}", args.paths);
-    }
-    if let Some(out) = &args.out {
-        super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
-    }
-    let parsed = portfolio::read_portfolio(&args.portfolio)?;
-    let compute = tenor_backends::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
     let config = BookConfig {
         engine: match args.engine {
             EngineArg::Auto => Engine::Auto,
@@ -92,6 +84,12 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         streams: args.streams,
         greeks: !args.no_greeks,
     };
+    tenor::book_pricing::check_config(&config)?;
+    if let Some(out) = &args.out {
+        super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
+    }
+    let parsed = portfolio::read_portfolio(&args.portfolio)?;
+    let compute = tenor_backends::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
 
     let bar = ProgressBar::new(parsed.trades.len() as u64);
     bar.set_style(
@@ -99,40 +97,29 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let results = portfolio::price_book(compute.as_ref(), &parsed.trades, &config, &mut |done| {
+    let book = tenor::book_pricing::price_parsed(compute.as_ref(), &parsed, &args.portfolio, &config, &mut |done| {
         bar.set_position(done as u64);
     });
     bar.finish_and_clear();
 
     let file = args.portfolio.display();
-    let mut rows: Vec<PricedRow> = Vec::with_capacity(results.len());
-    let mut failures: Vec<String> = parsed.errors.iter().map(ToString::to_string).collect();
-    let mut bad_lines: Vec<u64> = parsed.bad_lines();
+    let failures = book.messages();
+    let bad_lines = &book.bad_lines;
+    let rows: &[PricedRow] = &book.rows;
     let mut by_kind: BTreeMap<Kind, KindTotal> = BTreeMap::new();
-    for (trade, r) in parsed.trades.iter().zip(results) {
-        match r {
-            Ok(row) => {
-                let k = by_kind.entry(trade.kind()).or_default();
-                k.trades += 1;
-                k.pv += row.price;
-                k.mc += usize::from(row.method == "mc");
-                rows.push(row);
-            }
-            Err(e) => {
-                failures.push(format!("{file}:{}: trade {:?} ({}): {e}", trade.line, trade.id, trade.kind()));
-                bad_lines.push(trade.line);
-            }
-        }
+    for (kind, row) in book.kinds.iter().zip(rows) {
+        let k = by_kind.entry(*kind).or_default();
+        k.trades += 1;
+        k.pv += row.price;
+        k.mc += usize::from(row.method == "mc");
     }
-    bad_lines.sort_unstable();
-    bad_lines.dedup();
 
     match &args.out {
         Some(path) => {
             let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-            portfolio::write_priced(std::io::BufWriter::new(f), &rows)?;
+            portfolio::write_priced(std::io::BufWriter::new(f), rows)?;
         }
-        None => portfolio::write_priced(std::io::stdout().lock(), &rows)?,
+        None => portfolio::write_priced(std::io::stdout().lock(), rows)?,
     }
     let elapsed = started.elapsed();
 

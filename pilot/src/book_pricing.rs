@@ -1,0 +1,115 @@
+//! Pricing a parsed portfolio the way `tenor price` does, as a library function that the command
+//! line, the Python package (`bindings/python`) and any other front end call: one copy of the
+//! checks, the routing of failures to file and line, and the order of the rows.
+
+use std::path::Path;
+
+use tenor_core::Compute;
+use tenor_pricing::portfolio::{self, BookConfig, Kind, ParsedPortfolio, PricedRow, RowError};
+
+/// A setting of [`BookConfig`] refused before anything is priced, naming the setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    /// `paths` odd or below 4 (Monte Carlo uses antithetic pairs).
+    #[error("--paths must be even and at least 4 (antithetic pairs), got {0}")]
+    Paths(u64),
+    /// `steps` is zero.
+    #[error("--steps must be at least 1, got 0")]
+    Steps,
+    /// `streams` is zero.
+    #[error("--streams must be at least 1, got 0")]
+    Streams,
+}
+
+/// Checks the settings `tenor price` checks (paths even and >= 4, steps and streams >= 1).
+///
+/// # Errors
+/// The first [`SettingError`].
+pub fn check_config(config: &BookConfig) -> Result<(), SettingError> {
+    if config.paths < 4 || !config.paths.is_multiple_of(2) {
+        return Err(SettingError::Paths(config.paths));
+    }
+    if config.steps == 0 {
+        return Err(SettingError::Steps);
+    }
+    if config.streams == 0 {
+        return Err(SettingError::Streams);
+    }
+    Ok(())
+}
+
+/// A trade that was read but could not be priced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TradeFailure {
+    /// 1-based line of the trade in its file.
+    pub line: u64,
+    /// The trade's id.
+    pub id: String,
+    /// The trade's kind.
+    pub kind: Kind,
+    /// The message of `tenor price`: `FILE:LINE: trade "ID" (KIND): REASON`.
+    pub message: String,
+}
+
+/// The outcome of [`price_parsed`]: the priced rows in input order and every problem.
+#[derive(Debug, Clone)]
+pub struct PricedBook {
+    /// Priced rows, in input order (rows that failed are left out).
+    pub rows: Vec<PricedRow>,
+    /// The kind of each row of `rows` (same length).
+    pub kinds: Vec<Kind>,
+    /// Problems of the header and rows found when reading (file, line, column).
+    pub read_errors: Vec<RowError>,
+    /// Trades read but refused by the pricer.
+    pub trade_failures: Vec<TradeFailure>,
+    /// Every rejected line, sorted, without repeats.
+    pub bad_lines: Vec<u64>,
+}
+
+impl PricedBook {
+    /// Every problem as the command line prints it (after `error: `), read errors first.
+    pub fn messages(&self) -> Vec<String> {
+        self.read_errors.iter().map(ToString::to_string).chain(self.trade_failures.iter().map(|f| f.message.clone())).collect()
+    }
+}
+
+/// Prices the trades of `parsed` (read from `file`) on `compute` with `config`, reporting
+/// progress as [`portfolio::price_book`] does. Rows that fail are named with file and line
+/// (`tenor price`'s messages); the others are priced as usual.
+pub fn price_parsed(
+    compute: &dyn Compute,
+    parsed: &ParsedPortfolio,
+    file: &Path,
+    config: &BookConfig,
+    progress: &mut dyn FnMut(usize),
+) -> PricedBook {
+    let results = portfolio::price_book(compute, &parsed.trades, config, progress);
+    let file = file.display();
+    let mut book = PricedBook {
+        rows: Vec::with_capacity(results.len()),
+        kinds: Vec::with_capacity(results.len()),
+        read_errors: parsed.errors.clone(),
+        trade_failures: Vec::new(),
+        bad_lines: parsed.bad_lines(),
+    };
+    for (trade, r) in parsed.trades.iter().zip(results) {
+        match r {
+            Ok(row) => {
+                book.rows.push(row);
+                book.kinds.push(trade.kind());
+            }
+            Err(e) => {
+                book.trade_failures.push(TradeFailure {
+                    line: trade.line,
+                    id: trade.id.clone(),
+                    kind: trade.kind(),
+                    message: format!("{file}:{}: trade {:?} ({}): {e}", trade.line, trade.id, trade.kind()),
+                });
+                book.bad_lines.push(trade.line);
+            }
+        }
+    }
+    book.bad_lines.sort_unstable();
+    book.bad_lines.dedup();
+    book
+}
