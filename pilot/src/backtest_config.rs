@@ -21,9 +21,9 @@ pub fn refuse(flag: &'static str, value: impl ToString, reason: &str) -> ArgErro
     ArgError { flag, value: value.to_string(), reason: reason.into() }
 }
 
-/// The engine settings of a backtest, checked: cash finite and > 0, periods per year finite and
-/// > 0, commission per share, commission in basis points, minimum commission and slippage in
-/// basis points finite and >= 0.
+/// The engine settings of a backtest, checked: cash finite and positive, periods per year
+/// finite and positive, commission per share, commission in basis points, minimum commission
+/// and slippage in basis points finite and not negative.
 ///
 /// # Errors
 /// The first setting out of range.

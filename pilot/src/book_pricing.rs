@@ -7,36 +7,7 @@ use std::path::Path;
 use tenor_core::Compute;
 use tenor_pricing::portfolio::{self, BookConfig, Kind, ParsedPortfolio, PricedRow, RowError};
 
-/// A setting of [`BookConfig`] refused before anything is priced, naming the setting.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SettingError {
-    /// `paths` odd or below 4 (Monte Carlo uses antithetic pairs).
-    #[error("--paths must be even and at least 4 (antithetic pairs), got {0}")]
-    Paths(u64),
-    /// `steps` is zero.
-    #[error("--steps must be at least 1, got 0")]
-    Steps,
-    /// `streams` is zero.
-    #[error("--streams must be at least 1, got 0")]
-    Streams,
-}
-
-/// Checks the settings `tenor price` checks (paths even and >= 4, steps and streams >= 1).
-///
-/// # Errors
-/// The first [`SettingError`].
-pub fn check_config(config: &BookConfig) -> Result<(), SettingError> {
-    if config.paths < 4 || !config.paths.is_multiple_of(2) {
-        return Err(SettingError::Paths(config.paths));
-    }
-    if config.steps == 0 {
-        return Err(SettingError::Steps);
-    }
-    if config.streams == 0 {
-        return Err(SettingError::Streams);
-    }
-    Ok(())
-}
+pub use tenor_pricing::portfolio::SettingError;
 
 /// A trade that was read but could not be priced.
 #[derive(Debug, Clone, PartialEq)]

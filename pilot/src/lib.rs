@@ -5,3 +5,4 @@
 pub mod pilot;
 pub mod book_pricing;
 pub mod backtest_config;
+pub mod chains;

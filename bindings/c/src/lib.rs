@@ -333,14 +333,10 @@ fn config(c: &TenorBookConfig) -> Result<BookConfig, String> {
         1 => Engine::Mc,
         e => return Err(format!("config field `engine` is {e}; expected 0 (auto) or 1 (mc)")),
     };
-    if c.paths < 4 || c.paths % 2 != 0 {
-        return Err(format!("config field `paths` is {}; must be even and at least 4", c.paths));
-    }
-    if c.steps == 0 || c.streams == 0 {
-        return Err("config fields `steps` and `streams` must be at least 1".into());
-    }
     let streams = usize::try_from(c.streams).map_err(|_| "config field `streams` too large".to_owned())?;
-    Ok(BookConfig { engine, paths: c.paths, seed: c.seed, steps: c.steps, streams, greeks: c.greeks != 0 })
+    let config = BookConfig { engine, paths: c.paths, seed: c.seed, steps: c.steps, streams, greeks: c.greeks != 0 };
+    config.check().map_err(|e| format!("config field {e}"))?;
+    Ok(config)
 }
 
 const NOT_PRICED: TenorPriced = TenorPriced {

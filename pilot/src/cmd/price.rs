@@ -84,7 +84,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         streams: args.streams,
         greeks: !args.no_greeks,
     };
-    tenor::book_pricing::check_config(&config)?;
+    config.check().map_err(|e| anyhow::anyhow!("--{e}"))?;
     if let Some(out) = &args.out {
         super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
     }

@@ -17,6 +17,6 @@ pub mod write;
 
 pub use error::{Location, PortfolioError, RowError, RowProblem};
 pub use parse::{parse_portfolio, read_portfolio, ParsedPortfolio, COLUMNS, REQUIRED_COLUMNS};
-pub use price::{price_book, price_trade, BookConfig, Engine, PriceError};
+pub use price::{price_book, price_trade, BookConfig, Engine, PriceError, SettingError};
 pub use trade::{AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
 pub use write::{write_portfolio, write_priced, PricedRow, OUTPUT_COLUMNS};

@@ -72,6 +72,52 @@ impl Default for BookConfig {
     }
 }
 
+/// A [`BookConfig`] setting refused before anything is priced; the message starts with the
+/// setting's name (front ends add their own spelling: `--paths` on the command line).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SettingError {
+    /// `paths` odd or below 4 (Monte Carlo uses antithetic pairs).
+    #[error("paths must be even and at least 4 (antithetic pairs), got {0}")]
+    Paths(u64),
+    /// `steps` is zero.
+    #[error("steps must be at least 1, got 0")]
+    Steps,
+    /// `streams` is zero.
+    #[error("streams must be at least 1, got 0")]
+    Streams,
+}
+
+impl SettingError {
+    /// The setting's name (`paths`, `steps`, `streams`).
+    pub fn setting(&self) -> &'static str {
+        match self {
+            SettingError::Paths(_) => "paths",
+            SettingError::Steps => "steps",
+            SettingError::Streams => "streams",
+        }
+    }
+}
+
+impl BookConfig {
+    /// Checks the settings every front end checks before pricing: paths even and >= 4,
+    /// steps and streams >= 1.
+    ///
+    /// # Errors
+    /// The first [`SettingError`].
+    pub fn check(&self) -> Result<(), SettingError> {
+        if self.paths < 4 || !self.paths.is_multiple_of(2) {
+            return Err(SettingError::Paths(self.paths));
+        }
+        if self.steps == 0 {
+            return Err(SettingError::Steps);
+        }
+        if self.streams == 0 {
+            return Err(SettingError::Streams);
+        }
+        Ok(())
+    }
+}
+
 /// Why a trade could not be priced.
 #[derive(Debug, Clone, Error)]
 pub enum PriceError {
