@@ -75,8 +75,13 @@ def _number(x: Any) -> str:
     if x is None:
         return ""
     if isinstance(x, float):
+        x = float(x)  # numpy.float64 is a float whose repr is "np.float64(...)"
         if math.isnan(x):
             return ""
+        if x.is_integer() and abs(x) < 2.0**53:
+            # a whole number as an integer ("12", not "12.0": pandas stores a column with
+            # empty cells, such as fixings, as floats); it reads back as the same double
+            return str(int(x))
         return repr(x)
     if hasattr(x, "item"):  # numpy scalar
         return _number(x.item())
