@@ -40,7 +40,11 @@ pub struct PricedBook {
 impl PricedBook {
     /// Every problem as the command line prints it (after `error: `), read errors first.
     pub fn messages(&self) -> Vec<String> {
-        self.read_errors.iter().map(ToString::to_string).chain(self.trade_failures.iter().map(|f| f.message.clone())).collect()
+        self.read_errors
+            .iter()
+            .map(ToString::to_string)
+            .chain(self.trade_failures.iter().map(|f| f.message.clone()))
+            .collect()
     }
 }
 

@@ -228,8 +228,8 @@ pub unsafe extern "C" fn tenor_open(name: *const c_char, out: *mut *mut TenorDev
         let name = unsafe { CStr::from_ptr(name) }
             .to_str()
             .map_err(|_| invalid("tenor_open: argument `name` is not UTF-8".into()))?;
-        let compute = tenor_backends::open(name)
-            .map_err(|e| (TenorStatus::Backend, format!("opening backend {name:?}: {e}")))?;
+        let compute =
+            tenor_backends::open(name).map_err(|e| (TenorStatus::Backend, format!("opening backend {name:?}: {e}")))?;
         let device = Box::into_raw(Box::new(TenorDevice { compute }));
         // SAFETY: `out` is non-null and writable by the caller's contract.
         unsafe { out.write(device) };
@@ -424,8 +424,11 @@ pub unsafe extern "C" fn tenor_price_book(
                     };
                 }
                 Err(e) => {
-                    output[slot].status =
-                        if matches!(e, portfolio::PriceError::Mc(_)) { TenorStatus::Backend } else { TenorStatus::Pricing };
+                    output[slot].status = if matches!(e, portfolio::PriceError::Mc(_)) {
+                        TenorStatus::Backend
+                    } else {
+                        TenorStatus::Pricing
+                    };
                     first_error.get_or_insert(format!("trade {slot}: {e}"));
                 }
             }

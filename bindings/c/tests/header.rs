@@ -6,7 +6,8 @@ use std::path::Path;
 #[test]
 fn committed_header_matches_a_fresh_generation() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).unwrap_or_else(|e| panic!("cbindgen.toml: {e}"));
+    let config =
+        cbindgen::Config::from_file(dir.join("cbindgen.toml")).unwrap_or_else(|e| panic!("cbindgen.toml: {e}"));
     let bindings = cbindgen::Builder::new()
         .with_crate(dir)
         .with_config(config)

@@ -39,14 +39,25 @@ pub struct Bar {
 
 impl From<&tenor_backtest::Bar> for Bar {
     fn from(b: &tenor_backtest::Bar) -> Self {
-        Self { time: b.time, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, dividend: b.dividend }
+        Self {
+            time: b.time,
+            open: b.open,
+            high: b.high,
+            low: b.low,
+            close: b.close,
+            volume: b.volume,
+            dividend: b.dividend,
+        }
     }
 }
 
 #[pymethods]
 impl Bar {
     fn __repr__(&self) -> String {
-        format!("Bar(time={}, open={}, high={}, low={}, close={})", self.time, self.open, self.high, self.low, self.close)
+        format!(
+            "Bar(time={}, open={}, high={}, low={}, close={})",
+            self.time, self.open, self.high, self.low, self.close
+        )
     }
 }
 
@@ -200,7 +211,9 @@ impl Context {
             ("stop", Some(p)) if p.is_finite() && p > 0.0 => OrderKind::Stop(p),
             ("market", Some(_)) => return Err(py_err("a market order takes no price".into())),
             ("limit" | "stop", _) => return Err(py_err(format!("a {kind} order needs a finite price > 0"))),
-            (other, _) => return Err(py_err(format!("order kind {other:?}: expected \"market\", \"limit\" or \"stop\""))),
+            (other, _) => {
+                return Err(py_err(format!("order kind {other:?}: expected \"market\", \"limit\" or \"stop\"")))
+            }
         };
         self.with(|c| {
             symbol_check(c, s)?;
@@ -222,7 +235,14 @@ impl Context {
                         OrderKind::Limit(p) => ("limit", Some(p)),
                         OrderKind::Stop(p) => ("stop", Some(p)),
                     };
-                    Order { id: o.id, symbol: o.symbol, quantity: o.quantity, kind: kind.into(), price, placed: o.placed }
+                    Order {
+                        id: o.id,
+                        symbol: o.symbol,
+                        quantity: o.quantity,
+                        kind: kind.into(),
+                        price,
+                        placed: o.placed,
+                    }
                 })
                 .collect()
         })
@@ -247,7 +267,12 @@ struct PyStrategy {
 }
 
 impl PyStrategy {
-    fn call(&mut self, ctx: &mut tenor_backtest::Context<'_>, method: &str, fill: Option<&tenor_backtest::Fill>) -> Result<(), EngineStrategyError> {
+    fn call(
+        &mut self,
+        ctx: &mut tenor_backtest::Context<'_>,
+        method: &str,
+        fill: Option<&tenor_backtest::Fill>,
+    ) -> Result<(), EngineStrategyError> {
         let result = Python::with_gil(|py| -> PyResult<()> {
             let object = self.object.bind(py);
             if method != "on_bar" && !object.hasattr(method)? {
@@ -279,7 +304,11 @@ impl Strategy for PyStrategy {
     fn on_bar(&mut self, ctx: &mut tenor_backtest::Context<'_>) -> Result<(), EngineStrategyError> {
         self.call(ctx, "on_bar", None)
     }
-    fn on_fill(&mut self, ctx: &mut tenor_backtest::Context<'_>, fill: &tenor_backtest::Fill) -> Result<(), EngineStrategyError> {
+    fn on_fill(
+        &mut self,
+        ctx: &mut tenor_backtest::Context<'_>,
+        fill: &tenor_backtest::Fill,
+    ) -> Result<(), EngineStrategyError> {
         self.call(ctx, "on_fill", Some(fill))
     }
     fn end(&mut self, ctx: &mut tenor_backtest::Context<'_>) -> Result<(), EngineStrategyError> {
@@ -321,9 +350,16 @@ fn load_feed(py: Python<'_>, data: &[PathBuf]) -> PyResult<Feed> {
 
 fn engine(py: Python<'_>, costs: (f64, f64, f64, f64, f64, f64)) -> PyResult<Engine> {
     let (cash, per_share, commission_bps, min_commission, slippage_bps, periods_per_year) = costs;
-    tenor::backtest_config::engine_config(cash, per_share, commission_bps, min_commission, slippage_bps, periods_per_year)
-        .map(Engine::new)
-        .map_err(|e| parameter_error(py, &e.flag.trim_start_matches('-').replace('-', "_"), e.to_string()))
+    tenor::backtest_config::engine_config(
+        cash,
+        per_share,
+        commission_bps,
+        min_commission,
+        slippage_bps,
+        periods_per_year,
+    )
+    .map(Engine::new)
+    .map_err(|e| parameter_error(py, &e.flag.trim_start_matches('-').replace('-', "_"), e.to_string()))
 }
 
 fn strategy_error(e: &EngineStrategyError) -> PyErr {
@@ -370,7 +406,11 @@ fn run_backtest<'py>(
         };
     }
     if params.is_some() {
-        return Err(parameter_error(py, "params", "params is for built-in strategies; a Python strategy takes its own".into()));
+        return Err(parameter_error(
+            py,
+            "params",
+            "params is for built-in strategies; a Python strategy takes its own".into(),
+        ));
     }
     let name = match strategy.getattr("name") {
         Ok(n) if !n.is_callable() => n.str()?.to_string(),

@@ -68,7 +68,9 @@ impl Device {
         let engine = match engine {
             "auto" => Engine::Auto,
             "mc" => Engine::Mc,
-            other => return Err(parameter_error(py, "engine", format!("engine {other:?}: expected \"auto\" or \"mc\""))),
+            other => {
+                return Err(parameter_error(py, "engine", format!("engine {other:?}: expected \"auto\" or \"mc\"")))
+            }
         };
         let config = BookConfig { engine, paths, seed, steps, streams, greeks };
         if let Err(e) = config.check() {
@@ -100,7 +102,8 @@ impl Device {
             })
             .collect();
         let name = file_name.display().to_string();
-        problems.extend(book.trade_failures.iter().map(|f| (Some(name.clone()), Some(f.line), None, f.message.clone())));
+        problems
+            .extend(book.trade_failures.iter().map(|f| (Some(name.clone()), Some(f.line), None, f.message.clone())));
         Ok((columns(py, &book.rows)?, problems, rows_read))
     }
 }

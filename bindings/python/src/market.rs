@@ -40,13 +40,19 @@ fn date(py: Python<'_>, name: &str, text: Option<&str>) -> PyResult<Option<chron
 /// butterfly_free, min_g), `warnings` (slices without a forward or a fit), `source`, `spot`.
 #[pyfunction]
 #[pyo3(signature = (device, chain, as_of=None))]
-fn surface<'py>(py: Python<'py>, device: PyRef<'py, Device>, chain: PathBuf, as_of: Option<&str>) -> PyResult<Bound<'py, PyDict>> {
+fn surface<'py>(
+    py: Python<'py>,
+    device: PyRef<'py, Device>,
+    chain: PathBuf,
+    as_of: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
     let as_of = date(py, "as_of", as_of)?;
     let compute = device.compute.clone();
     let chain = py.allow_threads(|| tenor::chains::load_chain(&chain, as_of)).map_err(|e| chain_error(py, &e))?;
     let (forwards, missing) = tenor_market::parity::parity_forwards(&chain);
     let mut warnings: Vec<String> = missing.iter().map(ToString::to_string).collect();
-    let vols = py.allow_threads(|| chain_vols(compute.as_ref(), &chain, &forwards)).map_err(|e| market_error(py, &e))?;
+    let vols =
+        py.allow_threads(|| chain_vols(compute.as_ref(), &chain, &forwards)).map_err(|e| market_error(py, &e))?;
     let mut slices = Vec::new();
     for f in &forwards {
         match fit_slice(&chain, &vols, f) {
@@ -75,7 +81,10 @@ fn surface<'py>(py: Python<'py>, device: PyRef<'py, Device>, chain: PathBuf, as_
     q.set_item("forward", vols.iter().map(|v| v.forward).collect::<Vec<_>>())?;
     q.set_item("discount", vols.iter().map(|v| v.discount).collect::<Vec<_>>())?;
     q.set_item("implied_vol", vols.iter().map(|v| v.vol.ok()).collect::<Vec<_>>())?;
-    q.set_item("reason", vols.iter().map(|v| v.vol.err().map(|r| r.to_string()).unwrap_or_default()).collect::<Vec<_>>())?;
+    q.set_item(
+        "reason",
+        vols.iter().map(|v| v.vol.err().map(|r| r.to_string()).unwrap_or_default()).collect::<Vec<_>>(),
+    )?;
     q.set_item(
         "svi_vol",
         vols.iter()

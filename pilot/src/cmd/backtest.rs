@@ -62,13 +62,20 @@ pub struct BacktestArgs {
     pub out: PathBuf,
 }
 
-pub use tenor::backtest_config::ArgError;
 use tenor::backtest_config::refuse;
+pub use tenor::backtest_config::ArgError;
 
 /// Checks the numeric flags (`tenor::backtest_config::engine_config`).
 fn check_flags(a: &BacktestArgs) -> Result<(), ArgError> {
-    tenor::backtest_config::engine_config(a.cash, a.per_share, a.commission_bps, a.min_commission, a.slippage_bps, a.periods_per_year)
-        .map(|_| ())
+    tenor::backtest_config::engine_config(
+        a.cash,
+        a.per_share,
+        a.commission_bps,
+        a.min_commission,
+        a.slippage_bps,
+        a.periods_per_year,
+    )
+    .map(|_| ())
 }
 
 fn parse_kv(s: &str) -> anyhow::Result<(String, f64)> {
