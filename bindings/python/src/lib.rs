@@ -12,6 +12,7 @@ mod backtest;
 mod device;
 mod errors;
 mod market;
+mod pilot;
 
 /// The module `tenor._tenor`.
 #[pymodule]
@@ -20,5 +21,6 @@ fn _tenor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     device::register(m)?;
     backtest::register(m)?;
     market::register(m)?;
+    pilot::register(m)?;
     Ok(())
 }

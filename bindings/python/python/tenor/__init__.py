@@ -19,7 +19,7 @@ import math
 import os
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from . import _tenor
+from . import _tenor, pilot
 from ._tenor import (
     Bar,
     BackendError,
@@ -47,6 +47,7 @@ __all__ = [
     "backends",
     "backtest",
     "open",
+    "pilot",
     "sweep",
     "treasury_curve",
 ]
