@@ -58,6 +58,20 @@ pub struct Fill {
     pub commission: f64,
 }
 
+/// What a buy fill does when its cost (shares x fill price + commission) exceeds the cash
+/// at the fill: the account never borrows silently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CashPolicy {
+    /// The order is refused and removed (backtrader's broker does the same); counted in
+    /// [`Metrics::refused_orders`](crate::metrics::Metrics::refused_orders).
+    #[default]
+    Refuse,
+    /// The order fills for the most shares the cash pays for, commission included (whole shares
+    /// when the order was for whole shares); refused when that is none. Counted in
+    /// [`Metrics::resized_orders`](crate::metrics::Metrics::resized_orders).
+    Resize,
+}
+
 /// Engine settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EngineConfig {
@@ -65,14 +79,36 @@ pub struct EngineConfig {
     pub cash: f64,
     /// Costs.
     pub costs: CostModel,
-    /// Bars per year for annualising (252 for daily bars).
+    /// Bars per year for annualising (252 for daily bars), counted on the primary feed (the
+    /// first symbol): see [`crate::metrics`].
     pub periods_per_year: f64,
+    /// Buys the cash does not cover.
+    pub cash_policy: CashPolicy,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        Self { cash: 1_000_000.0, costs: CostModel::default(), periods_per_year: 252.0 }
+        Self {
+            cash: 1_000_000.0,
+            costs: CostModel::default(),
+            periods_per_year: 252.0,
+            cash_policy: CashPolicy::Refuse,
+        }
     }
+}
+
+/// Most shares a buy of `wanted` shares at `price` can take with `cash`, commission included:
+/// `q (price + per_share + bps price) <= cash` and `q price <= cash - minimum`; whole shares
+/// when `wanted` is whole. 0 when nothing is affordable.
+fn affordable(wanted: f64, price: f64, cash: f64, costs: &CostModel) -> f64 {
+    let per_share_cost = price + costs.per_share + costs.bps * 1e-4 * price;
+    let q = (cash / per_share_cost).min((cash - costs.minimum) / price).min(wanted).max(0.0);
+    let q = if wanted.fract() == 0.0 { q.floor() } else { q };
+    // Rounding can leave the cost a hair above the cash: step down until it fits.
+    if q > 0.0 && q * price + costs.commission(q, price) > cash {
+        return if wanted.fract() == 0.0 { (q - 1.0).max(0.0) } else { q * (1.0 - 1e-12) };
+    }
+    q
 }
 
 /// What a strategy sees and does.
@@ -211,6 +247,7 @@ impl Engine {
             strategy: name.clone(),
         };
         let (mut equity, mut fills, mut dividends) = (Vec::with_capacity(feed.len()), Vec::new(), 0.0);
+        let (mut refused, mut resized) = (0usize, 0usize);
         strategy.start(&mut ctx)?;
         for t in 0..feed.len() {
             ctx.t = t;
@@ -236,14 +273,35 @@ impl Engine {
                 let Some(bar) = feed.bars[o.symbol][t] else { continue }; // no bar: waits
                 let Some(price) = fill_price(o, bar.open, bar.high, bar.low, &self.config.costs) else { continue };
                 let o = ctx.pending.remove(i);
-                let commission = self.config.costs.commission(o.quantity, price);
-                ctx.cash -= o.quantity * price + commission;
-                ctx.positions[o.symbol] += o.quantity;
+                if !(o.quantity.is_finite() && price.is_finite() && price > 0.0) {
+                    return Err(ctx.error(format!(
+                        "order {} for {} shares of {} fills at {price} on bar time {}: not a finite positive trade \
+                         (prices this small or large overflow the quantities)",
+                        o.id, o.quantity, feed.symbols[o.symbol], bar.time
+                    )));
+                }
+                let mut quantity = o.quantity;
+                let costs = &self.config.costs;
+                if quantity > 0.0 && quantity * price + costs.commission(quantity, price) > ctx.cash {
+                    let q = match self.config.cash_policy {
+                        CashPolicy::Refuse => 0.0,
+                        CashPolicy::Resize => affordable(quantity, price, ctx.cash, costs),
+                    };
+                    if q <= 0.0 {
+                        refused += 1;
+                        continue;
+                    }
+                    resized += 1;
+                    quantity = q;
+                }
+                let commission = costs.commission(quantity, price);
+                ctx.cash -= quantity * price + commission;
+                ctx.positions[o.symbol] += quantity;
                 let f = Fill {
                     order: o.id,
                     time: bar.time,
                     symbol: feed.symbols[o.symbol].clone(),
-                    quantity: o.quantity,
+                    quantity,
                     price,
                     commission,
                 };
@@ -252,10 +310,26 @@ impl Engine {
             }
             // 3. The strategy sees the closed bar.
             strategy.on_bar(&mut ctx)?;
-            equity.push((feed.times[t], ctx.equity()));
+            let e = ctx.equity();
+            if !(e.is_finite() && ctx.cash.is_finite()) {
+                return Err(ctx.error(format!(
+                    "the account is no longer a finite number at bar time {}: cash {}, equity {e} \
+                     (the prices, cash or costs are outside the range a run can represent)",
+                    feed.times[t], ctx.cash
+                )));
+            }
+            equity.push((feed.times[t], e));
         }
         strategy.end(&mut ctx)?;
-        let metrics = metrics::compute(&equity, &fills, self.config.periods_per_year);
+        let primary: Vec<(i64, f64)> = equity
+            .iter()
+            .zip(feed.bars.first().map(Vec::as_slice).unwrap_or(&[]))
+            .filter(|(_, bar)| bar.is_some())
+            .map(|(point, _)| *point)
+            .collect();
+        let mut metrics = metrics::compute(&primary, &fills, self.config.periods_per_year);
+        metrics.refused_orders = refused;
+        metrics.resized_orders = resized;
         Ok(RunResult { strategy: name, equity, fills, dividends, metrics })
     }
 }

@@ -20,7 +20,7 @@ pub mod strategies;
 pub mod sweep;
 
 pub use data::{Bar, DataError, Series};
-pub use engine::{Context, Engine, EngineConfig, Fill, RunResult, Strategy};
+pub use engine::{CashPolicy, Context, Engine, EngineConfig, Fill, RunResult, Strategy};
 pub use feed::Feed;
 pub use order::{CostModel, Order, OrderKind};
 

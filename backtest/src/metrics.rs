@@ -8,6 +8,13 @@
 //! and its duration, the longest run of bars below a previous peak; turnover, traded notional
 //! over mean equity per year; hit rate, the share of closing fills with a positive realised
 //! P&L against the average entry price.
+//!
+//! Periods: the engine passes the equity after each bar of the primary feed (the first
+//! symbol), so `P` counts that feed's bars whatever other feeds (minute bars beside daily ones)
+//! add; `periods` in the output says how many returns were used. Metrics that need positive
+//! equity (returns, ratios, drawdown) are NaN (`null` in `metrics.json`) when any equity value
+//! is not positive; the engine stops a run whose equity is not finite before metrics are
+//! computed. Sums are running means, so a million bars of large equity do not overflow.
 
 use serde::Serialize;
 
@@ -36,6 +43,21 @@ pub struct Metrics {
     pub hit_rate: f64,
     /// Number of fills.
     pub trades: usize,
+    /// Bar returns the annualised figures were computed from (the primary feed's bars - 1).
+    pub periods: usize,
+    /// Buys refused because the cash did not cover them ([`crate::engine::CashPolicy`]).
+    pub refused_orders: usize,
+    /// Buys resized to the cash ([`crate::engine::CashPolicy::Resize`]).
+    pub resized_orders: usize,
+}
+
+/// Running mean of `xs`, which cannot overflow where the plain sum would.
+fn running_mean(xs: impl Iterator<Item = f64>) -> f64 {
+    let mut mean = 0.0;
+    for (k, x) in xs.enumerate() {
+        mean += (x - mean) / (k + 1) as f64;
+    }
+    mean
 }
 
 /// Computes the metrics of `equity` (one point per bar) and `fills`.
@@ -44,12 +66,13 @@ pub fn compute(equity: &[(i64, f64)], fills: &[Fill], periods_per_year: f64) -> 
     if e.len() < 2 {
         return Metrics { trades: fills.len(), hit_rate: f64::NAN, ..Metrics::default() };
     }
-    let r: Vec<f64> = e.windows(2).map(|w| w[1] / w[0] - 1.0).collect();
+    let positive = e.iter().all(|x| x.is_finite() && *x > 0.0);
+    let r: Vec<f64> = e.windows(2).map(|w| if positive { w[1] / w[0] - 1.0 } else { f64::NAN }).collect();
     let n = r.len() as f64;
-    let mean = r.iter().sum::<f64>() / n;
-    let var = r.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    let downside = (r.iter().map(|x| x.min(0.0).powi(2)).sum::<f64>() / n).sqrt();
-    let total = e[e.len() - 1] / e[0] - 1.0;
+    let mean = running_mean(r.iter().copied());
+    let var = running_mean(r.iter().map(|x| (x - mean).powi(2))) * n / (n - 1.0).max(1.0);
+    let downside = running_mean(r.iter().map(|x| x.min(0.0).powi(2))).sqrt();
+    let total = if positive { e[e.len() - 1] / e[0] - 1.0 } else { f64::NAN };
     let (mut peak, mut mdd, mut run, mut longest) = (e[0], 0.0f64, 0usize, 0usize);
     for &x in &e {
         if x >= peak {
@@ -62,7 +85,10 @@ pub fn compute(equity: &[(i64, f64)], fills: &[Fill], periods_per_year: f64) -> 
         }
     }
     let years = n / periods_per_year;
-    let mean_equity = e.iter().sum::<f64>() / e.len() as f64;
+    let mean_equity = running_mean(e.iter().copied());
+    if !positive {
+        mdd = f64::NAN;
+    }
     let notional: f64 = fills.iter().map(|f| (f.quantity * f.price).abs()).sum();
     Metrics {
         total_return: total,
@@ -75,6 +101,9 @@ pub fn compute(equity: &[(i64, f64)], fills: &[Fill], periods_per_year: f64) -> 
         turnover: notional / mean_equity / years,
         hit_rate: hit_rate(fills),
         trades: fills.len(),
+        periods: r.len(),
+        refused_orders: 0,
+        resized_orders: 0,
     }
 }
 

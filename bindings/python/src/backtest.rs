@@ -348,19 +348,36 @@ fn load_feed(py: Python<'_>, data: &[PathBuf]) -> PyResult<Feed> {
     Ok(Feed::new(series))
 }
 
-fn engine(py: Python<'_>, costs: (f64, f64, f64, f64, f64, f64)) -> PyResult<Engine> {
+fn engine(py: Python<'_>, costs: Costs, insufficient_cash: &str) -> PyResult<Engine> {
     let (cash, per_share, commission_bps, min_commission, slippage_bps, periods_per_year) = costs;
-    tenor::backtest_config::engine_config(
+    let cash_policy = match insufficient_cash {
+        "refuse" => tenor_backtest::CashPolicy::Refuse,
+        "resize" => tenor_backtest::CashPolicy::Resize,
+        other => {
+            return Err(parameter_error(
+                py,
+                "insufficient_cash",
+                format!("insufficient_cash {other:?}: expected \"refuse\" or \"resize\""),
+            ))
+        }
+    };
+    let settings = tenor::backtest_config::Settings {
         cash,
         per_share,
         commission_bps,
         min_commission,
         slippage_bps,
         periods_per_year,
-    )
-    .map(Engine::new)
-    .map_err(|e| parameter_error(py, &e.flag.trim_start_matches('-').replace('-', "_"), e.to_string()))
+        cash_policy,
+    };
+    tenor::backtest_config::engine_config(&settings)
+        .map(Engine::new)
+        .map_err(|e| parameter_error(py, &e.flag.trim_start_matches('-').replace('-', "_"), e.to_string()))
 }
+
+/// Cash, commission per share, commission bps, minimum commission, slippage bps, periods per
+/// year (the flags of `tenor backtest`).
+type Costs = (f64, f64, f64, f64, f64, f64);
 
 fn strategy_error(e: &EngineStrategyError) -> PyErr {
     let err = StrategyError::new_err(e.to_string());
@@ -378,16 +395,17 @@ fn strategy_error(e: &EngineStrategyError) -> PyErr {
 /// the market data files `data` with the engine settings; option strategies price on `device`
 /// (cpu when None). Returns the run (see `result_dict`).
 #[pyfunction]
-#[pyo3(signature = (strategy, data, params=None, device=None, costs=(1_000_000.0, 0.0, 1.0, 0.0, 1.0, 252.0)))]
+#[pyo3(signature = (strategy, data, params=None, device=None, costs=(1_000_000.0, 0.0, 1.0, 0.0, 1.0, 252.0), insufficient_cash="refuse"))]
 fn run_backtest<'py>(
     py: Python<'py>,
     strategy: Bound<'py, PyAny>,
     data: Vec<PathBuf>,
     params: Option<BTreeMap<String, f64>>,
     device: Option<PyRef<'py, Device>>,
-    costs: (f64, f64, f64, f64, f64, f64),
+    costs: Costs,
+    insufficient_cash: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let engine = engine(py, costs)?;
+    let engine = engine(py, costs, insufficient_cash)?;
     let feed = load_feed(py, &data)?;
     if let Ok(name) = strategy.extract::<String>() {
         let compute = match device {
@@ -427,8 +445,8 @@ fn run_backtest<'py>(
 /// `axes`, each set completed by `params`) in parallel, as `tenor backtest --sweep` does.
 /// Returns one (parameters, result or error message) per set, in grid order.
 #[pyfunction]
-#[pyo3(signature = (name, data, axes, params=None, device=None, costs=(1_000_000.0, 0.0, 1.0, 0.0, 1.0, 252.0)))]
-#[allow(clippy::type_complexity)]
+#[pyo3(signature = (name, data, axes, params=None, device=None, costs=(1_000_000.0, 0.0, 1.0, 0.0, 1.0, 252.0), insufficient_cash="refuse"))]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn run_sweep<'py>(
     py: Python<'py>,
     name: String,
@@ -436,9 +454,10 @@ fn run_sweep<'py>(
     axes: Vec<(String, Vec<f64>)>,
     params: Option<BTreeMap<String, f64>>,
     device: Option<PyRef<'py, Device>>,
-    costs: (f64, f64, f64, f64, f64, f64),
+    costs: Costs,
+    insufficient_cash: &str,
 ) -> PyResult<Vec<(BTreeMap<String, f64>, PyObject)>> {
-    let engine = engine(py, costs)?;
+    let engine = engine(py, costs, insufficient_cash)?;
     let feed = load_feed(py, &data)?;
     let compute = match device {
         Some(d) => d.compute.clone(),

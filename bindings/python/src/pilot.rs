@@ -14,7 +14,9 @@ fn pilot_run(py: Python<'_>, backends: Vec<String>, suite: &str, max_mib: u64) -
     let suite = match suite {
         "quick" => tenor::pilot::Suite::Quick,
         "default" => tenor::pilot::Suite::Default,
-        other => return Err(parameter_error(py, "suite", format!("suite {other:?}: expected \"quick\" or \"default\""))),
+        other => {
+            return Err(parameter_error(py, "suite", format!("suite {other:?}: expected \"quick\" or \"default\"")))
+        }
     };
     if max_mib == 0 {
         return Err(parameter_error(py, "max_mib", "max_mib must be at least 1".into()));

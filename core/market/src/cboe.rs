@@ -124,6 +124,23 @@ fn spot_text(spot: Option<f64>) -> String {
     spot.map_or_else(|| "none".to_owned(), |s| s.to_string())
 }
 
+/// The text of the spot line's `Last:` field, thousands separators included: the field runs
+/// from `Last:` to the next comma-separated field that carries a label (`Change: …`), so
+/// `Last: 6,711.20,Change: 22.74` gives `6,711.20` (quotes around the field are dropped).
+fn last_field(line: &str) -> Option<String> {
+    let rest = &line[line.find("Last:")? + "Last:".len()..];
+    let mut pieces = rest.split(',');
+    let mut value = pieces.next().unwrap_or("").to_owned();
+    for piece in pieces {
+        if piece.contains(':') || piece.trim().is_empty() {
+            break;
+        }
+        value.push(',');
+        value.push_str(piece);
+    }
+    Some(value.trim().trim_matches('"').trim().to_owned())
+}
+
 /// Parses the text of a Cboe quote-data download; `file` names it in errors.
 ///
 /// # Errors
@@ -148,13 +165,9 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
     };
     let lines: Vec<&str> = text.lines().collect();
     let spot_line = lines.get(1).ok_or_else(|| row_err(2, "missing the spot line".into()))?;
-    let spot = spot_line
-        .split(',')
-        .find_map(|f| f.trim().strip_prefix("Last:"))
-        .ok_or_else(|| row_err(2, format!("no `Last:` field in {spot_line:?}")))?
-        .trim()
-        .parse::<f64>()
-        .map_err(|e| row_err(2, format!("spot: {e}")))?;
+    let spot = last_field(spot_line).ok_or_else(|| row_err(2, format!("no `Last:` field in {spot_line:?}"))).and_then(
+        |text| tenor_core::number::parse_grouped(&text).map_err(|e| row_err(2, format!("spot `Last:` {e}"))),
+    )?;
     if !(spot.is_finite() && spot > 0.0) {
         return Err(row_err(2, format!("spot {spot} is not positive")));
     }
@@ -205,7 +218,7 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
         let field = |col: usize| record.get(col).unwrap_or("").trim();
         let num = |col: usize| -> Result<f64> {
             let v = field(col);
-            let x = v.parse::<f64>().map_err(|e| cell(col, format!("{v:?}: {e}")))?;
+            let x = tenor_core::number::parse_grouped(v).map_err(|e| cell(col, e))?;
             if x.is_finite() {
                 Ok(x)
             } else {

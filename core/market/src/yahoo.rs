@@ -63,10 +63,10 @@ pub fn parse_yahoo(text: &str, file: &str, as_of: NaiveDate) -> Result<Chain> {
         let field = |c: usize| record.get(c).unwrap_or("").trim();
         let num = |c: usize| -> Result<f64> {
             let v = field(c);
-            match v.parse::<f64>() {
+            match tenor_core::number::parse_grouped(v) {
                 Ok(x) if x.is_finite() => Ok(x),
                 Ok(x) => Err(cell(c, format!("{x} is not finite"))),
-                Err(e) => Err(cell(c, format!("{v:?}: {e}"))),
+                Err(e) => Err(cell(c, e)),
             }
         };
         let symbol = field(c_sym);

@@ -294,3 +294,46 @@ fn cboe_with_a_leading_byte_order_mark_parses_alike() {
     let bom = parse_treasury(&format!("\u{feff}{t}"), "t.csv").expect("treasury with a BOM");
     assert_eq!(format!("{bom:?}"), format!("{plain:?}"));
 }
+
+/// Issue 17: `Last: 6,711.20` was read as 6 (the header split at the separator). It is read
+/// whole, quoted or not; a separator in the wrong place is refused on line 2, never truncated.
+#[test]
+fn cboe_spot_with_a_thousands_separator_is_read_whole_or_refused() {
+    let good = "Fri Apr 17 2026,SPX260417C06800000,1,0,250,251,0,0.15,0.5,0,0,6800.00,SPX260417P06800000,1,0,240,241,0,0.15,-0.5,0,0\n";
+    for header in ["Last: 6,711.20", "\"Last: 6,711.20\"", "Last: 6711.20"] {
+        let text = cboe_text(good).replace("Last: 6711.2002", header);
+        let chain = parse_cboe(&text, "f.csv").unwrap_or_else(|e| panic!("{header}: {e}"));
+        assert_eq!(chain.spot, Some(6711.20), "{header}");
+    }
+    for header in ["Last: 6,71", "Last: 67,11.20", "Last: 6,711,20"] {
+        let text = cboe_text(good).replace("Last: 6711.2002", header);
+        match parse_cboe(&text, "f.csv") {
+            Err(e @ MarketError::Row { line: 2, .. }) => assert!(e.to_string().contains("spot"), "{header}: {e}"),
+            other => panic!("{header}: {other:?}"),
+        }
+    }
+}
+
+/// The sibling in the quote cells: a grouped number such as `"5,303.20"` (quoted, as CSV
+/// writers quote a cell with a comma) is read whole in Cboe and Yahoo files; a misplaced
+/// separator names the cell.
+#[test]
+fn grouped_numbers_in_quote_cells_are_read_whole_or_refused_by_cell() {
+    let good = "Fri Apr 17 2026,SPX260417C06800000,1,0,\"5,303.20\",\"5,320.70\",0,0.15,0.5,0,0,\"6,800.00\",SPX260417P06800000,1,0,240,241,0,0.15,-0.5,0,0\n";
+    let chain = parse_cboe(&cboe_text(good), "f.csv").expect("grouped cells");
+    let q = chain.quotes.iter().find(|q| q.symbol == "SPX260417C06800000").expect("the call");
+    assert_eq!((q.bid, q.ask, q.strike), (5303.20, 5320.70, 6800.0));
+    let bad = good.replace("\"5,303.20\"", "\"53,03.20\"");
+    assert!(matches!(parse_cboe(&cboe_text(&bad), "f.csv"), Err(MarketError::Cell { line: 6, column: 5, .. })));
+
+    let head = "contractSymbol,lastTradeDate,strike,lastPrice,bid,ask,change,percentChange,volume,openInterest,impliedVolatility,inTheMoney,contractSize,currency,option_type,expiration\n";
+    let row = "SPXW260202C02800000,2026-01-30 16:45:44+00:00,\"2,800.0\",\"4,139.54\",\"4,122.2\",\"4,148.5\",-57.0,-1.3,6.0,3.0,4.6,True,REGULAR,USD,call,2026-02-02\n";
+    let d = date(2026, 1, 30);
+    let y = parse_yahoo(&format!("{head}{row}"), "y.csv", d).expect("grouped yahoo cells");
+    assert_eq!((y.quotes[0].strike, y.quotes[0].bid), (2800.0, 4122.2));
+    let bad = row.replace("\"4,122.2\"", "\"41,22.2\"");
+    assert!(matches!(
+        parse_yahoo(&format!("{head}{bad}"), "y.csv", d),
+        Err(MarketError::Cell { line: 2, column: 5, .. })
+    ));
+}

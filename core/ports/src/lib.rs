@@ -32,6 +32,7 @@ pub mod compute;
 pub mod device;
 pub mod error;
 pub mod kernel;
+pub mod number;
 pub mod stream;
 pub mod text;
 

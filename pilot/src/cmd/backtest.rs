@@ -9,7 +9,7 @@ use anyhow::{anyhow, bail, Context as _};
 use indicatif::{ProgressBar, ProgressStyle};
 use plotters::prelude::*;
 use tenor_backtest::strategies::{self, Params};
-use tenor_backtest::{CostModel, Engine, EngineConfig, Feed, RunResult};
+use tenor_backtest::{Engine, EngineConfig, Feed, RunResult};
 
 /// Arguments of `tenor backtest`.
 #[derive(Debug, clap::Args)]
@@ -54,28 +54,45 @@ pub struct BacktestArgs {
     /// Slippage on market and stop fills, basis points.
     #[arg(long, default_value_t = 1.0)]
     pub slippage_bps: f64,
-    /// Bars per year for annualising (252 daily; 98280 for regular-session minute bars).
+    /// Bars per year of the primary feed (the first data file) for annualising (252 daily;
+    /// 98280 for regular-session minute bars); metrics count only that feed's bars.
     #[arg(long, default_value_t = 252.0)]
     pub periods_per_year: f64,
+    /// A buy whose cost exceeds the cash at the fill: `refuse` it, or `resize` it to the shares
+    /// the cash pays for. The account never borrows.
+    #[arg(long, value_enum, default_value_t = CashArg::Refuse)]
+    pub insufficient_cash: CashArg,
     /// Output folder.
     #[arg(long, default_value = "backtest-out")]
     pub out: PathBuf,
 }
 
+/// What `--insufficient-cash` does ([`tenor_backtest::CashPolicy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CashArg {
+    /// Refuse the buy.
+    Refuse,
+    /// Buy what the cash pays for.
+    Resize,
+}
+
 use tenor::backtest_config::refuse;
 pub use tenor::backtest_config::ArgError;
 
-/// Checks the numeric flags (`tenor::backtest_config::engine_config`).
-fn check_flags(a: &BacktestArgs) -> Result<(), ArgError> {
-    tenor::backtest_config::engine_config(
-        a.cash,
-        a.per_share,
-        a.commission_bps,
-        a.min_commission,
-        a.slippage_bps,
-        a.periods_per_year,
-    )
-    .map(|_| ())
+/// The engine settings of the flags, checked (`tenor::backtest_config::engine_config`).
+fn engine_config(a: &BacktestArgs) -> Result<EngineConfig, ArgError> {
+    tenor::backtest_config::engine_config(&tenor::backtest_config::Settings {
+        cash: a.cash,
+        per_share: a.per_share,
+        commission_bps: a.commission_bps,
+        min_commission: a.min_commission,
+        slippage_bps: a.slippage_bps,
+        periods_per_year: a.periods_per_year,
+        cash_policy: match a.insufficient_cash {
+            CashArg::Refuse => tenor_backtest::CashPolicy::Refuse,
+            CashArg::Resize => tenor_backtest::CashPolicy::Resize,
+        },
+    })
 }
 
 fn parse_kv(s: &str) -> anyhow::Result<(String, f64)> {
@@ -205,7 +222,7 @@ fn chart(r: &RunResult, path: &Path) -> anyhow::Result<bool> {
 
 /// Runs the backtest or the sweep.
 pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
-    check_flags(a)?;
+    let config = engine_config(a)?;
     let inputs: Vec<(&str, &Path)> = a.data.iter().map(|p| ("--data", p.as_path())).collect();
     let outputs = ["trades.csv", "equity.csv", "metrics.json", "equity.svg", "sweep.csv"].map(|f| a.out.join(f));
     let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
@@ -215,13 +232,7 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
     let series = a.data.iter().map(|p| tenor_backtest::data::load(p, None)).collect::<Result<Vec<_>, _>>()?;
     let feed = Feed::new(series);
     let compute = tenor_backends::open(&a.backend)?;
-    let costs = CostModel {
-        per_share: a.per_share,
-        bps: a.commission_bps,
-        minimum: a.min_commission,
-        slippage_bps: a.slippage_bps,
-    };
-    let engine = Engine::new(EngineConfig { cash: a.cash, costs, periods_per_year: a.periods_per_year });
+    let engine = Engine::new(config);
     if a.sweeps.is_empty() {
         let mut s = strategies::build(&a.strategy, &base, compute.clone())?;
         let t0 = std::time::Instant::now();
@@ -252,6 +263,10 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
             100.0 * m.hit_rate,
             m.trades,
             r.dividends
+        );
+        println!(
+            "  annualised on the primary feed {} ({} returns, {} bars per year); buys refused for cash {}, resized {}",
+            feed.symbols[0], m.periods, a.periods_per_year, m.refused_orders, m.resized_orders
         );
         let files = if charted {
             "trades.csv,equity.csv,metrics.json,equity.svg"

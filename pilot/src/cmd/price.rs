@@ -35,8 +35,8 @@ pub struct PriceArgs {
     /// Compute backend (`cpu`, `sim`, `auto`, or one compiled in with a feature).
     #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
     pub backend: String,
-    /// Monte Carlo paths per valuation (even).
-    #[arg(long, default_value_t = 100_000)]
+    /// Monte Carlo paths per valuation (even, 4 to 1e9).
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(4..=portfolio::MAX_PATHS))]
     pub paths: u64,
     /// Philox seed for every Monte Carlo row.
     #[arg(long, default_value_t = 42)]
@@ -47,8 +47,8 @@ pub struct PriceArgs {
     /// `auto`: closed forms where they exist; `mc`: Monte Carlo for everything.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
-    /// Grid steps for continuously monitored barriers under Monte Carlo (at least 1).
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Grid steps for continuously monitored barriers under Monte Carlo (1 to 100000).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=i64::from(portfolio::MAX_STEPS)))]
     pub steps: u32,
     /// Streams the Monte Carlo trades are spread over (at least 1).
     #[arg(long, default_value_t = 1, value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..), usize::from))]

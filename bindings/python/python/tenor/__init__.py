@@ -280,6 +280,7 @@ def backtest(
     min_commission: float = 0.0,
     slippage_bps: float = 1.0,
     periods_per_year: float = 252.0,
+    insufficient_cash: str = "refuse",
 ) -> BacktestResult:
     """Runs a strategy over market data files (the layouts of docs/backtest.md; symbol 0 is the
     first file) with the engine of ``tenor backtest`` and its defaults.
@@ -290,7 +291,8 @@ def backtest(
     engine's ``Context``: the current bar, history up to it (nothing later is reachable),
     cash, positions, equity, ``order(symbol, quantity, kind="market", price=None)`` (filled from
     the next bar on), ``cancel``, ``open_orders``. Option strategies price on ``device``
-    (cpu when None).
+    (cpu when None). ``insufficient_cash`` ("refuse" or "resize") is ``--insufficient-cash``:
+    what a buy the cash does not cover does.
 
     Raises ``InputError`` for a bad data file (file, line, column), ``ParameterError`` for a bad
     setting or parameter, ``StrategyError`` when a built-in strategy stops the run; an
@@ -300,7 +302,7 @@ def backtest(
     native = None if device is None else device._native
     raw = _tenor.run_backtest(strategy, files, None if params is None else {k: float(v) for k, v in params.items()},
                               native, _costs(cash, per_share, commission_bps, min_commission, slippage_bps,
-                                             periods_per_year))
+                                             periods_per_year), insufficient_cash)
     return BacktestResult(raw)
 
 
@@ -317,6 +319,7 @@ def sweep(
     min_commission: float = 0.0,
     slippage_bps: float = 1.0,
     periods_per_year: float = 252.0,
+    insufficient_cash: str = "refuse",
 ) -> "Any":
     """Runs built-in ``strategy`` for every combination of ``grid`` (parameter name to values;
     the Cartesian product, completed by ``params``) in parallel, as ``tenor backtest --sweep``.
@@ -327,7 +330,7 @@ def sweep(
     native = None if device is None else device._native
     runs = _tenor.run_sweep(strategy, files, axes, None if params is None else {k: float(v) for k, v in params.items()},
                             native, _costs(cash, per_share, commission_bps, min_commission, slippage_bps,
-                                           periods_per_year))
+                                           periods_per_year), insufficient_cash)
     rows = []
     for p, r in runs:
         row = dict(p)

@@ -25,7 +25,9 @@
 //! * control variate: the engine returns `BS European + (FD American - FD European)` with
 //!   both FD values on the same grid, so the discretisation error of the European part
 //!   cancels; the early-exercise premium is floored at 0 (the true premium is never negative)
-//!   and the price at the intrinsic value.
+//!   and the price at the intrinsic value. Where the grid exercises at the spot node the
+//!   price is `max(intrinsic, European)` with no correction: the European grid's error (large
+//!   at low vol, where the fitted scheme is upwind) does not belong to a value that has none.
 
 use super::european::black_scholes;
 use super::{validate, AmericanError};
@@ -68,6 +70,9 @@ pub struct FdResult {
     pub american_grid: f64,
     /// Raw FD European value on the same grid.
     pub european_grid: f64,
+    /// Whether the grid exercises at the spot node (the spot is in the exercise region): the
+    /// price is then `max(intrinsic, European)`, with no control-variate correction.
+    pub exercised: bool,
 }
 
 /// American price of `v`: [`american_fd_richardson`] on the default grid (401 x 100 and
@@ -117,6 +122,7 @@ pub fn american_fd_with(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, American
             european: intrinsic,
             american_grid: intrinsic,
             european_grid: intrinsic,
+            exercised: true,
         });
     }
     // Calls through the McDonald-Schroder symmetry.
@@ -124,15 +130,19 @@ pub fn american_fd_with(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, American
         OptionType::Put => PutProblem { spot: v.spot, strike: v.strike, rate: v.rate, div: v.dividend },
         OptionType::Call => PutProblem { spot: v.strike, strike: v.spot, rate: v.dividend, div: v.rate },
     };
-    let am = solve_put(&put, v.vol, v.maturity, grid, true)?;
-    let eu = solve_put(&put, v.vol, v.maturity, grid, false)?;
-    let premium = (am - eu).max(0.0);
+    let (am, exercised) = solve_put(&put, v.vol, v.maturity, grid, true)?;
+    let (eu, _) = solve_put(&put, v.vol, v.maturity, grid, false)?;
+    // Where the grid exercises at the spot, the value is the intrinsic one exactly: the
+    // European control variate would carry the European grid's error (large at low vol, where
+    // the fitted scheme is upwind) into a region where the American value has none.
+    let premium = if exercised { (intrinsic - european).max(0.0) } else { (am - eu).max(0.0) };
     Ok(FdResult {
         american: (european + premium).max(intrinsic),
         premium,
         european,
         american_grid: am,
         european_grid: eu,
+        exercised,
     })
 }
 
@@ -148,7 +158,8 @@ pub fn american_fd_richardson(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, Am
     let fine_grid = FdGrid { space: 2 * (grid.space | 1) - 1, time: 2 * grid.time, ..*grid };
     let fine = american_fd_with(v, &fine_grid)?;
     let ex = |f: f64, c: f64| f + (f - c) / 3.0;
-    let premium = ex(fine.premium, coarse.premium).max(0.0);
+    // Exercise at the spot on the fine grid: intrinsic, nothing to extrapolate.
+    let premium = if fine.exercised { fine.premium } else { ex(fine.premium, coarse.premium).max(0.0) };
     let intrinsic = v.option.payoff(v.spot, v.strike);
     Ok(FdResult {
         american: (fine.european + premium).max(intrinsic),
@@ -156,6 +167,7 @@ pub fn american_fd_richardson(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, Am
         european: fine.european,
         american_grid: ex(fine.american_grid, coarse.american_grid),
         european_grid: ex(fine.european_grid, coarse.european_grid),
+        exercised: fine.exercised,
     })
 }
 
@@ -263,8 +275,15 @@ fn time_steps(maturity: f64, n: usize, rannacher: usize) -> Vec<(f64, f64)> {
     steps
 }
 
-/// Value at the spot node of the put (American when `exercise`).
-fn solve_put(p: &PutProblem, vol: f64, maturity: f64, grid: &FdGrid, exercise: bool) -> Result<f64, AmericanError> {
+/// Value at the spot node of the put (American when `exercise`), and whether the spot node is
+/// in the exercise region after the last step.
+fn solve_put(
+    p: &PutProblem,
+    vol: f64,
+    maturity: f64,
+    grid: &FdGrid,
+    exercise: bool,
+) -> Result<(f64, bool), AmericanError> {
     let n = grid.space | 1;
     let c = (n - 1) / 2;
     let d = 0.5 * vol * vol;
@@ -345,5 +364,5 @@ fn solve_put(p: &PutProblem, vol: f64, maturity: f64, grid: &FdGrid, exercise: b
         }
         std::mem::swap(&mut v, &mut rhs);
     }
-    Ok(v[c])
+    Ok((v[c], exercise && active[c]))
 }

@@ -25,6 +25,9 @@ pub enum McError {
     /// The control variate's closed form refused its inputs.
     #[error("closed form: {0}")]
     Analytic(#[from] AsianError),
+    /// The barrier closed form a parity identity needs refused its inputs.
+    #[error("closed form: {0}")]
+    Pricing(#[from] crate::error::PricingError),
     /// The device returned partial sums of the wrong size or non-finite values.
     #[error("bad device result: {0}")]
     BadResult(String),

@@ -2,6 +2,7 @@
 
 use tenor_core::{ComputeError, Precision};
 
+use super::parity;
 use super::product::{AsianOption, BarrierOption, McProduct, Monitoring};
 use super::{stats, McConfig, McError, McPrice};
 use crate::analytic::asian::GeometricAsian;
@@ -37,16 +38,30 @@ pub(crate) enum Estimator {
     ControlVariate { exact: f64 },
 }
 
-/// A product's work: at most one launch and its estimator.
+/// A product's work: at most one launch, its estimator, and the exact affine map from the
+/// simulated product's value to the asked one (`price = shift + scale * estimate`,
+/// `stderr = |scale| * stderr`): identity, or a parity identity when a call is priced through
+/// its bounded put ([`parity`]).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Job {
     pub launch: Option<Launch>,
     pub estimator: Estimator,
+    pub shift: f64,
+    pub scale: f64,
 }
 
 impl Job {
     /// The price from the reduced partial sums (`None` when there was no launch).
     pub fn finish(&self, sums: Option<&[f64]>) -> Result<McPrice, McError> {
+        let p = self.estimate(sums)?;
+        if self.shift == 0.0 && self.scale == 1.0 {
+            return Ok(p);
+        }
+        Ok(McPrice { price: self.shift + self.scale * p.price, stderr: self.scale.abs() * p.stderr, paths: p.paths })
+    }
+
+    /// The simulated product's estimate, before the affine map.
+    fn estimate(&self, sums: Option<&[f64]>) -> Result<McPrice, McError> {
         let pairs = self.launch.as_ref().map_or(0, |l| l.pairs);
         let need = |n: usize| match sums {
             Some(s) if s.len() >= n && s.iter().all(|x| x.is_finite()) => Ok(s),
@@ -83,7 +98,7 @@ fn real(p: Precision, x: f64) -> Scalar {
     }
 }
 
-fn european(v: &Vanilla, cfg: &McConfig) -> Job {
+pub(crate) fn european_direct(v: &Vanilla, cfg: &McConfig) -> Job {
     let p = cfg.precision;
     let kernel = match p {
         Precision::F64 => "mc_european",
@@ -103,17 +118,19 @@ fn european(v: &Vanilla, cfg: &McConfig) -> Job {
     Job {
         launch: Some(Launch { kernel, pairs: cfg.pairs(), width: 2, scalars }),
         estimator: Estimator::Plain { sum: 0, sum_sq: 1 },
+        shift: 0.0,
+        scale: 1.0,
     }
 }
 
-fn barrier(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError> {
+pub(crate) fn barrier_direct(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError> {
     let v = &b.vanilla;
     if b.barrier_type.breached(v.spot, b.barrier) {
         // Portfolio spec: a knock-out is worth its rebate paid now, a knock-in the vanilla.
         return Ok(if b.barrier_type.is_out() {
-            Job { launch: None, estimator: Estimator::Constant(b.rebate) }
+            Job { launch: None, estimator: Estimator::Constant(b.rebate), shift: 0.0, scale: 1.0 }
         } else {
-            european(v, cfg)
+            super::parity::european(v, cfg)?
         });
     }
     if cfg.precision == Precision::F32 {
@@ -143,10 +160,12 @@ fn barrier(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError> {
     Ok(Job {
         launch: Some(Launch { kernel: "mc_barrier", pairs: cfg.pairs(), width: 2, scalars }),
         estimator: Estimator::Plain { sum: 0, sum_sq: 1 },
+        shift: 0.0,
+        scale: 1.0,
     })
 }
 
-fn asian(a: &AsianOption, cfg: &McConfig, arithmetic: bool) -> Result<Job, McError> {
+pub(crate) fn asian_direct(a: &AsianOption, cfg: &McConfig, arithmetic: bool) -> Result<Job, McError> {
     let v = &a.vanilla;
     let s = &a.schedule;
     let p = cfg.precision;
@@ -185,7 +204,12 @@ fn asian(a: &AsianOption, cfg: &McConfig, arithmetic: bool) -> Result<Job, McErr
     } else {
         Estimator::Plain { sum: 2, sum_sq: 3 }
     };
-    Ok(Job { launch: Some(Launch { kernel, pairs: cfg.pairs(), width: 5, scalars }), estimator })
+    Ok(Job {
+        launch: Some(Launch { kernel, pairs: cfg.pairs(), width: 5, scalars }),
+        estimator,
+        shift: 0.0,
+        scale: 1.0,
+    })
 }
 
 /// The job for `product` under `cfg` (validated here).
@@ -193,10 +217,10 @@ pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> 
     cfg.validate()?;
     product.validate()?;
     match product {
-        McProduct::European(v) => Ok(european(v, cfg)),
-        McProduct::Barrier(b) => barrier(b, cfg),
-        McProduct::AsianGeometric(a) => asian(a, cfg, false),
-        McProduct::AsianArithmetic(a) => asian(a, cfg, true),
+        McProduct::European(v) => parity::european(v, cfg),
+        McProduct::Barrier(b) => parity::barrier(b, cfg),
+        McProduct::AsianGeometric(a) => parity::asian(a, cfg, false),
+        McProduct::AsianArithmetic(a) => parity::asian(a, cfg, true),
     }
 }
 

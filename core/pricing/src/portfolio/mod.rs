@@ -10,6 +10,7 @@
 //!   and the portfolio format itself (for generated books).
 
 pub mod error;
+mod expiry;
 pub mod parse;
 pub mod price;
 pub mod trade;
@@ -17,6 +18,8 @@ pub mod write;
 
 pub use error::{Location, PortfolioError, RowError, RowProblem};
 pub use parse::{parse_portfolio, read_portfolio, ParsedPortfolio, COLUMNS, REQUIRED_COLUMNS};
-pub use price::{price_book, price_trade, BookConfig, Engine, PriceError, SettingError};
+pub use price::{
+    price_book, price_trade, BookConfig, Engine, PriceError, SettingError, MAX_PATHS, MAX_ROW_PATH_STEPS, MAX_STEPS,
+};
 pub use trade::{AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
 pub use write::{write_portfolio, write_priced, PricedRow, OUTPUT_COLUMNS};

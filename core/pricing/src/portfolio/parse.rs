@@ -317,6 +317,7 @@ enum Rule {
     Any,
     Positive,
     NonNegative,
+    /// Open interval (-1, 1): the Heston pricer needs `|rho| < 1`.
     Correlation,
 }
 
@@ -326,7 +327,7 @@ impl Rule {
             Rule::Any => None,
             Rule::Positive if x <= 0.0 => Some("must be > 0"),
             Rule::NonNegative if x < 0.0 => Some("must be >= 0"),
-            Rule::Correlation if !(-1.0..=1.0).contains(&x) => Some("must be in [-1, 1]"),
+            Rule::Correlation if !(x > -1.0 && x < 1.0) => Some("must be in (-1, 1)"),
             _ => None,
         }
     }
@@ -451,7 +452,8 @@ impl Row<'_> {
         };
         let spot = self.required_number("spot", k, Rule::Positive);
         let strike = self.required_number("strike", k, Rule::Positive);
-        let maturity = self.required_number("maturity", k, Rule::Positive);
+        // 0 is an option at expiry, worth its payoff (`super::expiry`); negative is refused.
+        let maturity = self.required_number("maturity", k, Rule::NonNegative);
         let rate = self.required_number("rate", k, Rule::Any);
         let dividend = self.optional_number("dividend", Rule::Any, 0.0);
         let vol = if k == Kind::Heston {
@@ -503,10 +505,12 @@ impl Row<'_> {
             Some(Kind::Heston) => {
                 self.not_applicable(k, &BARRIER_COLS);
                 self.not_applicable(k, &["fixings"]);
-                let v0 = self.required_number("v0", k, Rule::NonNegative);
+                // The domain of the Heston pricer ([`crate::heston::HestonParams::validate`]),
+                // checked here so a bad cell is named by file, line and column.
+                let v0 = self.required_number("v0", k, Rule::Positive);
                 let kappa = self.required_number("kappa", k, Rule::Positive);
-                let theta = self.required_number("theta", k, Rule::NonNegative);
-                let xi = self.required_number("xi", k, Rule::NonNegative);
+                let theta = self.required_number("theta", k, Rule::Positive);
+                let xi = self.required_number("xi", k, Rule::Positive);
                 let rho = self.required_number("rho", k, Rule::Correlation);
                 match (v0, kappa, theta, xi, rho) {
                     (Some(v0), Some(kappa), Some(theta), Some(xi), Some(rho)) => {

@@ -9,6 +9,7 @@
 //! | asian_arith | Monte Carlo, geometric control variate | same |
 //! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | same |
 //! | heston | semi-analytic characteristic-function price (`analytic`, [`crate::heston`]) | same |
+//! | any, `maturity` 0 | the payoff now (`intrinsic`, [`super::expiry`]) | same |
 //!
 //! Greeks: closed-form delta, gamma, vega, theta, rho for the European; central differences of
 //! the finite-difference price for the American, and of the semi-analytic price for Heston
@@ -72,16 +73,32 @@ impl Default for BookConfig {
     }
 }
 
+/// Most simulated path-steps one row may cost (paths x time steps or fixings x valuations,
+/// nine valuations with Greeks): about 30 s of the CPU backend on two cores, so one legal row
+/// cannot stall a book; a row over it is refused, named, and the others are priced and written.
+pub const MAX_ROW_PATH_STEPS: u64 = 1_000_000_000;
+
+/// Largest `--paths` (`BookConfig::paths`): a larger value could not price even one European
+/// row within [`MAX_ROW_PATH_STEPS`].
+pub const MAX_PATHS: u64 = MAX_ROW_PATH_STEPS;
+
+/// Largest `--steps` (`BookConfig::steps`), as many as the largest `fixings`
+/// ([`super::parse::MAX_FIXINGS`]).
+pub const MAX_STEPS: u32 = super::parse::MAX_FIXINGS;
+
+/// Valuations per Monte Carlo row with Greeks: the price and eight bumped copies.
+const GREEK_VALUATIONS: u64 = 9;
+
 /// A [`BookConfig`] setting refused before anything is priced; the message starts with the
 /// setting's name (front ends add their own spelling: `--paths` on the command line).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SettingError {
-    /// `paths` odd or below 4 (Monte Carlo uses antithetic pairs).
-    #[error("paths must be even and at least 4 (antithetic pairs), got {0}")]
+    /// `paths` odd, below 4 (Monte Carlo uses antithetic pairs) or above [`MAX_PATHS`].
+    #[error("paths must be even, at least 4 (antithetic pairs) and at most {MAX_PATHS}, got {0}")]
     Paths(u64),
-    /// `steps` is zero.
-    #[error("steps must be at least 1, got 0")]
-    Steps,
+    /// `steps` zero or above [`MAX_STEPS`].
+    #[error("steps must be between 1 and {MAX_STEPS}, got {0}")]
+    Steps(u32),
     /// `streams` is zero.
     #[error("streams must be at least 1, got 0")]
     Streams,
@@ -92,24 +109,24 @@ impl SettingError {
     pub fn setting(&self) -> &'static str {
         match self {
             SettingError::Paths(_) => "paths",
-            SettingError::Steps => "steps",
+            SettingError::Steps(_) => "steps",
             SettingError::Streams => "streams",
         }
     }
 }
 
 impl BookConfig {
-    /// Checks the settings every front end checks before pricing: paths even and >= 4,
-    /// steps and streams >= 1.
+    /// Checks the settings every front end checks before pricing: paths even, >= 4 and <=
+    /// [`MAX_PATHS`], steps from 1 to [`MAX_STEPS`], streams >= 1.
     ///
     /// # Errors
     /// The first [`SettingError`].
     pub fn check(&self) -> Result<(), SettingError> {
-        if self.paths < 4 || !self.paths.is_multiple_of(2) {
+        if self.paths < 4 || !self.paths.is_multiple_of(2) || self.paths > MAX_PATHS {
             return Err(SettingError::Paths(self.paths));
         }
-        if self.steps == 0 {
-            return Err(SettingError::Steps);
+        if self.steps == 0 || self.steps > MAX_STEPS {
+            return Err(SettingError::Steps(self.steps));
         }
         if self.streams == 0 {
             return Err(SettingError::Streams);
@@ -144,6 +161,21 @@ pub enum PriceError {
         /// The value obtained.
         price: f64,
     },
+    /// The row's Monte Carlo work exceeds [`MAX_ROW_PATH_STEPS`]; nothing was simulated for it.
+    #[error(
+        "needs {path_steps} simulated path-steps ({paths} paths x {steps} steps x {valuations} valuations), \
+         over the per-row limit of {MAX_ROW_PATH_STEPS}: lower --paths, --steps or the row's fixings, or use --no-greeks"
+    )]
+    TooMuchWork {
+        /// Path-steps the row would need.
+        path_steps: u64,
+        /// Paths per valuation.
+        paths: u64,
+        /// Time steps (or fixings) per path.
+        steps: u64,
+        /// Valuations (1, or 9 with Greeks).
+        valuations: u64,
+    },
     /// The engine returned no result for the trade (a bug in the pricer, reported, not hidden).
     #[error("internal error: no result was produced for this trade")]
     NoResult,
@@ -151,6 +183,8 @@ pub enum PriceError {
 
 /// How one trade will be priced.
 enum Route {
+    /// Maturity 0: the payoff now ([`super::expiry`]).
+    Expiry,
     Analytic,
     Mc(McProduct),
 }
@@ -170,6 +204,9 @@ fn barrier_product(b: &BarrierTrade) -> BarrierOption {
 }
 
 fn route(trade: &Trade, engine: Engine) -> Route {
+    if trade.kind.vanilla().maturity == 0.0 {
+        return Route::Expiry;
+    }
     let mc = engine == Engine::Mc;
     match &trade.kind {
         TradeKind::European(v) if mc => Route::Mc(McProduct::European(*v)),
@@ -267,7 +304,15 @@ fn analytic(trade: &Trade, greeks: bool) -> Result<Greeks, PriceError> {
                     rho: h.params.rho,
                 },
             };
-            let price = |q: &HestonBump| heston_price(&q.params, &q.option);
+            // The pricer calls the vol of variance `sigma`; the portfolio's column is `xi`.
+            let price = |q: &HestonBump| {
+                heston_price(&q.params, &q.option).map_err(|e| match e {
+                    crate::heston::HestonError::InvalidParameter { name: "sigma", value, reason } => {
+                        crate::heston::HestonError::InvalidParameter { name: "xi", value, reason }
+                    }
+                    other => other,
+                })
+            };
             if greeks {
                 Ok(greeks_by_bump(price, &q, &BumpSteps::default())?)
             } else {
@@ -362,16 +407,27 @@ pub fn price_book<C: Compute + ?Sized>(
     let mut done = 0;
     for (i, t) in trades.iter().enumerate() {
         match route(t, config.engine) {
+            Route::Expiry => {
+                let g = super::expiry::at_expiry(t);
+                out.push(Some(Ok(row(&t.id, &g, None, config.greeks, "intrinsic", "host"))));
+                done += 1;
+            }
             Route::Analytic => {
                 let r =
                     analytic(t, config.greeks).map(|g| row(&t.id, &g, None, config.greeks, analytic_method(t), "host"));
                 out.push(Some(r));
                 done += 1;
             }
-            Route::Mc(p) => {
-                out.push(None);
-                mc_jobs.push((i, p));
-            }
+            Route::Mc(p) => match work(&p, config) {
+                Err(e) => {
+                    out.push(Some(Err(e)));
+                    done += 1;
+                }
+                Ok(()) => {
+                    out.push(None);
+                    mc_jobs.push((i, p));
+                }
+            },
         }
     }
     progress(done);
@@ -406,6 +462,24 @@ pub fn price_book<C: Compute + ?Sized>(
         progress(done);
     }
     out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult)).and_then(finite)).collect()
+}
+
+/// Checks a Monte Carlo row's work against [`MAX_ROW_PATH_STEPS`].
+fn work(p: &McProduct, config: &BookConfig) -> Result<(), PriceError> {
+    let steps = u64::from(match p {
+        McProduct::European(_) => 1,
+        McProduct::Barrier(b) => match b.monitoring {
+            Monitoring::Continuous => config.steps,
+            Monitoring::Discrete(n) => n,
+        },
+        McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) => a.schedule.count,
+    });
+    let valuations = if config.greeks { GREEK_VALUATIONS } else { 1 };
+    let path_steps = config.paths.saturating_mul(steps).saturating_mul(valuations);
+    if path_steps > MAX_ROW_PATH_STEPS {
+        return Err(PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations });
+    }
+    Ok(())
 }
 
 /// A row whose price is not a finite number is an error, never output; a Greek that is not
