@@ -86,3 +86,48 @@ fn absurd_sizes_are_refused_and_a_byte_order_mark_is_skipped() {
     assert!(o.success(), "{}", o.stderr);
     assert!(o.stdout.contains("allocations       1 (1 freed)"), "{}", o.stdout);
 }
+
+#[test]
+fn record_runs_a_program_under_the_interposer_and_passes_its_exit_status_on() {
+    // The interposer and the fake CUDA libraries of tools/trace, built here (needs gcc).
+    let dir = out_dir("record");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let st = std::process::Command::new("bash")
+        .arg(root.join("tools/trace/build.sh"))
+        .arg(&dir)
+        .arg("--test")
+        .status()
+        .expect("tools/trace/build.sh");
+    assert!(st.success());
+    let trace = dir.join("run.trace");
+    let out = run(tenor()
+        .args(["alloc", "record", "--lib"])
+        .arg(dir.join("libtenor_trace.so"))
+        .arg("--out")
+        .arg(&trace)
+        .arg("--")
+        .arg(dir.join("prog"))
+        .arg("run")
+        .env("LD_LIBRARY_PATH", &dir));
+    assert!(out.success(), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.starts_with("ok "), "the program's own output passes through: {}", out.stdout);
+    // 11 events on the main thread and 6 on the worker (core/alloc/tests/preload.rs lists them).
+    assert!(out.stderr.contains("recorded 17 events (8 alloc, 8 free, 1 fail)"), "{}", out.stderr);
+    let text = std::fs::read_to_string(&trace).expect("trace written");
+    assert_eq!(tenor_alloc::Trace::parse(&text, "run.trace").expect("parses").events.len(), 17);
+    // A program killed by SIGTERM: its trace is still written, the status is 128 + 15.
+    let out = run(tenor()
+        .args(["alloc", "record", "--lib"])
+        .arg(dir.join("libtenor_trace.so"))
+        .arg("--out")
+        .arg(dir.join("term.trace"))
+        .arg("--")
+        .arg(dir.join("prog"))
+        .arg("term")
+        .env("LD_LIBRARY_PATH", &dir));
+    assert_eq!(out.code, 143, "{}", out.stderr);
+    assert!(out.stderr.contains("recorded 1 events (1 alloc"), "{}", out.stderr);
+    // A missing interposer is named.
+    let out = run(tenor().args(["alloc", "record", "--lib", "/nonexistent/libtenor_trace.so", "--", "true"]));
+    assert!(!out.success() && out.stderr.contains("/nonexistent/libtenor_trace.so"), "{}", out.stderr);
+}

@@ -11,7 +11,7 @@ use tenor_core::{
     StreamImpl, Transpose,
 };
 
-use crate::alloc::{DefaultPool, PoolConfig};
+use crate::alloc::{DefaultPool, ExplicitPool, ExplicitPoolConfig, PoolChoice};
 use crate::context::Context;
 use crate::error::{check, drv, BACKEND};
 use crate::nvrtc::{self, ImageCache};
@@ -78,15 +78,23 @@ fn cuda_version(v: i32) -> String {
 }
 
 impl CudaDriver {
-    /// Opens device `ordinal` with the device's default pool as allocator, configured by
-    /// `TENOR_CUDA_SHARING` (see [`PoolConfig::from_env`]).
+    /// Opens device `ordinal` with the pool [`PoolChoice::from_env`] picks as allocator: by
+    /// default a pool of Tenor's own ([`ExplicitPool`]), so the device's shared default pool and
+    /// its attributes are left as other libraries in the process set them; the device's default
+    /// pool ([`DefaultPool`], attributes written) only with `TENOR_CUDA_POOL=device`. Either is
+    /// configured by `TENOR_CUDA_SHARING` and `TENOR_CUDA_DETERMINISTIC`.
     ///
     /// # Errors
     /// [`ComputeError::Unavailable`] when CUDA cannot run here; driver errors.
     pub fn new(ordinal: i32) -> Result<Self, ComputeError> {
         let ctx = Context::open(ordinal)?;
-        let pool = DefaultPool::new(ctx.clone(), PoolConfig::from_env()?)?;
-        Self::with_allocator(ctx, Arc::new(pool))
+        let allocator: Arc<dyn Allocator> = match PoolChoice::from_env()? {
+            PoolChoice::Own { config } => {
+                Arc::new(ExplicitPool::new(ctx.clone(), ExplicitPoolConfig { pool: config, ..Default::default() })?)
+            }
+            PoolChoice::Device { config } => Arc::new(DefaultPool::new(ctx.clone(), config)?),
+        };
+        Self::with_allocator(ctx, allocator)
     }
 
     /// Opens a driver on `ctx` whose default allocator is `allocator`.

@@ -9,7 +9,8 @@
 //!   compiled by NVRTC for the device's architecture and cached on disk ([`nvrtc`]);
 //! * uploads are `cuMemcpyHtoDAsync`, downloads go through pinned staging buffers;
 //! * `gemm` is cuBLAS `cublasSgemm`/`cublasDgemm` on the tracked stream;
-//! * allocators: the device's default pool, explicit (IPC-capable) pools, and `cuMemAlloc`
+//! * allocators: Tenor's own pool by default, the device's default pool on request, explicit
+//!   (IPC-capable) pools, and `cuMemAlloc`
 //!   for GPUDirect RDMA ([`alloc`]).
 //!
 //! Before touching any CUDA library, [`probe`] checks that the driver, NVRTC and cuBLAS can
@@ -36,8 +37,9 @@ use tenor_core::{Allocator, ComputeError, Device};
 /// The CUDA [`tenor_core::Compute`]: [`Device`] over [`CudaDriver`].
 pub type CudaCompute = Device<CudaDriver>;
 
-/// Opens CUDA device 0 with its default pool as allocator (configured from the environment,
-/// see [`alloc::PoolConfig::from_env`]).
+/// Opens CUDA device 0 with a pool of Tenor's own as allocator, leaving the device's shared
+/// default pool untouched (or that pool with `TENOR_CUDA_POOL=device`; see
+/// [`alloc::PoolChoice::from_env`] and [`CudaDriver::new`]).
 ///
 /// # Errors
 /// [`ComputeError::Unavailable`] with the reason when CUDA cannot run here.

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use tenor_core::{AllocError, Allocator, Compute, ComputeExt};
 use tenor_cuda::alloc::{
-    DefaultPool, ExplicitPool, ExplicitPoolConfig, ImportedPool, IpcPointer, PlainAllocator, PoolConfig, ReusePolicy,
-    Sharing,
+    DefaultPool, ExplicitPool, ExplicitPoolConfig, ImportedPool, IpcPointer, PlainAllocator, PoolConfig, PoolHandle,
+    ReusePolicy, Sharing,
 };
 use tenor_cuda::{cuda, cuda_with_allocator, CudaCompute};
 
@@ -122,6 +122,50 @@ fn default_pool_applies_sharing_and_reuse_policies() {
             assert_eq!((t, r), (threshold, reuse), "{sharing:?}");
         }
     }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run by scripts/gpu-check with --ignored"]
+fn opening_and_using_the_backend_leaves_the_device_default_pool_as_another_library_set_it() {
+    // NVIDIA's rule for a library: do not change the device's pool. Play "another library":
+    // give the device's default pool a threshold and reuse settings no default of Tenor's
+    // would write, then open the backend with default settings, run the whole conformance suite
+    // on it (allocations, frees, kernels, syncs) and read the attributes back.
+    if std::env::var_os(tenor_cuda::alloc::POOL_VAR).is_some() {
+        panic!("{} is set; this test checks the default settings", tenor_cuda::alloc::POOL_VAR);
+    }
+    let Some(probe_dev) = device() else { return };
+    let ctx = ctx_of(&probe_dev);
+    let other = PoolConfig {
+        sharing: Sharing::Shared { working_set: 123_456_789 },
+        reuse: ReusePolicy {
+            follow_event_dependencies: false,
+            allow_opportunistic: true,
+            allow_internal_dependencies: false,
+        },
+    };
+    let shared = PoolHandle::device_default(ctx.clone()).expect("device pool handle");
+    let original = shared.read_config().expect("read");
+    shared.configure(&other).expect("the other library's settings");
+    let set = shared.read_config().expect("read");
+    assert_eq!(set, (123_456_789, other.reuse), "the driver kept the other library's settings");
+    let used_before = shared.usage().expect("usage");
+    let dev = cuda().expect("backend with default settings");
+    assert!(dev.allocator().name().starts_with("cuda-explicit-pool"), "default allocator: {}", dev.allocator().name());
+    tenor_conformance::assert_all(&dev);
+    let s = dev.default_stream().clone();
+    let b = dev.allocator().allocate(64 << 20, &s).expect("alloc");
+    dev.allocator().deallocate(b, &s).expect("free");
+    s.synchronize().expect("sync");
+    let after = shared.read_config().expect("read");
+    let used_after = shared.usage().expect("usage");
+    drop(dev);
+    shared.configure(&PoolConfig { sharing: Sharing::Shared { working_set: original.0 }, reuse: original.1 }).ok();
+    assert_eq!(after, set, "opening and using the backend changed the device's default pool");
+    assert_eq!(
+        used_after.peak_used, used_before.peak_used,
+        "Tenor's allocations must not come from the device's default pool"
+    );
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `tenor alloc profile|replay|advise`: the allocation toolkit on a trace.
+//! `tenor alloc profile|replay|advise|record`: the allocation toolkit on a trace.
 //!
 //! The trace comes from a file in the `tenor-alloc trace v1` format (docs/allocators.md), from
 //! the synthetic pricing desk (`--desk`, the default), or from a pricing run of Tenor's own
@@ -36,6 +36,9 @@ enum Action {
     Replay(ReplayArgs),
     /// Recommends a strategy, bin exponents and a per-job cap from the profile and a pool replay.
     Advise(Common),
+    /// Runs any program with libtenor_trace.so preloaded and writes its device allocations as a
+    /// trace (`tenor alloc record --out run.trace -- ./pricer args`).
+    Record(super::alloc_record::RecordArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -95,6 +98,7 @@ pub fn run(args: AllocArgs) -> anyhow::Result<ExitCode> {
         Action::Profile(c) => profile(&c),
         Action::Replay(r) => replay_all(&r),
         Action::Advise(c) => advise_cmd(&c),
+        Action::Record(r) => super::alloc_record::record(&r),
     }
 }
 

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 pub mod alloc;
 mod alloc_charts;
+mod alloc_record;
 pub mod backends;
 pub mod backtest;
 pub mod book;

@@ -151,6 +151,19 @@ unsafe impl Send for PoolHandle {}
 unsafe impl Sync for PoolHandle {}
 
 impl PoolHandle {
+    /// The handle of `ctx`'s device's default pool (`cuDeviceGetDefaultMemPool`), nothing
+    /// written: for reading its attributes and watermarks.
+    ///
+    /// # Errors
+    /// Driver errors.
+    pub fn device_default(ctx: Arc<Context>) -> Result<Self, ComputeError> {
+        ctx.bind()?;
+        // SAFETY: valid device handle.
+        let raw = unsafe { dr::device::get_default_mem_pool(ctx.device()) }
+            .map_err(|e| drv("cuDeviceGetDefaultMemPool", e))?;
+        Ok(Self { raw, ctx })
+    }
+
     fn set_u64(&self, attr: sys::CUmemPool_attribute, mut v: u64) -> Result<(), ComputeError> {
         self.ctx.bind()?;
         // SAFETY: the attribute takes a cuuint64_t.
@@ -287,17 +300,14 @@ pub struct DefaultPool {
 }
 
 impl DefaultPool {
-    /// The default pool of `ctx`'s device, configured by `config` (the attributes belong to the
-    /// device's pool, so they affect every user of it in this process).
+    /// The default pool of `ctx`'s device, configured by `config`. The attributes belong to the
+    /// device's pool, so writing them affects every user of it in this process: the backend
+    /// opens this pool only on request (`TENOR_CUDA_POOL=device`, [`super::PoolChoice`]).
     ///
     /// # Errors
     /// Driver errors.
     pub fn new(ctx: Arc<Context>, config: PoolConfig) -> Result<Self, ComputeError> {
-        ctx.bind()?;
-        // SAFETY: valid device handle.
-        let raw = unsafe { dr::device::get_default_mem_pool(ctx.device()) }
-            .map_err(|e| drv("cuDeviceGetDefaultMemPool", e))?;
-        let pool = PoolHandle { raw, ctx };
+        let pool = PoolHandle::device_default(ctx)?;
         pool.configure(&config)?;
         Ok(Self { pool, config, live: AtomicUsize::new(0) })
     }
