@@ -10,15 +10,9 @@ use tenor_market::quotes::Chain;
 /// Why a chain could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ChainError {
-    /// The file could not be read.
-    #[error("reading {}: {source}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The file could not be read or is not UTF-8 (path, and line and column for bad bytes).
+    #[error(transparent)]
+    Read(#[from] tenor_core::text::TextError),
     /// A Yahoo chain without the snapshot date.
     #[error("{}: a Yahoo chain needs --as-of YYYY-MM-DD", path.display())]
     NeedsAsOf {
@@ -39,7 +33,7 @@ pub fn load_chain(path: &Path, as_of: Option<NaiveDate>) -> Result<Chain, ChainE
     if path.is_dir() {
         return Ok(tenor_market::cboe::load_cboe_dir(path)?);
     }
-    let head = std::fs::read_to_string(path).map_err(|source| ChainError::Read { path: path.to_owned(), source })?;
+    let head = tenor_core::text::read_text(path)?;
     if head.lines().next().is_some_and(|l| l.starts_with("contractSymbol")) {
         let Some(d) = as_of else { return Err(ChainError::NeedsAsOf { path: path.to_owned() }) };
         return Ok(tenor_market::yahoo::parse_yahoo(&head, &path.display().to_string(), d)?);

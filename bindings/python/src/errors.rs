@@ -78,6 +78,11 @@ pub fn data_error(py: Python<'_>, e: &tenor_backtest::DataError) -> PyErr {
         D::Cells { file, line, .. } => (file.clone(), Some(*line as u64), None),
         D::Io { file, .. } | D::Empty { file } => (file.clone(), None, None),
         D::Layout { file, .. } => (file.clone(), Some(1), None),
+        // bad bytes: the message names the file, line and column
+        D::NotUtf8(_) => {
+            let at: Problem = (None, None, None, e.to_string());
+            return input_error(py, e.to_string(), at.clone(), vec![at]);
+        }
     };
     let at: Problem = (Some(file), line, column, e.to_string());
     input_error(py, e.to_string(), at.clone(), vec![at])

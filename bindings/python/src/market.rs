@@ -17,7 +17,11 @@ fn chain_error(py: Python<'_>, e: &tenor::chains::ChainError) -> PyErr {
     use tenor::chains::ChainError as C;
     match e {
         C::Market(m) => market_error(py, m),
-        C::Read { path, .. } | C::NeedsAsOf { path } => {
+        C::Read(_) => {
+            let at: Problem = (None, None, None, e.to_string());
+            input_error(py, e.to_string(), at.clone(), vec![at])
+        }
+        C::NeedsAsOf { path } => {
             let at: Problem = (Some(path.display().to_string()), None, None, e.to_string());
             input_error(py, e.to_string(), at.clone(), vec![at])
         }

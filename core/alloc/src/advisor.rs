@@ -60,12 +60,11 @@ impl Profile {
         let (mut short, mut freed) = (0usize, 0usize);
         let mut jobs: HashMap<u64, usize> = HashMap::new();
         let mut job_peaks = BTreeMap::new();
-        let mut threads: Vec<u32> = Vec::new();
+        // A set, not a list searched per event: linear in the number of distinct threads.
+        let mut threads: std::collections::HashSet<u32> = std::collections::HashSet::new();
         for (i, e) in trace.events.iter().enumerate() {
             let i = i as u64;
-            if !threads.contains(&e.thread) {
-                threads.push(e.thread);
-            }
+            threads.insert(e.thread);
             match e.op {
                 TraceOp::Alloc => {
                     sizes.push(e.bytes);

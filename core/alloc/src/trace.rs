@@ -138,10 +138,15 @@ impl Trace {
         let mut events: Vec<TraceEvent> = Vec::new();
         let mut live: FastMap<u64, usize> = FastMap::default();
         let mut live_bytes = 0usize;
-        for (i, raw) in tenor_core::text::strip_bom(text).lines().enumerate() {
-            let line = raw.trim();
-            let err =
-                |column: usize, message: String| TraceError { origin: origin.into(), line: i + 1, column, message };
+        // The one line reader: LF, CRLF and bare CR end a line alike.
+        for raw in tenor_core::text::lines(tenor_core::text::strip_bom(text)) {
+            let line = raw.text.trim();
+            let err = |column: usize, message: String| TraceError {
+                origin: origin.into(),
+                line: raw.number,
+                column,
+                message,
+            };
             if line.is_empty() || line.starts_with('#') || line == TRACE_COLUMNS {
                 continue;
             }
@@ -150,14 +155,19 @@ impl Trace {
                 return Err(err(1, format!("expected 7 fields ({TRACE_COLUMNS}), found {}", f.len())));
             }
             let num = |k: usize, name: &str| -> Result<u64, TraceError> {
-                f[k].parse::<u64>()
-                    .map_err(|e| err(k + 1, format!("{name} `{}` is not a non-negative integer: {e}", f[k])))
+                f[k].parse::<u64>().map_err(|e| {
+                    let shown = tenor_core::text::excerpt(f[k]);
+                    err(k + 1, format!("{name} `{shown}` is not a non-negative integer: {e}"))
+                })
             };
             let op = match f[1] {
                 "alloc" => TraceOp::Alloc,
                 "free" => TraceOp::Free,
                 "fail" => TraceOp::Fail,
-                other => return Err(err(2, format!("unknown op `{other}` (alloc, free or fail)"))),
+                other => {
+                    let shown = tenor_core::text::excerpt(other);
+                    return Err(err(2, format!("unknown op `{shown}` (alloc, free or fail)")));
+                }
             };
             let e = TraceEvent {
                 time_ns: num(0, "time_ns")?,
@@ -168,7 +178,7 @@ impl Trace {
                         format!(
                             "bytes `{}` is above {MAX_TRACE_BYTES} (isize::MAX, the largest allocation any \
                                  allocator can grant)",
-                            f[2]
+                            tenor_core::text::excerpt(f[2])
                         ),
                     )
                 })?,
@@ -214,13 +224,9 @@ impl Trace {
 
     /// Distinct streams in first-appearance order.
     pub fn streams(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = Vec::new();
-        for e in &self.events {
-            if !v.contains(&e.stream) {
-                v.push(e.stream);
-            }
-        }
-        v
+        // A set beside the list: linear in the events, not in events times streams.
+        let mut seen = std::collections::HashSet::new();
+        self.events.iter().map(|e| e.stream).filter(|s| seen.insert(*s)).collect()
     }
 
     /// Peak of the bytes requested by live allocations (saturating at `usize::MAX`; a parsed

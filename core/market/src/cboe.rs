@@ -154,15 +154,10 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
             message: "the file is empty: it has none of the Cboe quote-data lines".into(),
         });
     }
-    // Windows line ends (as a download re-saved on Windows has them) read like Unix ones: the
-    // CSV reader alone would count lines differently and misplace the header.
-    let unix;
-    let text = if text.contains('\r') {
-        unix = text.replace("\r\n", "\n");
-        unix.as_str()
-    } else {
-        text
-    };
+    // Windows (CRLF) and old Mac (bare CR) line ends read like Unix ones: the CSV reader alone
+    // would count lines differently and misplace the header.
+    let unix = tenor_core::text::normalise_text(text);
+    let text: &str = &unix;
     let lines: Vec<&str> = text.lines().collect();
     let spot_line = lines.get(1).ok_or_else(|| row_err(2, "missing the spot line".into()))?;
     let spot = last_field(spot_line).ok_or_else(|| row_err(2, format!("no `Last:` field in {spot_line:?}"))).and_then(
@@ -197,7 +192,13 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
         if line == 4 {
             let ok = record.len() == COLUMNS && record.iter().zip(NAMES).all(|(a, b)| a.trim() == b);
             if !ok {
-                return Err(row_err(4, format!("header is not the 22-column Cboe layout: {:?}", record.as_slice())));
+                return Err(row_err(
+                    4,
+                    format!(
+                        "header is not the 22-column Cboe layout: {:?}",
+                        tenor_core::text::excerpt(record.as_slice())
+                    ),
+                ));
             }
             header_seen = true;
             continue;
@@ -222,11 +223,11 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
             if x.is_finite() {
                 Ok(x)
             } else {
-                Err(cell(col, format!("{v:?} is not finite")))
+                Err(cell(col, format!("{:?} is not finite", tenor_core::text::excerpt(v))))
             }
         };
         let expiry = NaiveDate::parse_from_str(field(0), "%a %b %d %Y")
-            .map_err(|e| cell(0, format!("expiry {:?}: {e}", field(0))))?;
+            .map_err(|e| cell(0, format!("expiry {:?}: {e}", tenor_core::text::excerpt(field(0)))))?;
         let strike = num(11)?;
         if strike <= 0.0 {
             return Err(cell(11, format!("strike {strike} is not positive")));

@@ -116,7 +116,9 @@ pub fn load_par_curve(path: &Path, date: NaiveDate) -> Result<ParYieldRow> {
 /// # Errors
 /// As [`load_treasury`].
 pub fn parse_treasury(text: &str, file: &str) -> Result<ParYieldTable> {
-    let text = tenor_core::text::strip_bom(text);
+    // CRLF and bare-CR files read as LF ones, so the CSV reader's line numbers are right.
+    let unix = tenor_core::text::normalise_text(tenor_core::text::strip_bom(text));
+    let text: &str = &unix;
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
     let headers = reader.headers().map_err(|e| row_err(1, e.to_string()))?.clone();
@@ -157,14 +159,15 @@ pub fn parse_treasury(text: &str, file: &str) -> Result<ParYieldTable> {
         } else {
             NaiveDate::parse_from_str(d, "%Y-%m-%d")
         }
-        .map_err(|e| cell(0, format!("date {d:?}: {e}")))?;
+        .map_err(|e| cell(0, format!("date {:?}: {e}", tenor_core::text::excerpt(d))))?;
         let mut points = Vec::new();
         for (i, &t) in tenors.iter().enumerate() {
             let v = record.get(i + 1).unwrap_or("").trim();
             if v.is_empty() {
                 continue;
             }
-            let y: f64 = v.parse().map_err(|e| cell(i + 1, format!("yield {v:?}: {e}")))?;
+            let y: f64 =
+                v.parse().map_err(|e| cell(i + 1, format!("yield {:?}: {e}", tenor_core::text::excerpt(v))))?;
             if !y.is_finite() || !(-5.0..=30.0).contains(&y) {
                 return Err(cell(i + 1, format!("yield {y} percent is outside -5..30")));
             }

@@ -35,7 +35,8 @@ pub fn load_yahoo(path: &Path, as_of: NaiveDate) -> Result<Chain> {
 /// # Errors
 /// As [`load_yahoo`].
 pub fn parse_yahoo(text: &str, file: &str, as_of: NaiveDate) -> Result<Chain> {
-    let text = tenor_core::text::strip_bom(text);
+    let unix = tenor_core::text::normalise_text(tenor_core::text::strip_bom(text));
+    let text: &str = &unix;
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
     let headers = reader.headers().map_err(|e| row_err(1, e.to_string()))?.clone();
@@ -78,10 +79,15 @@ pub fn parse_yahoo(text: &str, file: &str, as_of: NaiveDate) -> Result<Chain> {
         let option_type = match field(c_type) {
             "call" => OptionType::Call,
             "put" => OptionType::Put,
-            o => return Err(cell(c_type, format!("option type {o:?} is neither call nor put"))),
+            o => {
+                return Err(cell(
+                    c_type,
+                    format!("option type {:?} is neither call nor put", tenor_core::text::excerpt(o)),
+                ))
+            }
         };
         let expiry = NaiveDate::parse_from_str(field(c_exp), "%Y-%m-%d")
-            .map_err(|e| cell(c_exp, format!("expiration {:?}: {e}", field(c_exp))))?;
+            .map_err(|e| cell(c_exp, format!("expiration {:?}: {e}", tenor_core::text::excerpt(field(c_exp)))))?;
         if occ.expiry != expiry || occ.option_type != option_type || (occ.strike - strike).abs() > 1e-9 {
             return Err(cell(
                 c_sym,

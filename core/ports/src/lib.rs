@@ -31,6 +31,7 @@ pub mod buffer;
 pub mod compute;
 pub mod device;
 pub mod error;
+pub mod files;
 pub mod kernel;
 pub mod number;
 pub mod stream;

@@ -14,22 +14,25 @@
 pub fn parse_grouped(text: &str) -> Result<f64, String> {
     let t = text.trim();
     if !t.contains(',') {
-        return t.parse::<f64>().map_err(|e| format!("{t:?} is not a number: {e}"));
+        return t.parse::<f64>().map_err(|e| format!("{:?} is not a number: {e}", crate::text::excerpt(t)));
     }
     let body = t.strip_prefix(['+', '-']).unwrap_or(t);
     let int_end = body.find(['.', 'e', 'E']).unwrap_or(body.len());
     let (int, tail) = body.split_at(int_end);
     if tail.contains(',') {
-        return Err(format!("{t:?}: a thousands separator after the decimal point"));
+        return Err(format!("{:?}: a thousands separator after the decimal point", crate::text::excerpt(t)));
     }
     let mut groups = int.split(',');
     let first = groups.next().unwrap_or("");
     let digits = |g: &str| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit());
     if !(digits(first) && first.len() <= 3 && groups.all(|g| digits(g) && g.len() == 3)) {
-        return Err(format!("{t:?}: thousands separators must come before every group of three digits"));
+        return Err(format!(
+            "{:?}: thousands separators must come before every group of three digits",
+            crate::text::excerpt(t)
+        ));
     }
     let plain: String = t.chars().filter(|c| *c != ',').collect();
-    plain.parse::<f64>().map_err(|e| format!("{t:?} is not a number: {e}"))
+    plain.parse::<f64>().map_err(|e| format!("{:?} is not a number: {e}", crate::text::excerpt(t)))
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub mod fuzz;
+
 /// The repository root (this crate lives in `core/testdata`).
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -104,7 +104,7 @@ pub fn run(args: AllocArgs) -> anyhow::Result<ExitCode> {
 
 fn load(c: &Common) -> anyhow::Result<Trace> {
     let trace = if let Some(path) = &c.trace {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = tenor_core::text::read_text(path)?;
         let trace = Trace::parse(&text, &path.display().to_string())?;
         if !trace.events.iter().any(|e| e.op == tenor_alloc::trace::TraceOp::Alloc) {
             anyhow::bail!("{}: the trace has no alloc events: nothing to profile, replay or advise on", path.display());
@@ -132,7 +132,7 @@ fn load(c: &Common) -> anyhow::Result<Trace> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        std::fs::write(path, trace.to_text()).with_context(|| format!("writing {}", path.display()))?;
+        tenor_core::files::write_atomic(path, trace.to_text().as_bytes())?;
         println!("trace written to {}", path.display());
     }
     Ok(trace)

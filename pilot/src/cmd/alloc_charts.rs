@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use plotters::prelude::*;
 use tenor_alloc::replay::ReplayResult;
 
@@ -13,12 +13,19 @@ fn err(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow!("chart: {e}")
 }
 
-/// Writes a bar chart of allocation counts per log2 size bucket to `path`.
+/// Writes a bar chart of allocation counts per log2 size bucket to `path` (atomically).
 pub fn size_histogram(path: &Path, hist: &[u64]) -> anyhow::Result<()> {
+    let mut svg = String::new();
+    draw_size_histogram(&mut svg, hist)?;
+    tenor_core::files::write_atomic(path, svg.as_bytes())?;
+    Ok(())
+}
+
+fn draw_size_histogram(svg: &mut String, hist: &[u64]) -> anyhow::Result<()> {
     let first = hist.iter().position(|&c| c > 0).unwrap_or(0);
     let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0);
     let top = hist.iter().copied().max().unwrap_or(1).max(1);
-    let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (900, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let mut chart = ChartBuilder::on(&root)
         .caption("Allocation sizes (log2 buckets)", ("sans-serif", 22))
@@ -38,18 +45,36 @@ pub fn size_histogram(path: &Path, hist: &[u64]) -> anyhow::Result<()> {
         .draw()
         .map_err(err)?;
     chart
-        .draw_series(Histogram::vertical(&chart).style(BLUE.filled()).data((first..=last).map(|k| (k as u32, hist[k]))))
+        // One rectangle per bucket in bucket order: plotters' Histogram sums its data in a
+        // HashMap and so writes the bars in a different order on every run.
+        .draw_series((first..=last).map(|k| {
+            let k = k as u32;
+            let mut bar = Rectangle::new(
+                [(SegmentValue::Exact(k), 0u64), (SegmentValue::Exact(k + 1), hist[k as usize])],
+                BLUE.filled(),
+            );
+            bar.set_margin(0, 0, 5, 5);
+            bar
+        }))
         .map_err(err)?;
-    root.present().map_err(err).with_context(|| format!("writing {}", path.display()))?;
+    root.present().map_err(err)?;
     Ok(())
 }
 
-/// Writes reserved bytes over the replay per strategy, with the (shared) used bytes, to `path`.
+/// Writes reserved bytes over the replay per strategy, with the (shared) used bytes, to `path`
+/// (atomically).
 pub fn reserved_over_time(path: &Path, results: &[ReplayResult]) -> anyhow::Result<()> {
+    let mut svg = String::new();
+    draw_reserved_over_time(&mut svg, results)?;
+    tenor_core::files::write_atomic(path, svg.as_bytes())?;
+    Ok(())
+}
+
+fn draw_reserved_over_time(svg: &mut String, results: &[ReplayResult]) -> anyhow::Result<()> {
     let events = results.iter().map(|r| r.events).max().unwrap_or(1).max(1);
     let top =
         results.iter().flat_map(|r| r.series.iter().map(|s| s.reserved.max(s.used))).max().unwrap_or(1) as f64 / MIB;
-    let root = SVGBackend::new(path, (1000, 560)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (1000, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let mut chart = ChartBuilder::on(&root)
         .caption("Reserved and used over the replay", ("sans-serif", 22))
@@ -77,6 +102,29 @@ pub fn reserved_over_time(path: &Path, results: &[ReplayResult]) -> anyhow::Resu
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
     }
     chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(err)?;
-    root.present().map_err(err).with_context(|| format!("writing {}", path.display()))?;
+    root.present().map_err(err)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_size_histogram_is_the_same_svg_on_every_drawing() {
+        let mut hist = [0u64; 40];
+        for (k, h) in hist.iter_mut().enumerate().skip(4).take(24) {
+            *h = (k as u64 * 37) % 11 + 1;
+        }
+        let draw = || {
+            let mut svg = String::new();
+            draw_size_histogram(&mut svg, &hist).expect("draws");
+            svg
+        };
+        let first = draw();
+        assert!(first.matches("<rect").count() >= 24, "one bar per bucket");
+        for _ in 0..8 {
+            assert_eq!(draw(), first, "the SVG changed between two drawings of the same histogram");
+        }
+    }
 }

@@ -126,31 +126,44 @@ fn parse_sweep(s: &str) -> anyhow::Result<(String, Vec<f64>)> {
     Ok((k.trim().to_owned(), (0..n).map(|i| a + i as f64 * step).collect()))
 }
 
-/// Writes trades.csv, equity.csv, metrics.json and equity.svg; returns whether the chart was
-/// written.
-fn write_outputs(r: &RunResult, dir: &Path) -> anyhow::Result<bool> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut w = csv::Writer::from_path(dir.join("trades.csv"))?;
-    w.write_record(["time", "symbol", "quantity", "price", "commission", "order"])?;
-    for f in &r.fills {
-        w.write_record([
-            iso(f.time),
-            f.symbol.clone(),
-            f.quantity.to_string(),
-            format!("{:.6}", f.price),
-            format!("{:.2}", f.commission),
-            f.order.to_string(),
-        ])?;
+/// The files of one run, written into `--out` as one set ([`tenor_core::files::OutputDir`]).
+const RUN_OUTPUTS: [&str; 4] = ["trades.csv", "equity.csv", "metrics.json", "equity.svg"];
+
+/// Writes trades.csv, equity.csv, metrics.json and equity.svg into the staged set and commits
+/// it (the folder then holds exactly this run's files); returns whether the chart was written.
+fn write_outputs(r: &RunResult, mut set: tenor_core::files::OutputDir) -> anyhow::Result<bool> {
+    set.write_with("trades.csv", |out| {
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record(["time", "symbol", "quantity", "price", "commission", "order"])?;
+        for f in &r.fills {
+            w.write_record([
+                iso(f.time),
+                f.symbol.clone(),
+                f.quantity.to_string(),
+                format!("{:.6}", f.price),
+                format!("{:.2}", f.commission),
+                f.order.to_string(),
+            ])?;
+        }
+        w.flush()
+    })?;
+    set.write_with("equity.csv", |out| {
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record(["time", "equity"])?;
+        for (t, e) in &r.equity {
+            w.write_record([iso(*t), format!("{e:.2}")])?;
+        }
+        w.flush()
+    })?;
+    let metrics = serde_json::to_string_pretty(&r.metrics)?;
+    set.write_with("metrics.json", |out| out.write_all(metrics.as_bytes()))?;
+    let charted = chart(r, &set.staged_path("equity.svg")?)
+        .with_context(|| format!("writing {}", set.final_path("equity.svg").display()))?;
+    if charted {
+        set.mark_written("equity.svg");
     }
-    w.flush()?;
-    let mut w = csv::Writer::from_path(dir.join("equity.csv"))?;
-    w.write_record(["time", "equity"])?;
-    for (t, e) in &r.equity {
-        w.write_record([iso(*t), format!("{e:.2}")])?;
-    }
-    w.flush()?;
-    std::fs::write(dir.join("metrics.json"), serde_json::to_string_pretty(&r.metrics)?)?;
-    chart(r, &dir.join("equity.svg"))
+    set.commit()?;
+    Ok(charted)
 }
 
 /// ISO 8601 UTC time of a bar stamp (`2012-08-09T23:59:59Z`; daily bars end at 23:59:59 UTC).
@@ -231,13 +244,21 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
     let base: Params = a.params.iter().map(|s| parse_kv(s)).collect::<anyhow::Result<_>>()?;
     let series = a.data.iter().map(|p| tenor_backtest::data::load(p, None)).collect::<Result<Vec<_>, _>>()?;
     let feed = Feed::new(series);
+    // The output is prepared once the inputs are read and before any run: an unwritable --out
+    // fails now, not after the work.
+    let (run_set, sweep_file) = if a.sweeps.is_empty() {
+        (Some(tenor_core::files::OutputDir::create(&a.out, &RUN_OUTPUTS)?), None)
+    } else {
+        std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+        (None, Some(tenor_core::files::AtomicFile::create(&a.out.join("sweep.csv"))?))
+    };
     let compute = tenor_backends::open(&a.backend)?;
     let engine = Engine::new(config);
     if a.sweeps.is_empty() {
         let mut s = strategies::build(&a.strategy, &base, compute.clone())?;
         let t0 = std::time::Instant::now();
         let r = engine.run(&feed, s.as_mut())?;
-        let charted = write_outputs(&r, &a.out)?;
+        let charted = write_outputs(&r, run_set.ok_or_else(|| anyhow!("internal: no output set"))?)?;
         let m = &r.metrics;
         println!(
             "{} on {} ({} bars, {:.2} s, backend {})",
@@ -321,13 +342,14 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
             n => n,
         }
         .clamp(1, sets.len().max(1));
-        let out = tenor_backtest::sweep::run_batched_groups(
+        let out = tenor_backtest::sweep::run_batched_groups_summarised(
             &engine,
             &feed,
             compute.clone(),
             &sets,
             groups,
             |p, pricer| strategies::build_priced(&name, p, pricer).map_err(to_error),
+            &|r| r.metrics,
             &|done, total| {
                 bar.set_length(total);
                 bar.set_position(done);
@@ -348,7 +370,7 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         let counters = std::sync::Arc::new(tenor_backtest::batch::PricingCounters::default());
-        let results = tenor_backtest::sweep::run(
+        let results = tenor_backtest::sweep::run_summarised(
             &engine,
             &feed,
             &sets,
@@ -356,6 +378,7 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
                 let pricer = tenor_backtest::batch::Pricer::direct_counted(compute.clone(), counters.clone());
                 strategies::build_priced(&name, p, pricer).map_err(to_error)
             },
+            &|r| r.metrics,
             &|| bar.inc(1),
         );
         bar.finish();
@@ -369,8 +392,9 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         (results, note)
     };
     let wall = t0.elapsed().as_secs_f64();
-    std::fs::create_dir_all(&a.out)?;
-    let mut w = csv::Writer::from_path(a.out.join("sweep.csv"))?;
+    let mut sweep_file = sweep_file.ok_or_else(|| anyhow!("internal: no sweep output"))?;
+    let sweep_path = sweep_file.path().to_path_buf();
+    let mut w = csv::Writer::from_writer(&mut sweep_file);
     let keys: Vec<String> = axes.iter().map(|(k, _)| k.clone()).collect();
     let mut header = keys.clone();
     header.extend(
@@ -382,8 +406,8 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
     for (p, r) in sets.iter().zip(&results) {
         let mut row: Vec<String> = keys.iter().map(|k| p.get(k).map_or_else(String::new, |v| v.to_string())).collect();
         match r {
-            Ok(r) => {
-                let m = r.metrics;
+            Ok(m) => {
+                let m = *m;
                 row.extend(
                     [m.total_return, m.annual_return, m.volatility, m.sharpe, m.sortino, m.max_drawdown]
                         .map(|x| format!("{x:.6}")),
@@ -397,9 +421,11 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
                 row.push(e.to_string());
             }
         }
-        w.write_record(&row)?;
+        w.write_record(&row).with_context(|| format!("writing {}", sweep_path.display()))?;
     }
-    w.flush()?;
+    w.flush().with_context(|| format!("writing {}", sweep_path.display()))?;
+    drop(w);
+    sweep_file.commit()?;
     ok.sort_by(|a, b| b.1.sharpe.total_cmp(&a.1.sharpe));
     let mut out = std::io::stdout().lock();
     writeln!(

@@ -57,8 +57,9 @@ fn spx_book(a: &SpxArgs) -> anyhow::Result<ExitCode> {
     let curve = load_par_curve(&a.rates, chain.as_of.date())?;
     let book = spx_book::build_spx_book(&chain, &curve)?;
 
-    let f = std::fs::File::create(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    portfolio::write_portfolio(std::io::BufWriter::new(f), &book.trades)?;
+    let mut f = tenor_core::files::AtomicFile::create(&a.out)?;
+    portfolio::write_portfolio(&mut f, &book.trades).with_context(|| format!("writing {}", a.out.display()))?;
+    f.commit()?;
 
     println!("snapshot    {} from {} Cboe files, spot {}", book.date, files.len(), book.spot);
     println!(
@@ -89,7 +90,8 @@ fn spx_book(a: &SpxArgs) -> anyhow::Result<ExitCode> {
     println!("wrote       {} ({} trades)", a.out.display(), book.trades.len());
 
     let checks = spx_book::check_quotes(book.spot, &book.expiries)?;
-    let mut w = csv::Writer::from_path(&a.misses).with_context(|| format!("creating {}", a.misses.display()))?;
+    let mut misses = tenor_core::files::AtomicFile::create(&a.misses)?;
+    let mut w = csv::Writer::from_writer(&mut misses);
     w.write_record([
         "symbol",
         "expiry",
@@ -119,7 +121,9 @@ fn spx_book(a: &SpxArgs) -> anyhow::Result<ExitCode> {
             reason.as_str().to_owned(),
         ])?;
     }
-    w.flush()?;
+    w.flush().with_context(|| format!("writing {}", a.misses.display()))?;
+    drop(w);
+    misses.commit()?;
     let inside = checks.iter().filter(|c| c.inside()).count();
     let detail: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     println!(

@@ -223,7 +223,7 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
     let wall = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let mut set = tenor_core::files::OutputDir::create(&a.out, &["params.json", "fit.csv", "fit.svg"])?;
     let p = res.params;
     let params = serde_json::json!({
         "model": "heston",
@@ -252,11 +252,11 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
         "wall_seconds": wall,
     });
     let params_path = a.out.join("params.json");
-    std::fs::write(&params_path, serde_json::to_string_pretty(&params)?)
-        .with_context(|| format!("writing {}", params_path.display()))?;
+    let params_json = serde_json::to_string_pretty(&params)?;
+    set.write_with("params.json", |f| f.write_all(params_json.as_bytes()))?;
 
     let fit_path = a.out.join("fit.csv");
-    let mut w = csv::Writer::from_path(&fit_path).with_context(|| format!("writing {}", fit_path.display()))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "expiry",
         "type",
@@ -302,9 +302,12 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
             opt(iv_err),
         ])?;
     }
-    w.flush()?;
+    let fit_csv = w.into_inner().map_err(|e| anyhow::anyhow!("writing {}: {}", fit_path.display(), e.error()))?;
+    set.write_with("fit.csv", |f| f.write_all(&fit_csv))?;
     let svg = a.out.join("fit.svg");
-    plot(&svg, &series).with_context(|| format!("writing {}", svg.display()))?;
+    plot(&set.staged_path("fit.svg")?, &series).with_context(|| format!("writing {}", svg.display()))?;
+    set.mark_written("fit.svg");
+    set.commit()?;
 
     println!(
         "Heston on {} ({} quotes, {} expiries): v0 {:.5} kappa {:.4} theta {:.5} sigma {:.4} rho {:.4}",

@@ -33,7 +33,25 @@ fn resolved(path: &Path) -> Option<PathBuf> {
     parent.canonicalize().ok().map(|p| p.join(name))
 }
 
-/// Refuses when an output names the same file as an input, or lies inside an input folder.
+/// Whether `a` and `b` are one file under two names (a hard link): the same device and inode.
+/// `false` when either does not exist.
+#[cfg(unix)]
+fn same_inode(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// Hard links cannot be told apart from the path elsewhere; the canonical paths still are.
+#[cfg(not(unix))]
+fn same_inode(_: &Path, _: &Path) -> bool {
+    false
+}
+
+/// Refuses when an output names the same file as an input (by any spelling, a symbolic link or
+/// a hard link: same device and inode), or lies inside an input folder.
 /// `inputs` and `outputs` are `(flag, path)` pairs; an input that cannot be resolved (missing) is
 /// left to the reader to report.
 ///
@@ -44,7 +62,7 @@ pub fn refuse_overwrite(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> 
         let Some(o) = resolved(out) else { continue };
         for (in_flag, input) in inputs {
             let Ok(i) = input.canonicalize() else { continue };
-            if o == i || (i.is_dir() && o.starts_with(&i)) {
+            if o == i || same_inode(out, input) || (i.is_dir() && o.starts_with(&i)) {
                 return Err(SameFile {
                     in_flag: (*in_flag).to_owned(),
                     input: input.to_path_buf(),
@@ -76,6 +94,24 @@ mod tests {
         // An output inside an input folder.
         let e = refuse_overwrite(&[("--cboe-dir", &dir)], &[("--out", &dir.join("sub/out.csv"))]).expect_err("inside");
         assert!(e.to_string().contains("--cboe-dir"), "{e}");
+        std::fs::remove_dir_all(&dir).expect("clean");
+    }
+
+    #[test]
+    fn a_hard_link_to_the_input_is_the_same_file() {
+        let dir = std::env::temp_dir().join(format!("tenor-paths-link-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let input = dir.join("in.csv");
+        std::fs::write(&input, "x").expect("write");
+        let link = dir.join("link.csv");
+        let _ = std::fs::remove_file(&link);
+        std::fs::hard_link(&input, &link).expect("hard link");
+        let e = refuse_overwrite(&[("--portfolio", &input)], &[("--out", &link)]).expect_err("hard link");
+        assert!(e.to_string().contains("link.csv") && e.to_string().contains("in.csv"), "{e}");
+        // A copy is another file.
+        let copy = dir.join("copy.csv");
+        std::fs::copy(&input, &copy).expect("copy");
+        assert!(refuse_overwrite(&[("--portfolio", &input)], &[("--out", &copy)]).is_ok());
         std::fs::remove_dir_all(&dir).expect("clean");
     }
 }

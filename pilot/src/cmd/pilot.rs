@@ -195,10 +195,9 @@ pub fn kernel(args: &KernelArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let md_path = args.out.join("kernel.md");
-    std::fs::write(&md_path, &md).with_context(|| format!("writing {}", md_path.display()))?;
+    tenor_core::files::write_atomic(&md_path, md.as_bytes())?;
     let json_path = args.out.join("kernel.json");
-    std::fs::write(&json_path, serde_json::to_string_pretty(&rows)?)
-        .with_context(|| format!("writing {}", json_path.display()))?;
+    tenor_core::files::write_atomic(&json_path, serde_json::to_string_pretty(&rows)?.as_bytes())?;
     print!("{md}");
     if rows.is_empty() {
         eprintln!("no backend could run {}", k.def.name);

@@ -88,6 +88,9 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.out {
         super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
     }
+    // The output is opened (as a temporary file beside it) before any work, so an unwritable
+    // --out fails now and not after hours of pricing; it replaces the old file only at the end.
+    let out_file = args.out.as_deref().map(tenor_core::files::AtomicFile::create).transpose()?;
     let parsed = portfolio::read_portfolio(&args.portfolio)?;
     let compute = tenor_backends::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
 
@@ -114,10 +117,18 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         k.mc += usize::from(row.method == "mc");
     }
 
-    match &args.out {
-        Some(path) => {
-            let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-            portfolio::write_priced(std::io::BufWriter::new(f), rows)?;
+    let mut kept_note = None;
+    match out_file {
+        // A run that priced nothing leaves an existing output as it was.
+        Some(f) if rows.is_empty() => {
+            kept_note = Some(format!(
+                "{}: not written (no row was priced); an earlier file there is unchanged",
+                f.path().display()
+            ));
+        }
+        Some(mut f) => {
+            portfolio::write_priced(&mut f, rows).with_context(|| format!("writing {}", f.path().display()))?;
+            f.commit()?;
         }
         None => portfolio::write_priced(std::io::stdout().lock(), rows)?,
     }
@@ -179,6 +190,9 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         let lines: Vec<String> = bad_lines.iter().map(u64::to_string).collect();
         summary += &format!("rejected    {} row(s) on line(s): {}\n", bad_lines.len(), lines.join(", "));
     }
+    if let Some(note) = &kept_note {
+        summary += &format!("output      {note}\n");
+    }
     if args.out.is_some() {
         print!("{summary}");
     } else {
@@ -195,10 +209,12 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
             writeln!(err, "error: the header of {file} has {header_problems} problem(s)")?;
         }
         if !bad_lines.is_empty() {
-            let rest = if parsed.rejected_by_header.is_empty() {
-                "the other rows were priced"
+            let rest = if !parsed.rejected_by_header.is_empty() {
+                "no row was priced because of the header".to_owned()
+            } else if rows.is_empty() {
+                "no row was priced".to_owned()
             } else {
-                "no row was priced because of the header"
+                format!("the other {} row(s) were priced", rows.len())
             };
             writeln!(err, "error: {} bad row(s) in {file}; {rest}", bad_lines.len())?;
         }

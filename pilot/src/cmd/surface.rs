@@ -7,8 +7,8 @@
 //! parity forward and discount factor, the SVI vol and the fit error), `svi_params.csv` (per
 //! slice: parameters, fit errors, butterfly checks), `calendar.csv` (calendar checks between
 //! consecutive slices) and `surface.svg`.
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::fmt::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -18,6 +18,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tenor_market::iv::chain_vols;
 use tenor_market::quotes::Chain;
 use tenor_market::surface::{fit_slice, VolSurface};
+
+/// The files `tenor surface` writes into `--out`, as one set.
+const OUTPUTS: [&str; 4] = ["implied_vols.csv", "svi_params.csv", "calendar.csv", "surface.svg"];
 
 /// Arguments of `tenor surface`.
 #[derive(Debug, clap::Args)]
@@ -52,13 +55,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(r) = &args.rates {
         inputs.push(("--rates", r));
     }
-    let outputs: Vec<PathBuf> =
-        ["implied_vols.csv", "svi_params.csv", "calendar.csv", "surface.svg"].map(|f| args.out.join(f)).into();
+    let outputs: Vec<PathBuf> = OUTPUTS.map(|f| args.out.join(f)).into();
     let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
     super::paths::refuse_overwrite(&inputs, &outputs)?;
     let chain = load(&args.chain, args.as_of)?;
     let compute = tenor_backends::open(&args.backend)?;
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    // The output set is staged in --out from the start (an unwritable --out fails before any
+    // work) and replaces the earlier set only once every file is written.
+    let mut set = tenor_core::files::OutputDir::create(&args.out, &OUTPUTS)?;
+    // What goes to stdout is kept until the files are safe: a reader that stops early
+    // (`tenor surface ... | head`) then cannot cost a file.
+    let mut report = String::new();
     let (forwards, missing) = tenor_market::parity::parity_forwards(&chain);
     for e in &missing {
         eprintln!("warning: {e}");
@@ -67,7 +74,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let vols = chain_vols(&*compute, &chain, &forwards)?;
     let iv_time = started.elapsed();
     let solved = vols.iter().filter(|v| v.vol.is_ok()).count();
-    println!(
+    writeln!(
+        report,
         "{}: {} quotes, {} slices, {solved} implied vols on {} in {:.1} ms; {} quotes without a vol (reasons in implied_vols.csv)",
         chain.source,
         chain.quotes.len(),
@@ -75,7 +83,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         compute.info().backend,
         iv_time.as_secs_f64() * 1e3,
         vols.len() - solved
-    );
+    )?;
 
     let bar = ProgressBar::new(forwards.len() as u64);
     bar.set_style(ProgressStyle::with_template("fitting SVI {bar:30} {pos}/{len} {msg}")?);
@@ -89,7 +97,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let surface = VolSurface::new(slices)?;
+    if slices.is_empty() {
+        bail!(
+            "{}: no expiry slice could be fitted ({} slice(s) with a parity forward out of {}; the warnings above say \
+             why); nothing written to {}",
+            chain.source,
+            forwards.len(),
+            chain.slices().len(),
+            args.out.display()
+        );
+    }
+    let surface = VolSurface::new(slices).with_context(|| chain.source.clone())?;
     let treasury = match &args.rates {
         None => None,
         Some(path) => {
@@ -97,13 +115,19 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             let Some(row) = table.latest_on_or_before(chain.as_of.date()) else {
                 bail!("{}: no par yields on or before {}", path.display(), chain.as_of.date())
             };
-            println!("Treasury zero curve bootstrapped from the par yields of {} ({})", row.date, path.display());
+            writeln!(
+                report,
+                "Treasury zero curve bootstrapped from the par yields of {} ({})",
+                row.date,
+                path.display()
+            )?;
             Some(tenor_market::curve::DiscountCurve::bootstrap_par(&row.points)?)
         }
     };
     let treasury_rate = |t: f64| treasury.as_ref().map(|c| c.zero_rate(t));
 
-    let mut w = BufWriter::new(File::create(args.out.join("svi_params.csv"))?);
+    let mut svi_csv = String::new();
+    let w = &mut svi_csv;
     writeln!(w, "expiry,settlement,maturity,forward,discount,parity_rate,points,a,b,rho,m,sigma,rmse_vol,max_vol_error,min_g,min_g_at_k,butterfly_free,min_g_wide,min_g_wide_at_k,treasury_zero_rate")?;
     for s in &surface.slices {
         let p = s.fit.params;
@@ -131,7 +155,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             s.butterfly_wide.at,
             treasury_rate(s.maturity).map(|r| format!("{r:.6}")).unwrap_or_default()
         )?;
-        println!(
+        writeln!(
+            report,
             "  {} {} T {:.3}  F {:.2}  parity r {:.3}%{}  {} pts  SVI rmse {:.2} vol pts (max {:.2})  butterfly {}",
             s.slice.0,
             s.slice.1.as_str(),
@@ -143,12 +168,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             100.0 * s.fit.rmse_vol,
             100.0 * s.fit.max_vol_error,
             if s.butterfly.is_free() { "free" } else { "VIOLATED" }
-        );
+        )?;
     }
-    w.flush()?;
+    set.write_with("svi_params.csv", |f| f.write_all(svi_csv.as_bytes()))?;
 
     let checks = surface.calendar_checks(f64::NEG_INFINITY, f64::INFINITY, 401);
-    let mut w = BufWriter::new(File::create(args.out.join("calendar.csv"))?);
+    let mut calendar_csv = String::new();
+    let w = &mut calendar_csv;
     writeln!(w, "earlier,later,min_total_variance_gap,at_k,calendar_free")?;
     for c in &checks {
         writeln!(
@@ -163,14 +189,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             c.min_gap >= 0.0
         )?;
     }
-    w.flush()?;
+    set.write_with("calendar.csv", |f| f.write_all(calendar_csv.as_bytes()))?;
     let crossings = checks.iter().filter(|c| c.min_gap < 0.0).count();
-    println!(
+    writeln!(
+        report,
         "calendar: {crossings} of {} consecutive slice pairs cross inside their common strike range",
         checks.len()
-    );
+    )?;
 
-    let mut w = BufWriter::new(File::create(args.out.join("implied_vols.csv"))?);
+    let mut vols_csv = String::new();
+    let w = &mut vols_csv;
     writeln!(
         w,
         "symbol,expiry,settlement,maturity,type,strike,bid,ask,mid,forward,discount,iv_mid,status,svi_vol,fit_error"
@@ -202,15 +230,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             svi.map(|s| format!("{s:.6}")).unwrap_or_default()
         )?;
     }
-    w.flush()?;
+    set.write_with("implied_vols.csv", |f| f.write_all(vols_csv.as_bytes()))?;
 
-    let svg = args.out.join("surface.svg");
+    let svg = set.staged_path("surface.svg")?;
     let title = format!(
         "{} implied volatility and SVI fits, {}",
         chain.quotes.first().map_or("", |q| q.root.as_str()),
         chain.as_of.date()
     );
-    tenor_market::plot::plot_surface(&svg, &title, &chain, &vols, &forwards, &surface, args.plot_slices)?;
-    println!("wrote {}/{{implied_vols.csv, svi_params.csv, calendar.csv, surface.svg}}", args.out.display());
+    tenor_market::plot::plot_surface(&svg, &title, &chain, &vols, &forwards, &surface, args.plot_slices)
+        .with_context(|| format!("writing {}", set.final_path("surface.svg").display()))?;
+    set.mark_written("surface.svg");
+    set.commit()?;
+    writeln!(report, "wrote {}/{{implied_vols.csv, svi_params.csv, calendar.csv, surface.svg}}", args.out.display())?;
+    // The files are safe: a closed stdout now loses nothing.
+    let _ = std::io::stdout().lock().write_all(report.as_bytes());
     Ok(ExitCode::SUCCESS)
 }

@@ -22,6 +22,19 @@ fn line_chart(
     if pts.is_empty() {
         return Ok(());
     }
+    tenor_core::files::write_through(path, |tmp| draw_line_chart(tmp, title, xlabel, ylabel, series, log_x, &pts))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_line_chart(
+    path: &Path,
+    title: &str,
+    xlabel: &str,
+    ylabel: &str,
+    series: &BTreeMap<String, Vec<(f64, f64)>>,
+    log_x: bool,
+    pts: &[(f64, f64)],
+) -> anyhow::Result<()> {
     let (xmin, xmax) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), (x, _)| (a.min(*x), b.max(*x)));
     let (ymin, ymax) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, y)| (a.min(*y), b.max(*y)));
     let root = SVGBackend::new(path, (800, 500)).into_drawing_area();

@@ -143,7 +143,16 @@ pub enum RowProblem {
         /// What happened to the lines after it (re-read as rows of their own, or none follow).
         recovery: String,
     },
-    /// The CSV reader could not read the record (bad quoting, invalid UTF-8).
+    /// A cell (or header name) that is not UTF-8: the row is rejected (a header name is
+    /// ignored like an unknown column); the other rows are read as usual.
+    #[error("not valid UTF-8 (byte {byte:#04x} at byte {offset} of the cell); save the file as UTF-8")]
+    NotUtf8 {
+        /// The first bad byte.
+        byte: u8,
+        /// 0-based byte offset of the bad byte in the cell.
+        offset: usize,
+    },
+    /// The CSV reader could not read the record (bad quoting).
     #[error("unreadable CSV record: {0}")]
     Csv(String),
     /// The barrier and the option make no sense together (e.g. a down barrier above the spot is

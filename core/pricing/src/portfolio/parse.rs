@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::error::{Location, PortfolioError, RowError, RowProblem};
 use super::trade::{parse_barrier_type, AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
 use crate::types::{OptionType, Vanilla};
+use tenor_core::text::excerpt;
 
 /// Every column the format defines, in the order [`super::write_portfolio`] writes them.
 pub const COLUMNS: [&str; 18] = [
@@ -98,6 +99,11 @@ pub const MAX_FIXINGS: u32 = 100_000;
 pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPortfolio, PortfolioError> {
     let mut bytes = Vec::new();
     reader.read_to_end(&mut bytes).map_err(|source| PortfolioError::Io { path: file.to_owned(), source })?;
+    // CRLF (Excel) and bare-CR files read as LF files: the CSV reader's line numbers count LFs,
+    // so every error's line is then the same as in the LF copy (tenor_core::text's line rule).
+    if let std::borrow::Cow::Owned(lf) = tenor_core::text::normalise_line_ends(&bytes) {
+        bytes = lf;
+    }
     let builder = |has_headers: bool| {
         let mut b = csv::ReaderBuilder::new();
         b.has_headers(has_headers).flexible(true).trim(csv::Trim::All);
@@ -108,7 +114,7 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
     let at =
         |line: u64, column: Option<&str>| Location { file: file.to_owned(), line, column: column.map(str::to_owned) };
 
-    let header = match rdr.headers() {
+    let header = match rdr.byte_headers() {
         Ok(h) => h.clone(),
         Err(e) => match e.kind() {
             csv::ErrorKind::Io(io) => {
@@ -123,11 +129,32 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
             }
         },
     };
-    if header.is_empty() || header.iter().all(str::is_empty) {
+    if header.is_empty() || header.iter().all(<[u8]>::is_empty) {
         return Err(PortfolioError::Empty { path: file.to_owned() });
     }
-    let header_line = header.position().map_or(1, csv::Position::line);
+    let header_line =
+        header.position().map_or(1, |p| LineCounter::default().line_of(&bytes, usize::try_from(p.byte()).unwrap_or(0)));
     out.header_line = header_line;
+    // A header name that is not UTF-8 is reported and ignored like an unknown column (so one bad
+    // byte there does not cost every row); its cells are never read.
+    let mut bad_names = Vec::new();
+    let header: csv::StringRecord = header
+        .iter()
+        .enumerate()
+        .map(|(i, name)| match std::str::from_utf8(name) {
+            Ok(n) => n.trim().to_owned(),
+            Err(e) => {
+                bad_names.push(i);
+                let shown = String::from_utf8_lossy(name).into_owned();
+                out.errors.push(RowError {
+                    location: at(header_line, Some(&excerpt(&shown))),
+                    problem: RowProblem::NotUtf8 { byte: name[e.valid_up_to()], offset: e.valid_up_to() },
+                });
+                // No column has this name: the cells under it are ignored.
+                format!("\u{fffd}{i}")
+            }
+        })
+        .collect();
 
     // Map column name -> index; report unknown and repeated names.
     let mut columns: HashMap<&'static str, usize> = HashMap::new();
@@ -143,9 +170,10 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
                     });
                 }
             }
+            None if bad_names.contains(&i) => {}
             None => out.errors.push(RowError {
-                location: at(header_line, Some(name)),
-                problem: RowProblem::UnknownColumn { column: name.to_owned() },
+                location: at(header_line, Some(&excerpt(name))),
+                problem: RowProblem::UnknownColumn { column: excerpt(name) },
             }),
         }
     }
@@ -158,26 +186,32 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
     }
 
     let mut seen_ids: HashMap<String, u64> = HashMap::new();
-    let mut record = csv::StringRecord::new();
-    // After an unterminated quote the reader restarts on a later line: `base_line` and
-    // `base_byte` turn its positions back into the file's.
-    let (mut base_line, mut base_byte) = (0_u64, 0_usize);
+    let mut bytes_record = csv::ByteRecord::new();
+    // After an unterminated quote the reader restarts on a later line: `base_byte` turns its
+    // byte positions back into the file's. Lines are counted from byte offsets, not taken from
+    // the reader, whose record position is where it started reading: before any blank lines
+    // it skipped, one line or more early.
+    let mut base_byte = 0_usize;
+    let mut lines = LineCounter::default();
     let last_line = last_line(&bytes);
     loop {
-        let line_before = rdr.position().line() + base_line;
-        match rdr.read_record(&mut record) {
+        let byte_before = base_byte + rdr.position().byte() as usize;
+        match rdr.read_byte_record(&mut bytes_record) {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
                 out.rows += 1;
-                let line = e.position().map_or(line_before, |p| p.line() + base_line);
+                let at_byte = e.position().map_or(byte_before, |p| base_byte + p.byte() as usize);
+                let line = lines.line_of(&bytes, at_byte);
                 out.errors.push(RowError { location: at(line, None), problem: RowProblem::Csv(e.to_string()) });
                 continue;
             }
         }
         out.rows += 1;
-        let line = record.position().map_or(line_before, |p| p.line() + base_line);
-        let start = record.position().map_or(bytes.len(), |p| base_byte + p.byte() as usize);
+        let start = bytes_record.position().map_or(bytes.len(), |p| base_byte + p.byte() as usize);
+        let line = lines.line_of(&bytes, start);
+        // The record starts after the blank lines the reader skipped.
+        let start = start + bytes.get(start..).map_or(0, |b| b.iter().take_while(|c| **c == b'\n').count());
         if let Some(open) = unterminated_quote(bytes.get(start..).unwrap_or_default()) {
             let open_line = line + open.line_offset;
             let next = start + open.next_line;
@@ -200,16 +234,37 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
                 break;
             }
             rdr = builder(false).from_reader(&bytes[next..]);
-            (base_line, base_byte) = (open_line, next);
+            base_byte = next;
             continue;
         }
-        if record.len() != header.len() {
+        if bytes_record.len() != header.len() {
             out.errors.push(RowError {
                 location: at(line, None),
-                problem: RowProblem::WrongCellCount { expected: header.len(), found: record.len() },
+                problem: RowProblem::WrongCellCount { expected: header.len(), found: bytes_record.len() },
             });
             continue;
         }
+        // Cells under a header name that is not UTF-8 are never read: blank them.
+        if !bad_names.is_empty() {
+            let kept: csv::ByteRecord = bytes_record
+                .iter()
+                .enumerate()
+                .map(|(i, c)| if bad_names.contains(&i) { &[][..] } else { c })
+                .collect();
+            bytes_record = kept;
+        }
+        let record = match csv::StringRecord::from_byte_record(std::mem::take(&mut bytes_record)) {
+            Ok(r) => r,
+            Err(e) => {
+                let (cell, offset) = (e.utf8_error().field(), e.utf8_error().valid_up_to());
+                let raw = e.into_byte_record();
+                let byte = raw.get(cell).and_then(|c| c.get(offset)).copied().unwrap_or(0);
+                let column = header.get(cell).and_then(|c| COLUMNS.iter().find(|k| **k == c)).copied();
+                out.errors.push(RowError { location: at(line, column), problem: RowProblem::NotUtf8 { byte, offset } });
+                bytes_record = raw;
+                continue;
+            }
+        };
         if !missing.is_empty() || duplicated {
             // Every row lacks a required cell, or has two values for one column (which one is
             // meant cannot be known): the header errors already say which, and no row is priced.
@@ -240,6 +295,32 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
         return Err(PortfolioError::NoRows { path: file.to_owned() });
     }
     Ok(out)
+}
+
+/// 1-based line numbers of byte offsets in LF-ended text, counted incrementally (offsets are
+/// asked in increasing order, so the whole file is scanned once).
+#[derive(Debug, Default)]
+struct LineCounter {
+    /// The offset counted up to, and the LFs before it.
+    offset: usize,
+    breaks: u64,
+}
+
+impl LineCounter {
+    /// The line of the first non-blank line at or after `offset` (the reader's positions point
+    /// before the blank lines it skips).
+    fn line_of(&mut self, bytes: &[u8], offset: usize) -> u64 {
+        let offset = offset.min(bytes.len());
+        let skip = bytes[offset..].iter().take_while(|b| **b == b'\n').count();
+        let target = offset + skip;
+        if target < self.offset {
+            self.offset = 0;
+            self.breaks = 0;
+        }
+        self.breaks += bytes[self.offset..target].iter().filter(|b| **b == b'\n').count() as u64;
+        self.offset = target;
+        self.breaks + 1
+    }
 }
 
 /// The number of the file's last line (a final line break ends the last line, it does not
@@ -311,6 +392,21 @@ fn unterminated_quote(record: &[u8]) -> Option<OpenQuote> {
     None
 }
 
+/// `problem` with every cell text it quotes cut to an excerpt ([`excerpt`]), so a huge bad
+/// cell is not echoed whole.
+fn shortened(problem: RowProblem) -> RowProblem {
+    match problem {
+        RowProblem::NotNumeric { value } => RowProblem::NotNumeric { value: excerpt(&value) },
+        RowProblem::NotInteger { value } => RowProblem::NotInteger { value: excerpt(&value) },
+        RowProblem::NotApplicable { value, kind } => RowProblem::NotApplicable { value: excerpt(&value), kind },
+        RowProblem::UnknownKind { value } => RowProblem::UnknownKind { value: excerpt(&value) },
+        RowProblem::UnknownOptionType { value } => RowProblem::UnknownOptionType { value: excerpt(&value) },
+        RowProblem::UnknownBarrierType { value } => RowProblem::UnknownBarrierType { value: excerpt(&value) },
+        RowProblem::DuplicateId { id, first_line } => RowProblem::DuplicateId { id: excerpt(&id), first_line },
+        other => other,
+    }
+}
+
 /// Range rules for numeric cells.
 #[derive(Debug, Clone, Copy)]
 enum Rule {
@@ -344,6 +440,7 @@ struct Row<'a> {
 
 impl Row<'_> {
     fn error(&mut self, column: Option<&str>, problem: RowProblem) {
+        let problem = shortened(problem);
         self.errors.push(RowError {
             location: Location { file: PathBuf::from(self.file), line: self.line, column: column.map(str::to_owned) },
             problem,
