@@ -20,6 +20,7 @@ typedef u64 tenor_u64;
 #define TENOR_NAN_F64() __longlong_as_double(0x7FF8000000000000ll)
 #define TENOR_INF_F64() __longlong_as_double(0x7FF0000000000000ll)
 #define TENOR_SINCOS(x, s, c) sincos((x), (s), (c))
+#define TENOR_MUL_ADD(a, b, c) fma((a), (b), (c))
 
 #define TENOR_PHILOX_M0 0xD2511F53u
 #define TENOR_PHILOX_M1 0xCD9E8D57u
@@ -154,6 +155,16 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
              tenor_end_ = min((u64)(n), (u64)blockIdx.x * TENOR_BLOCK + TENOR_BLOCK);             \
          item < tenor_end_; item += TENOR_THREADS)
 
+// This block's index in the launch, 64-bit.
+#define TENOR_BLOCK_INDEX() ((u64)blockIdx.x)
+
+// The same items of block `blk` of a launch's own numbering (blk = blockIdx.x for a kernel of
+// one product; block blockIdx.x mod B of its product for the batch kernels).
+#define TENOR_FOR_ITEMS_IN(item, n, blk)                                                          \
+    for (u64 item = (u64)(blk) * TENOR_BLOCK + threadIdx.x,                                       \
+             tenor_end_ = min((u64)(n), (u64)(blk) * TENOR_BLOCK + TENOR_BLOCK);                  \
+         item < tenor_end_; item += TENOR_THREADS)
+
 // The item of the calling thread in a kernel of one thread per item (manifest block <= 256, so
 // TENOR_THREADS == TENOR_BLOCK): the statement after it runs for that item if it is below n.
 #define TENOR_FOR_ITEM_PER_THREAD(item, n)                                                        \
@@ -165,6 +176,13 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
     tenor_block_sum<N>(v);                                                                        \
     if (threadIdx.x == 0) {                                                                       \
         _Pragma("unroll") for (int j = 0; j < N; ++j)(out)[N * (u64)blockIdx.x + j] = (v)[j];     \
+    }
+
+// The same sums written to out[N blk + j] (blk as in TENOR_FOR_ITEMS_IN).
+#define TENOR_BLOCK_SUMS_IN(v, N, out, blk)                                                       \
+    tenor_block_sum<N>(v);                                                                        \
+    if (threadIdx.x == 0) {                                                                       \
+        _Pragma("unroll") for (int j = 0; j < N; ++j)(out)[N * (u64)(blk) + j] = (v)[j];          \
     }
 
 // Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch). Work item p

@@ -118,6 +118,11 @@ inline uint64_t block_end(const sycl::nd_item<1> &it, uint64_t items) {
     uint64_t e = (it.get_group(0) + 1) * static_cast<uint64_t>(TENOR_BLOCK);
     return e < items ? e : items;
 }
+// The end of block `blk`'s items: min((blk + 1) TENOR_BLOCK, items).
+inline uint64_t block_end_of(uint64_t blk, uint64_t items) {
+    uint64_t e = (blk + 1) * static_cast<uint64_t>(TENOR_BLOCK);
+    return e < items ? e : items;
+}
 inline double group_sum(const sycl::nd_item<1> &it, double x) {
     return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>());
 }
@@ -170,6 +175,30 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
     for (int j = 0; j < N; ++j) {                                                                      \
         double tenor_t_ = tenor::group_sum(tenor::item(), (v)[j]);                                     \
         if (tenor::item().get_local_id(0) == 0) (out)[N * tenor::item().get_group(0) + j] = tenor_t_;  \
+    }
+#define TENOR_BLOCK_INDEX() (static_cast<uint64_t>(tenor::item().get_group(0)))
+// a b + c as the product, then the sum (what the shared code computed before it spelled CUDA's
+// fused multiply-adds out; SYCL's compiler contracts it or not exactly as before).
+namespace tenor {
+template <typename T>
+inline T mul_add(T a, T b, T c) {
+    const T m = a * b;
+    return m + c;
+}
+}  // namespace tenor
+#define TENOR_MUL_ADD(a, b, c) tenor::mul_add((a), (b), (c))
+// The same for block `blk` of the launch's own numbering (blk = the work-group for a kernel of
+// one product; work-group mod B of its product for the batch kernels): items blk TENOR_BLOCK +
+// local id + k local range below min((blk + 1) TENOR_BLOCK, n), sums written to out[N blk + j].
+#define TENOR_FOR_ITEMS_IN(index, n, blk)                                                              \
+    for (uint64_t index = static_cast<uint64_t>(blk) * static_cast<uint64_t>(TENOR_BLOCK) +          \
+                          tenor::item().get_local_id(0),                                               \
+                  tenor_end_ = tenor::block_end_of(static_cast<uint64_t>(blk), (n));                   \
+         index < tenor_end_; index += tenor::item().get_local_range(0))
+#define TENOR_BLOCK_SUMS_IN(v, N, out, blk)                                                            \
+    for (int j = 0; j < N; ++j) {                                                                      \
+        double tenor_t_ = tenor::group_sum(tenor::item(), (v)[j]);                                     \
+        if (tenor::item().get_local_id(0) == 0) (out)[N * static_cast<uint64_t>(blk) + j] = tenor_t_;  \
     }
 
 // The CUDA prelude's spellings of the Philox words and the per-path normals (pointers for the

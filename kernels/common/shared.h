@@ -17,6 +17,11 @@
 //   TENOR_FOR_ITEMS(i, n) the items of this thread or work-item in its block (strided)
 //   TENOR_FOR_ITEM_PER_THREAD(i, n)  the same for kernels CUDA runs with one thread per item
 //   TENOR_BLOCK_SUMS(v, N, out)      block sums of v[0 .. N) written to out[N b + j]
+//   TENOR_MUL_ADD(a, b, c)           a b + c: CUDA's fma / SYCL's product then sum
+//   TENOR_BLOCK_INDEX()              this block's (work-group's) index in the launch
+//   TENOR_FOR_ITEMS_IN(i, n, blk), TENOR_BLOCK_SUMS_IN(v, N, out, blk)  the same two for block blk
+//                         of a product's own numbering (the batch kernels: launch block b is
+//                         block b mod B of product b / B)
 //
 // Each kernel's cuda.cu and sycl.cpp keep only the entry point (its name and arguments from
 // kernel.toml) and call the function below, so the two backends run the same operations in the
@@ -93,16 +98,19 @@ TENOR_DEVICE_INLINE double tenor_barrier_value(const tenor_barrier_params& p, co
 // mc_barrier (see its kernel.toml): fused antithetic barrier Monte Carlo, fp64; per pair the
 // mean Y of the discounted values of the two paths x +/- (drift_dt + vol_sqrt_dt z), z the
 // normals of (seed, pair, step), from x0 = ln(spot); the block sums of Y and Y^2. One function
-// for the whole block, as tenor_mc_asian (see there why).
-TENOR_DEVICE_INLINE void tenor_mc_barrier(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
-                                          tenor_u32 steps, double spot, double strike, double barrier, double rebate,
-                                          tenor_u32 is_call, tenor_u32 kind, tenor_u32 continuous, double drift_dt,
-                                          double vol_sqrt_dt, double rate_dt, double discount) {
+// for the whole block, as tenor_mc_asian (see there why). Block `blk` of the product's own
+// numbering (its items blk TENOR_BLOCK ..), sums written to partials[2 blk], partials[2 blk + 1]:
+// mc_barrier passes its launch's block, mc_barrier_batch the block within the product.
+TENOR_DEVICE_INLINE void tenor_mc_barrier_block(double* __restrict__ partials, tenor_u64 blk, tenor_u64 seed,
+                                                tenor_u64 pairs, tenor_u32 steps, double spot, double strike,
+                                                double barrier, double rebate, tenor_u32 is_call, tenor_u32 kind,
+                                                tenor_u32 continuous, double drift_dt, double vol_sqrt_dt,
+                                                double rate_dt, double discount) {
     const tenor_barrier_params prm =
         tenor_barrier_make(strike, barrier, rebate, is_call, kind, continuous, vol_sqrt_dt, rate_dt, discount);
     const double x0 = TENOR_MATH(log)(spot);
     double v[2] = {0.0, 0.0};
-    TENOR_FOR_ITEMS(i, pairs) {
+    TENOR_FOR_ITEMS_IN(i, pairs, blk) {
         tenor_barrier_path up = tenor_barrier_start(x0), dn = tenor_barrier_start(x0);
         double xu = x0, xd = x0;
         for (tenor_u32 k = 0; k < steps; k += 2) {
@@ -123,7 +131,16 @@ TENOR_DEVICE_INLINE void tenor_mc_barrier(double* __restrict__ partials, tenor_u
         v[0] += y;
         v[1] += y * y;
     }
-    TENOR_BLOCK_SUMS(v, 2, partials);
+    TENOR_BLOCK_SUMS_IN(v, 2, partials, blk);
+}
+
+// mc_barrier: tenor_mc_barrier_block for the launch's own block.
+TENOR_DEVICE_INLINE void tenor_mc_barrier(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
+                                          tenor_u32 steps, double spot, double strike, double barrier, double rebate,
+                                          tenor_u32 is_call, tenor_u32 kind, tenor_u32 continuous, double drift_dt,
+                                          double vol_sqrt_dt, double rate_dt, double discount) {
+    tenor_mc_barrier_block(partials, TENOR_BLOCK_INDEX(), seed, pairs, steps, spot, strike, barrier, rebate, is_call,
+                           kind, continuous, drift_dt, vol_sqrt_dt, rate_dt, discount);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -614,6 +631,23 @@ struct tenor_asian_pair {
     T xu, xd, su, sd, lu, ld;
 };
 
+// One step of the fp64 path with x +/- (d +/- v z) as fused multiply-adds on CUDA,
+// TENOR_MUL_ADD(v, z, d) and TENOR_MUL_ADD(-v, z, d) (prelude.cuh: fma; prelude.hpp: the
+// product, then the sum, as tenor_asian_step computes it). ptxas fuses v z into both sums in
+// mc_asian, where v is a kernel parameter, but not always in mc_asian_batch, where it is
+// loaded per product: spelling the fusion out makes both kernels compute the same operations
+// (mc_asian's own sm_90 machine code keeps the same floating-point operations; only which
+// operand of one fma carries the sign, -a b + c = a (-b) + c, changed).
+template <typename T>
+TENOR_DEVICE_INLINE void tenor_asian_step_fused(tenor_asian_pair<T>& p, T d, T v, T z) {
+    p.xu += TENOR_MUL_ADD(v, z, d);
+    p.xd += TENOR_MUL_ADD(-v, z, d);
+    p.lu += p.xu;
+    p.ld += p.xd;
+    p.su += TENOR_MATH(exp)(p.xu);
+    p.sd += TENOR_MATH(exp)(p.xd);
+}
+
 template <typename T>
 TENOR_DEVICE_INLINE void tenor_asian_step(tenor_asian_pair<T>& p, T d, T vz) {
     p.xu += d + vz;
@@ -624,25 +658,29 @@ TENOR_DEVICE_INLINE void tenor_asian_step(tenor_asian_pair<T>& p, T d, T vz) {
     p.sd += TENOR_MATH(exp)(p.xd);
 }
 
+// Block `blk` of the product's own numbering, sums to partials[5 blk ..] (as
+// tenor_mc_barrier_block): mc_asian passes its launch's block, mc_asian_batch the block within
+// the product.
 template <typename T>
-TENOR_DEVICE_INLINE void tenor_mc_asian(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
-                                        tenor_u32 steps, T spot, T strike, tenor_u32 is_call, tenor_u32 spot_fixing,
-                                        T drift_first, T vol_first, T drift_dt, T vol_sqrt_dt, T discount) {
+TENOR_DEVICE_INLINE void tenor_mc_asian_block(double* __restrict__ partials, tenor_u64 blk, tenor_u64 seed,
+                                              tenor_u64 pairs, tenor_u32 steps, T spot, T strike, tenor_u32 is_call,
+                                              tenor_u32 spot_fixing, T drift_first, T vol_first, T drift_dt,
+                                              T vol_sqrt_dt, T discount) {
     const T w = is_call != 0u ? (T)1 : (T)-1;
     const T x0 = TENOR_MATH(log)(spot);
     const T inv_n = (T)1 / (T)(steps + (spot_fixing != 0u ? 1u : 0u));
     const T s0 = spot_fixing != 0u ? spot : (T)0, l0 = spot_fixing != 0u ? x0 : (T)0;
     const T half_discount = (T)0.5 * discount;
     double v[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
-    TENOR_FOR_ITEMS(i, pairs) {
+    TENOR_FOR_ITEMS_IN(i, pairs, blk) {
         tenor_asian_pair<T> p = {x0, x0, s0, s0, l0, l0};
         if constexpr (sizeof(T) == sizeof(double)) {
             for (tenor_u32 k = 0; k < steps; k += 2) {
                 double z0, z1;
                 tenor_normal_pair_f64(seed, i, k >> 1, &z0, &z1);
-                if (k == 0) tenor_asian_step(p, drift_first, vol_first * z0);
-                else tenor_asian_step(p, drift_dt, vol_sqrt_dt * z0);
-                if (k + 1 < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z1);
+                if (k == 0) tenor_asian_step_fused(p, drift_first, vol_first, z0);
+                else tenor_asian_step_fused(p, drift_dt, vol_sqrt_dt, z0);
+                if (k + 1 < steps) tenor_asian_step_fused(p, drift_dt, vol_sqrt_dt, z1);
             }
         } else {
             const tenor_u32 full = steps & ~3u;
@@ -681,7 +719,16 @@ TENOR_DEVICE_INLINE void tenor_mc_asian(double* __restrict__ partials, tenor_u64
         v[3] += g * g;
         v[4] += a * g;
     }
-    TENOR_BLOCK_SUMS(v, 5, partials);
+    TENOR_BLOCK_SUMS_IN(v, 5, partials, blk);
+}
+
+// mc_asian and mc_asian_f32: tenor_mc_asian_block for the launch's own block.
+template <typename T>
+TENOR_DEVICE_INLINE void tenor_mc_asian(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
+                                        tenor_u32 steps, T spot, T strike, tenor_u32 is_call, tenor_u32 spot_fixing,
+                                        T drift_first, T vol_first, T drift_dt, T vol_sqrt_dt, T discount) {
+    tenor_mc_asian_block<T>(partials, TENOR_BLOCK_INDEX(), seed, pairs, steps, spot, strike, is_call, spot_fixing,
+                            drift_first, vol_first, drift_dt, vol_sqrt_dt, discount);
 }
 
 // ---------------------------------------------------------------------------------------------

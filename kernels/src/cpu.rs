@@ -101,6 +101,72 @@ impl KernelCall<'_> {
     }
 }
 
+/// The element type of one per-product array of a batch kernel ([`run_batch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchElem {
+    /// `u32*`: the single kernel's argument is a `u32` scalar.
+    U32,
+    /// `f64*`: the single kernel's argument is an `f64` scalar.
+    F64,
+}
+
+/// Runs blocks `blocks` of a batch kernel by its single-product kernel `single`, so each
+/// product's partials are bitwise what `single` writes for it alone.
+///
+/// The batch kernel's arguments are: the partials (`width` values per block), one array per
+/// scalar of `single` after its seed and pairs (`elems` gives their types, in `single`'s
+/// order), then `products` (u32), `seed`, `pairs`, `items` (u64). Block `b` of the launch is
+/// block `b mod B` of product `b / B`, `B = ceil(pairs / block)`; `single` is called with the
+/// argument list `(partials of product i, seed, pairs, scalars of product i)` for the run of
+/// consecutive blocks of one product at a time. Blocks beyond the last product write nothing.
+///
+/// # Safety
+/// As [`CpuKernelFn`]: every array holds `products` values and the partials `width` values per
+/// block of the launch.
+pub unsafe fn run_batch(
+    call: &KernelCall<'_>,
+    blocks: Range<u64>,
+    single: CpuKernelFn,
+    width: usize,
+    elems: &[BatchElem],
+) {
+    let n = elems.len();
+    let products = u64::from(call.u32(n + 1));
+    let (seed, pairs) = (call.u64(n + 2), call.u64(n + 3));
+    let block = u64::from(call.block.max(1));
+    let per_product = pairs.div_ceil(block).max(1);
+    let partials = call.ptr::<f64>(0);
+    let mut b = blocks.start;
+    while b < blocks.end {
+        let i = b / per_product;
+        if i >= products {
+            break;
+        }
+        let first = b % per_product;
+        let last = (per_product).min(first + (blocks.end - b));
+        let mut args = Vec::with_capacity(n + 3);
+        let bytes = (width as u64) * per_product * 8;
+        // SAFETY: product i's partials start at width * i * B within the launch's partials.
+        let base = unsafe { partials.add(width * (i * per_product) as usize) };
+        args.push(RawArg::Ptr(base as usize as u64, bytes));
+        args.push(RawArg::U64(seed));
+        args.push(RawArg::U64(pairs));
+        for (k, e) in elems.iter().enumerate() {
+            // SAFETY: i < products, the length of every product array.
+            args.push(unsafe {
+                match e {
+                    BatchElem::U32 => RawArg::U32(*call.ptr::<u32>(k + 1).add(i as usize)),
+                    BatchElem::F64 => RawArg::F64(*call.ptr::<f64>(k + 1).add(i as usize)),
+                }
+            });
+        }
+        let one = KernelCall { items: pairs, block: call.block, args: &args };
+        // SAFETY: blocks first..last of product i write only their own partials.
+        unsafe { single(&one, first..last) };
+        b += last - first;
+    }
+}
+
 mod generated {
     #![allow(missing_docs, clippy::all)]
     use super::CpuKernelFn;

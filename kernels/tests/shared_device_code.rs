@@ -10,13 +10,15 @@ const SHARED: &str = include_str!("../common/shared.h");
 
 /// The built-in kernels whose code is in `shared.h`, with the call each of their two sources
 /// makes.
-const SHARED_KERNELS: [(&str, &str); 16] = [
+const SHARED_KERNELS: [(&str, &str); 18] = [
     ("curve_build", "tenor_curve_build_one("),
     ("heston_price", "tenor_heston_price_item("),
     ("implied_vol", "tenor_implied_vol_item("),
     ("mc_asian", "tenor_mc_asian<double>("),
     ("mc_asian_f32", "tenor_mc_asian<float>("),
     ("mc_barrier", "tenor_mc_barrier("),
+    ("mc_barrier_batch", "tenor_mc_barrier_block("),
+    ("mc_asian_batch", "tenor_mc_asian_block<double>("),
     ("reduce_sum_sumsq", "tenor_reduce_sum_sumsq("),
     ("heston_qe", "tenor_heston_qe("),
     ("lsm_paths", "tenor_lsm_paths("),
@@ -86,7 +88,16 @@ fn every_spelling_of_the_shared_code_is_defined_by_both_preludes() {
     let mut spellings: Vec<&str> = identifiers(SHARED, "TENOR_");
     spellings.retain(|s| !defines(SHARED, s));
     spellings.extend(["tenor_u32", "tenor_u64"]);
-    for s in ["TENOR_MATH", "TENOR_FOR_ITEMS", "TENOR_BLOCK_SUMS", "TENOR_FOR_ITEM_PER_THREAD", "TENOR_INF_F64"] {
+    for s in [
+        "TENOR_MATH",
+        "TENOR_FOR_ITEMS",
+        "TENOR_BLOCK_SUMS",
+        "TENOR_FOR_ITEM_PER_THREAD",
+        "TENOR_INF_F64",
+        "TENOR_FOR_ITEMS_IN",
+        "TENOR_BLOCK_SUMS_IN",
+        "TENOR_BLOCK_INDEX",
+    ] {
         assert!(spellings.contains(&s), "shared.h no longer uses {s}: {spellings:?}");
     }
     for s in spellings {

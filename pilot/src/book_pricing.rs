@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use tenor_core::Compute;
-use tenor_pricing::portfolio::{self, BookConfig, Kind, ParsedPortfolio, PricedRow, RowError};
+use tenor_pricing::portfolio::{self, BookConfig, BookRun, Kind, ParsedPortfolio, PricedRow, RowError};
 
 pub use tenor_pricing::portfolio::SettingError;
 
@@ -48,17 +48,18 @@ impl PricedBook {
     }
 }
 
-/// Prices the trades of `parsed` (read from `file`) on `compute` with `config`, reporting
-/// progress as [`portfolio::price_book`] does. Rows that fail are named with file and line
+/// Prices the trades of `parsed` (read from `file`) on `compute` with `config` and the run
+/// settings `run` (batching), reporting progress as [`portfolio::price_book_with`] does. Rows that fail are named with file and line
 /// (`tenor price`'s messages); the others are priced as usual.
 pub fn price_parsed(
     compute: &dyn Compute,
     parsed: &ParsedPortfolio,
     file: &Path,
     config: &BookConfig,
+    run: &BookRun,
     progress: &mut dyn FnMut(usize),
 ) -> PricedBook {
-    let results = portfolio::price_book(compute, &parsed.trades, config, progress);
+    let results = portfolio::price_book_with(compute, &parsed.trades, config, run, progress);
     let file = file.display();
     let mut book = PricedBook {
         rows: Vec::with_capacity(results.len()),

@@ -26,6 +26,10 @@ enum Command {
     },
     /// Implied vols, SVI surface fits and plot of an option chain (Cboe folder/file or Yahoo CSV).
     Surface(cmd::surface::Args),
+    /// Run the regression suite and write a baseline folder (docs/certify.md).
+    Certify(cmd::certify::CertifyArgs),
+    /// Rerun the suite here and compare with a baseline: PROMOTE (exit 0) or REJECT (exit 1).
+    Compare(cmd::certify::CompareArgs),
     /// Price a portfolio CSV (docs/portfolio-csv.md) and print a summary.
     Price(cmd::price::PriceArgs),
     /// Build example books from market data.
@@ -54,6 +58,8 @@ fn main() -> std::process::ExitCode {
         Command::Alloc(args) => cmd::alloc::run(args),
         Command::Calibrate { model } => cmd::calibrate::run(model),
         Command::Surface(args) => cmd::surface::run(&args),
+        Command::Certify(a) => cmd::certify::certify(&a),
+        Command::Compare(a) => cmd::certify::compare(&a),
         Command::Price(args) => cmd::price::run(&args),
         Command::Book(c) => cmd::book::run(&c),
         Command::Backtest(a) => cmd::backtest::run(&a),

@@ -15,9 +15,10 @@ fn dir() -> PathBuf {
     d
 }
 
-/// Close 100 on day 1; day 2 opens at 200 (a gap up), closes 200; day 3 flat.
-fn gap_up() -> PathBuf {
-    let p = dir().join("gap.csv");
+/// Close 100 on day 1; day 2 opens at 200 (a gap up), closes 200; day 3 flat. One file per run
+/// (`name`): the tests run in parallel, and rewriting one shared file let a run read it empty.
+fn gap_up(name: &str) -> PathBuf {
+    let p = dir().join(format!("gap-{name}.csv"));
     let bars = "2012-01-03,100,100,100,100,1000,0,1\n2012-01-04,200,200,200,200,1000,0,1\n2012-01-05,200,200,200,200,1000,0,1\n";
     // Both tests write this file while the other may be reading it: written atomically, a reader
     // never sees it truncated (it raced to "no bars" when written in place).
@@ -31,7 +32,7 @@ fn backtest(out: &str, extra: &[&str]) -> Run {
     run(tenor()
         .env_remove("TENOR_BACKEND")
         .args(["backtest", "--strategy", "buy_and_hold", "--data"])
-        .arg(gap_up())
+        .arg(gap_up(out.file_name().and_then(|n| n.to_str()).unwrap_or("run")))
         .arg("--out")
         .arg(&out)
         .args(["--cash", "10000", "--commission-bps", "0", "--slippage-bps", "0"])

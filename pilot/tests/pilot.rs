@@ -154,6 +154,21 @@ fn quick_pilot_on_cpu_writes_a_report_and_agrees() {
         assert_eq!(sizes.len(), 4);
         assert!(sizes.iter().all(|(n, u)| *n == 1 << 13 && u == "path-steps/s"), "{sizes:?}");
     }
+    // The book workload: every kind, Greeks off and on, on both backends.
+    for backend in ["cpu", "sim"] {
+        let book: Vec<&serde_json::Value> =
+            json["book"].as_array().expect("book").iter().filter(|b| b["backend"] == backend).collect();
+        assert_eq!(book.len(), 10, "{backend}: {book:?}");
+        for kind in ["european", "barrier", "barrier_discrete", "asian_geo", "asian_arith"] {
+            for greeks in [false, true] {
+                let row = book.iter().find(|b| b["kind"] == kind && b["greeks"] == greeks).expect("book row");
+                let (trades, s, rate) = (row["trades"].as_f64(), row["seconds"].as_f64(), row["trades_per_s"].as_f64());
+                let (trades, s, rate) = (trades.expect("trades"), s.expect("seconds"), rate.expect("rate"));
+                assert!(trades == 16.0 && s > 0.0 && (rate - trades / s).abs() <= 1e-9 * rate, "{row}");
+            }
+        }
+    }
+    assert!(md.contains("| cpu | asian_arith | on | 16 | 4000 |"), "{md}");
     // One scaling chart per unit (paths/s, path-steps/s).
     assert!(out.join("scaling_0.svg").is_file() && out.join("scaling_1.svg").is_file());
     assert!(["(dirty: ", "(clean: ", "(no git checkout"].iter().any(|h| md.contains(h)), "{md}");

@@ -431,6 +431,207 @@ pub fn mc_barrier(dev: &dyn Compute) -> Result<(), String> {
     Ok(())
 }
 
+/// A batch kernel's check: `products` (each the single kernel's scalars after seed and pairs,
+/// as [`KArg::U32`] or [`KArg::F64`]) over `pairs`; the batch matches the CPU reference within
+/// [`FP64_RTOL`], and each product's slice of the partials equals bitwise `single` launched for
+/// that product alone on the same device.
+fn batch_against_single(
+    dev: &dyn Compute,
+    batch: &str,
+    single: &str,
+    width: usize,
+    pairs: u64,
+    products: &[Vec<KArg>],
+) -> Result<(), String> {
+    let n = products.len();
+    let per_product = pairs.div_ceil(4096);
+    let items = n as u64 * per_product * 4096;
+    let columns = products.first().map_or(0, Vec::len);
+    let mut args = vec![KArg::Out(width * (n as u64 * per_product) as usize)];
+    for k in 0..columns {
+        let column: Vec<&KArg> = products.iter().map(|p| &p[k]).collect();
+        args.push(match column.first() {
+            Some(KArg::U32(_)) => KArg::InU32(
+                column
+                    .iter()
+                    .map(
+                        |a| if let KArg::U32(v) = a { Ok(*v) } else { Err(format!("{batch}: column {k} mixes types")) },
+                    )
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => KArg::In(
+                column
+                    .iter()
+                    .map(
+                        |a| if let KArg::F64(v) = a { Ok(*v) } else { Err(format!("{batch}: column {k} mixes types")) },
+                    )
+                    .collect::<Result<_, _>>()?,
+            ),
+        });
+    }
+    args.extend([KArg::U32(n as u32), KArg::U64(SEED), KArg::U64(pairs), KArg::U64(items)]);
+    let case = format!("{n} products, {pairs} pairs");
+    against_cpu(dev, batch, &case, items, &args, FP64_RTOL)?;
+    let out = launch_outputs(dev, batch, items, &args)?;
+    let out = out.first().ok_or(format!("{batch}: no output"))?;
+    let w = width * per_product as usize;
+    for (i, p) in products.iter().enumerate() {
+        let mut one = vec![KArg::Out(w), KArg::U64(SEED), KArg::U64(pairs)];
+        one.extend(p.iter().cloned());
+        let alone = launch_outputs(dev, single, pairs, &one)?;
+        let alone = alone.first().ok_or(format!("{single}: no output"))?;
+        let slice = out.get(i * w..(i + 1) * w).ok_or(format!("{batch}: {} partials", out.len()))?;
+        if slice.iter().zip(alone).any(|(a, b)| a.to_bits() != b.to_bits()) {
+            return Err(format!("{batch}: product {i}'s partials {slice:?} differ from {single} alone {alone:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// `mc_barrier_batch`: six products (every kind, continuous and discrete, different step
+/// counts, spots, barriers and rebates) over 5001 pairs (a partial last block), against the CPU
+/// reference and bitwise against `mc_barrier` for each product alone.
+pub fn mc_barrier_batch(dev: &dyn Compute) -> Result<(), String> {
+    use KArg::{F64, U32};
+    // steps, spot, strike, barrier, rebate, is_call, kind, continuous, drift_dt, vol_sqrt_dt, rate_dt, discount
+    let products = vec![
+        vec![
+            U32(17),
+            F64(100.0),
+            F64(100.0),
+            F64(90.0),
+            F64(3.0),
+            U32(1),
+            U32(0),
+            U32(1),
+            F64(0.0002),
+            F64(0.06),
+            F64(0.003),
+            F64(0.95),
+        ],
+        vec![
+            U32(12),
+            F64(100.0),
+            F64(95.0),
+            F64(90.0),
+            F64(0.0),
+            U32(0),
+            U32(1),
+            U32(0),
+            F64(0.001),
+            F64(0.05),
+            F64(0.004),
+            F64(0.96),
+        ],
+        vec![
+            U32(9),
+            F64(105.0),
+            F64(100.0),
+            F64(112.0),
+            F64(2.0),
+            U32(1),
+            U32(2),
+            U32(1),
+            F64(-0.0004),
+            F64(0.07),
+            F64(0.002),
+            F64(0.97),
+        ],
+        vec![
+            U32(24),
+            F64(98.0),
+            F64(110.0),
+            F64(112.0),
+            F64(1.0),
+            U32(0),
+            U32(3),
+            U32(0),
+            F64(0.0001),
+            F64(0.03),
+            F64(0.001),
+            F64(0.99),
+        ],
+        vec![
+            U32(1),
+            F64(100.0),
+            F64(100.0),
+            F64(80.0),
+            F64(0.0),
+            U32(1),
+            U32(0),
+            U32(0),
+            F64(0.002),
+            F64(0.2),
+            F64(0.02),
+            F64(0.9),
+        ],
+        vec![
+            U32(64),
+            F64(6711.2),
+            F64(6500.0),
+            F64(7200.0),
+            F64(0.0),
+            U32(1),
+            U32(2),
+            U32(1),
+            F64(0.00003),
+            F64(0.02),
+            F64(0.0006),
+            F64(0.98),
+        ],
+    ];
+    batch_against_single(dev, "mc_barrier_batch", "mc_barrier", 2, 5001, &products)
+}
+
+/// `mc_asian_batch`: five products (calls and puts, both schedules, odd and even step counts,
+/// one fixing) over 9001 pairs, against the CPU reference and bitwise against `mc_asian` for
+/// each product alone.
+pub fn mc_asian_batch(dev: &dyn Compute) -> Result<(), String> {
+    use KArg::{F64, U32};
+    // steps, spot, strike, is_call, spot_fixing, drift_first, vol_first, drift_dt, vol_sqrt_dt, discount
+    let products = vec![
+        vec![
+            U32(13),
+            F64(100.0),
+            F64(100.0),
+            U32(1),
+            U32(0),
+            F64(0.004),
+            F64(0.09),
+            F64(-0.0005),
+            F64(0.04),
+            F64(0.96),
+        ],
+        vec![
+            U32(13),
+            F64(100.0),
+            F64(100.0),
+            U32(0),
+            U32(1),
+            F64(0.004),
+            F64(0.09),
+            F64(-0.0005),
+            F64(0.04),
+            F64(0.96),
+        ],
+        vec![U32(12), F64(52.0), F64(50.0), U32(1), U32(0), F64(0.001), F64(0.05), F64(0.001), F64(0.05), F64(0.99)],
+        vec![U32(1), F64(100.0), F64(95.0), U32(0), U32(0), F64(0.01), F64(0.2), F64(0.0), F64(0.0), F64(0.95)],
+        vec![
+            U32(52),
+            F64(6711.2),
+            F64(6800.0),
+            U32(1),
+            U32(0),
+            F64(0.0003),
+            F64(0.02),
+            F64(0.0003),
+            F64(0.02),
+            F64(0.98),
+        ],
+    ];
+    batch_against_single(dev, "mc_asian_batch", "mc_asian", 5, 9001, &products)
+}
+
 /// `lsm_paths`: antithetic halves, odd steps, a partial last block.
 pub fn lsm_paths(dev: &dyn Compute) -> Result<(), String> {
     let (paths, steps) = (1000u64, 7u32);

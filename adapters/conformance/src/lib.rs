@@ -50,6 +50,8 @@ pub fn checks() -> Vec<(&'static str, Check)> {
         ("mc_asian", kernels::mc_asian),
         ("mc_asian_f32", kernels::mc_asian_f32),
         ("mc_barrier", kernels::mc_barrier),
+        ("mc_barrier_batch", kernels::mc_barrier_batch),
+        ("mc_asian_batch", kernels::mc_asian_batch),
         ("lsm_paths", kernels::lsm_paths),
         ("lsm_basis", kernels::lsm_basis),
         ("lsm_exercise", kernels::lsm_exercise),

@@ -139,19 +139,11 @@ impl CudaDriver {
             blas: Mutex::new(None),
             ctx,
         };
-        let blas_version = driver.with_blas(|h| {
-            let mut v = 0;
-            // SAFETY: live handle, valid out-pointer.
-            unsafe { cb::cublasGetVersion_v2(h, &mut v) }
-                .result()
-                .map_err(|e| blas_err("cublasGetVersion", e))
-                .map(|()| v)
-        })?;
+        // cuBLAS is loaded and its handle created on the first gemm (with_blas), not here: a
+        // book never calls gemm, and loading libcublas (with libcublasLt) and cublasCreate were
+        // a large part of opening the device.
         let mut driver = driver;
-        driver.info.versions.push((
-            "cublas".into(),
-            format!("{}.{}.{}", blas_version / 10000, (blas_version / 100) % 100, blas_version % 100),
-        ));
+        driver.info.versions.push(("cublas".into(), "loaded on the first gemm".into()));
         Ok(driver)
     }
 
@@ -174,6 +166,7 @@ impl CudaDriver {
         let mut guard = self.blas.lock().unwrap_or_else(|p| p.into_inner());
         self.ctx.bind()?;
         if guard.is_none() {
+            crate::probe::probe_cublas()?;
             let h = cudarc::cublas::result::create_handle().map_err(|e| blas_err("cublasCreate", e))?;
             *guard = Some(Blas(h));
         }

@@ -13,7 +13,7 @@
 //!   (IPC-capable) pools, and `cuMemAlloc`
 //!   for GPUDirect RDMA ([`alloc`]).
 //!
-//! Before touching any CUDA library, [`probe`] checks that the driver, NVRTC and cuBLAS can
+//! Before touching any CUDA library, [`probe`] checks that the driver and NVRTC (cuBLAS at the first gemm) can
 //! be loaded and a device exists, so a machine without them gets
 //! [`tenor_core::ComputeError::Unavailable`] with the reason, never cudarc's panic.
 

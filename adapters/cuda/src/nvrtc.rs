@@ -44,9 +44,21 @@ pub fn full_source(def: &KernelDef) -> Result<String, ComputeError> {
     ))
 }
 
-/// NVRTC options for compute capability `cc`.
+/// Extra NVRTC options, whitespace-separated, appended to every compilation (for `tenor
+/// certify`'s defect demonstration, e.g. `--use_fast_math`; never set in production). They are
+/// part of the image cache key, so images compiled with and without them never mix.
+pub const NVRTC_EXTRA_ENV: &str = "TENOR_CUDA_NVRTC_EXTRA";
+
+/// NVRTC options for compute capability `cc`, with [`NVRTC_EXTRA_ENV`]'s options appended.
 pub fn options(cc: (u32, u32)) -> Vec<String> {
-    vec![format!("--gpu-architecture=sm_{}{}", cc.0, cc.1), "--std=c++17".into(), "-default-device".into()]
+    options_with(cc, std::env::var(NVRTC_EXTRA_ENV).ok().as_deref())
+}
+
+/// NVRTC options for compute capability `cc` with `extra` (whitespace-separated) appended.
+pub fn options_with(cc: (u32, u32), extra: Option<&str>) -> Vec<String> {
+    let mut v = vec![format!("--gpu-architecture=sm_{}{}", cc.0, cc.1), "--std=c++17".into(), "-default-device".into()];
+    v.extend(extra.unwrap_or("").split_whitespace().map(str::to_owned));
+    v
 }
 
 /// The NVRTC version (major, minor).
@@ -181,5 +193,20 @@ impl ImageCache {
             let _ = std::fs::rename(&tmp, &path);
         }
         Ok(image)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extra_options_are_appended_and_change_the_cache_key_input() {
+        let base = options_with((9, 0), None);
+        assert_eq!(base, ["--gpu-architecture=sm_90", "--std=c++17", "-default-device"]);
+        let fast = options_with((9, 0), Some("  --use_fast_math  -lineinfo "));
+        assert_eq!(&fast[..3], &base[..]);
+        assert_eq!(&fast[3..], ["--use_fast_math", "-lineinfo"]);
+        assert_eq!(options_with((9, 0), Some("   ")), base);
     }
 }

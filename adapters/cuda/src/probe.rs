@@ -38,12 +38,13 @@ pub fn probe_nvrtc() -> Result<(), ComputeError> {
     }
 }
 
-/// Checks the driver library, `cuInit`, at least one device, NVRTC and cuBLAS. The result
+/// Checks the driver library, `cuInit`, at least one device and NVRTC (cuBLAS: [`probe_cublas`],
+/// at the first gemm). The result
 /// is computed once per process.
 ///
 /// # Errors
 /// [`ComputeError::Unavailable`] with the reason: no driver library, `cuInit` failed (no
-/// GPU, driver/kernel-module mismatch), no device, no NVRTC or no cuBLAS library.
+/// GPU, driver/kernel-module mismatch), no device or no NVRTC.
 pub fn probe() -> Result<(), ComputeError> {
     static PROBE: OnceLock<Result<(), ComputeError>> = OnceLock::new();
     PROBE.get_or_init(probe_once).clone()
@@ -60,7 +61,16 @@ fn probe_once() -> Result<(), ComputeError> {
         return Err(unavailable("the driver reports no CUDA device".into()));
     }
     probe_nvrtc()?;
-    // SAFETY: as above.
+    Ok(())
+}
+
+/// Checks that cuBLAS can be loaded; called before the first gemm creates its handle (opening
+/// the device does not load cuBLAS: a book never needs it).
+///
+/// # Errors
+/// [`ComputeError::Unavailable`] naming the library and the library path to set.
+pub fn probe_cublas() -> Result<(), ComputeError> {
+    // SAFETY: `is_culib_present` only tries to dlopen candidate library names.
     if !unsafe { cudarc::cublas::sys::is_culib_present() } {
         return Err(unavailable(
             "no cuBLAS library (libcublas.so.13) on the library path; set LD_LIBRARY_PATH (on the GPU machine \

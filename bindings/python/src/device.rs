@@ -84,7 +84,14 @@ impl Device {
                     Some(t) => portfolio::parse_portfolio(t.as_bytes(), &file)?,
                     None => portfolio::read_portfolio(&file)?,
                 };
-                let book = tenor::book_pricing::price_parsed(compute.as_ref(), &parsed, &file, &config, &mut |_| {});
+                let book = tenor::book_pricing::price_parsed(
+                    compute.as_ref(),
+                    &parsed,
+                    &file,
+                    &config,
+                    &portfolio::BookRun { batch: true },
+                    &mut |_| {},
+                );
                 Ok::<_, PortfolioError>((parsed.rows, book))
             })
             .map_err(|e| portfolio_error(py, &e))?;

@@ -176,18 +176,29 @@ fn select(chain: &Chain, vols: &[QuoteVol], spot: f64, a: &HestonArgs) -> Vec<Se
     out
 }
 
-fn heston(a: &HestonArgs) -> Result<ExitCode> {
-    let outputs = ["params.json", "fit.csv", "fit.svg"].map(|f| a.out.join(f));
-    let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
-    super::paths::refuse_overwrite(&[("<CHAIN>", &a.chain)], &outputs)?;
+/// The quotes a calibration fits and its settings.
+pub(crate) struct Prepared {
+    selected: Vec<Selected>,
+    /// The selected quotes.
+    pub quotes: Vec<Quote>,
+    /// Levenberg-Marquardt settings (start at the median selected variance).
+    pub cfg: CalibrationConfig,
+    spot: f64,
+}
+
+/// Loads `a.chain`, computes forwards and implied vols on `dev` and selects the quotes (the
+/// steps before the fit; `tenor certify` runs them too).
+///
+/// # Errors
+/// Loading or implied-vol errors; fewer than 5 qualifying quotes.
+pub(crate) fn prepare(a: &HestonArgs, dev: &dyn tenor_core::Compute) -> Result<Prepared> {
     let chain = load(&a.chain)?;
     let spot = chain.spot.with_context(|| format!("{}: the chain gives no spot", a.chain.display()))?;
     let (forwards, skipped) = parity_forwards(&chain);
     for e in &skipped {
         eprintln!("note: {e}");
     }
-    let dev = tenor_backends::open(&a.backend).with_context(|| format!("opening backend {}", a.backend))?;
-    let vols = chain_vols(dev.as_ref(), &chain, &forwards).context("implied volatilities")?;
+    let vols = chain_vols(dev, &chain, &forwards).context("implied volatilities")?;
     let selected = select(&chain, &vols, spot, a);
     if selected.len() < 5 {
         bail!(
@@ -205,6 +216,15 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
         tolerance: 1e-10,
         nodes: a.nodes,
     };
+    Ok(Prepared { selected, quotes, cfg, spot })
+}
+
+fn heston(a: &HestonArgs) -> Result<ExitCode> {
+    let outputs = ["params.json", "fit.csv", "fit.svg"].map(|f| a.out.join(f));
+    let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
+    super::paths::refuse_overwrite(&[("<CHAIN>", &a.chain)], &outputs)?;
+    let dev = tenor_backends::open(&a.backend).with_context(|| format!("opening backend {}", a.backend))?;
+    let Prepared { selected, quotes, cfg, spot } = prepare(a, dev.as_ref())?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_message(format!("calibrating Heston to {} quotes", quotes.len()));
     let start = Instant::now();

@@ -6,6 +6,7 @@ pub mod backends;
 pub mod backtest;
 pub mod book;
 pub mod calibrate;
+pub mod certify;
 pub mod paths;
 pub mod pilot;
 pub mod price;

@@ -56,6 +56,10 @@ pub struct PriceArgs {
     /// Skip the Greeks (price and standard error only).
     #[arg(long)]
     pub no_greeks: bool,
+    /// One launch per Monte Carlo job in chunks of 8 trades and the closed forms one after
+    /// another (the pricer before batch kernels; bitwise the same prices), for comparison.
+    #[arg(long)]
+    pub unbatched: bool,
 }
 
 /// Per-kind line of the summary.
@@ -64,6 +68,8 @@ struct KindTotal {
     trades: usize,
     pv: f64,
     mc: usize,
+    /// Where its rows ran (the `backend` column: `host` or the backend's name), in first-seen order.
+    ran_on: Vec<String>,
 }
 
 /// Runs `tenor price`.
@@ -73,6 +79,16 @@ struct KindTotal {
 /// errors of the call (they are reported and give exit status 1).
 pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
+    if let Some(out) = &args.out {
+        super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
+    }
+    // The output is opened (as a temporary file beside it) before any work, so an unwritable
+    // --out fails now and not after hours of pricing; it replaces the old file only at the end.
+    let out_file = args.out.as_deref().map(tenor_core::files::AtomicFile::create).transpose()?;
+    let parsed = portfolio::read_portfolio(&args.portfolio)?;
+    let opening = Instant::now();
+    let compute = tenor_backends::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
+    let open_time = opening.elapsed();
     let config = BookConfig {
         engine: match args.engine {
             EngineArg::Auto => Engine::Auto,
@@ -85,14 +101,6 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         greeks: !args.no_greeks,
     };
     config.check().map_err(|e| anyhow::anyhow!("--{e}"))?;
-    if let Some(out) = &args.out {
-        super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
-    }
-    // The output is opened (as a temporary file beside it) before any work, so an unwritable
-    // --out fails now and not after hours of pricing; it replaces the old file only at the end.
-    let out_file = args.out.as_deref().map(tenor_core::files::AtomicFile::create).transpose()?;
-    let parsed = portfolio::read_portfolio(&args.portfolio)?;
-    let compute = tenor_backends::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
 
     let bar = ProgressBar::new(parsed.trades.len() as u64);
     bar.set_style(
@@ -100,9 +108,13 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let book = tenor::book_pricing::price_parsed(compute.as_ref(), &parsed, &args.portfolio, &config, &mut |done| {
-        bar.set_position(done as u64);
-    });
+    let pricing = Instant::now();
+    let run = portfolio::BookRun { batch: !args.unbatched };
+    let book =
+        tenor::book_pricing::price_parsed(compute.as_ref(), &parsed, &args.portfolio, &config, &run, &mut |done| {
+            bar.set_position(done as u64);
+        });
+    let pricing_time = pricing.elapsed();
     bar.finish_and_clear();
 
     let file = args.portfolio.display();
@@ -115,6 +127,9 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         k.trades += 1;
         k.pv += row.price;
         k.mc += usize::from(row.method == "mc");
+        if !k.ran_on.contains(&row.backend) {
+            k.ran_on.push(row.backend.clone());
+        }
     }
 
     let mut kept_note = None;
@@ -163,9 +178,16 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         args.seed,
         if config.greeks { "on" } else { "off" }
     );
-    summary += "kind           trades    mc rows            PV\n";
+    summary += "kind           trades    mc rows            PV  ran on\n";
     for (k, t) in &by_kind {
-        summary += &format!("{:<12} {:>8} {:>10} {:>13}\n", k.as_str(), t.trades, t.mc, pv_text(t.pv));
+        summary += &format!(
+            "{:<12} {:>8} {:>10} {:>13}  {}\n",
+            k.as_str(),
+            t.trades,
+            t.mc,
+            pv_text(t.pv),
+            t.ran_on.join(", ")
+        );
     }
     summary += &format!(
         "{:<12} {:>8} {:>10} {:>13}\n",
@@ -186,6 +208,12 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         summary += &format!("largest MC standard error {}\n", pv_text(max_stderr));
     }
     summary += &format!("time        {:.3} s\n", elapsed.as_secs_f64());
+    summary += &format!(
+        "phases      open backend {:.3} s, pricing {:.3} s ({}), the rest reading and writing\n",
+        open_time.as_secs_f64(),
+        pricing_time.as_secs_f64(),
+        if args.unbatched { "one launch per job" } else { "batch launches" }
+    );
     if !bad_lines.is_empty() {
         let lines: Vec<String> = bad_lines.iter().map(u64::to_string).collect();
         summary += &format!("rejected    {} row(s) on line(s): {}\n", bad_lines.len(), lines.join(", "));

@@ -10,6 +10,7 @@
 //! overhead and agreement.
 
 pub mod agreement;
+pub mod book;
 pub mod charts;
 pub mod env;
 pub mod inhouse;
@@ -179,6 +180,8 @@ pub struct Report {
     pub agreement: Vec<agreement::AgreementRow>,
     /// Peer measurements merged from peer scripts (name, unit, rate, note).
     pub peers: Vec<PeerRow>,
+    /// The book workload: trades per second by kind, Greeks off and on ([`book`]).
+    pub book: Vec<book::BookRow>,
 }
 
 /// A peer library's figure on the same problem.
@@ -228,11 +231,11 @@ pub const SCALING: [Workload; 2] = [Workload::McEuropean, Workload::PathGenerati
 
 /// Progress steps per available backend after its switch: one per cold workload, per
 /// throughput size (skipped sizes included), per (scaling workload, stream count), per port
-/// overhead size, and one for agreement.
+/// overhead size, one for agreement and one for the book workload.
 pub fn steps_per_backend(suite: Suite) -> u64 {
     let all = Workload::ALL.len() as u64;
     let sizes: u64 = Workload::ALL.iter().map(|w| suite.sizes(*w).len() as u64).sum();
-    all + sizes + (SCALING.len() * suite.streams().len()) as u64 + overhead::SIZES.len() as u64 + 1
+    all + sizes + (SCALING.len() * suite.streams().len()) as u64 + overhead::SIZES.len() as u64 + 2
 }
 
 /// The kernels `w` loads (gemm counted as one), for [`ColdRow::loaded_before`].
@@ -298,6 +301,7 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
             .collect(),
         agreement: vec![],
         peers: vec![],
+        book: vec![],
     };
 
     // (2) Cold, before any warm measurement: a fresh device per workload.
@@ -398,6 +402,12 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
 
         bar.set_message(format!("{b}: agreement with cpu"));
         rep.agreement.extend(agreement::against_cpu(b)?);
+        bar.inc(1);
+
+        bar.set_message(format!("{b}: book (trades/s by kind, Greeks off and on)"));
+        let dev = tenor_backends::open(b)?;
+        rep.book.extend(book::measure(b, &*dev, opts.suite)?);
+        drop(dev);
         bar.inc(1);
     }
     debug_assert_eq!(Some(bar.position()), bar.length(), "progress steps counted differ from the total");

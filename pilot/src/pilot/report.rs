@@ -177,6 +177,20 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
     for c in &r.code {
         let _ = writeln!(m, "| {} | {} | {} |", c.backend, c.adapter_lines, c.kernel_lines);
     }
+    let _ = writeln!(m, "\n## Book (a replicated one-trade-per-kind book, every row by Monte Carlo through the book pricer's batch launches; median of 3 after a warm-up)\n\n| backend | kind | greeks | trades | paths | seconds | trades/s |\n|---|---|---|---|---|---|---|");
+    for b in &r.book {
+        let greeks = if b.greeks { "on" } else { "off" };
+        let _ = writeln!(
+            m,
+            "| {} | {} | {greeks} | {} | {} | {:.4} | {} |",
+            b.backend,
+            b.kind,
+            b.trades,
+            b.paths,
+            b.seconds,
+            si(b.trades_per_s)
+        );
+    }
     let _ = writeln!(m, "\n## Agreement with the CPU reference\n\n| backend | workload | kind | max rel diff | tolerance | agrees |\n|---|---|---|---|---|---|");
     for a in &r.agreement {
         let _ = writeln!(

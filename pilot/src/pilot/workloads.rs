@@ -212,6 +212,30 @@ pub fn prepare(dev: &dyn Compute, stream: &Stream, w: Workload, size: u64) -> Re
 }
 
 impl Prepared {
+    /// The values the last run wrote, downloaded and concatenated (paths, payoffs, per-block
+    /// partial sums, the gemm product or the curves), for checksums in `tenor certify`.
+    /// Synchronises `stream`.
+    ///
+    /// # Errors
+    /// Download errors.
+    pub fn output(&self, dev: &dyn Compute, stream: &Stream) -> Result<Vec<f64>, ComputeError> {
+        let outputs: &[DeviceBuffer] = match self.workload {
+            Workload::PathGeneration
+            | Workload::McEuropean
+            | Workload::McEuropeanF32
+            | Workload::McAsian
+            | Workload::McAsianF32 => &self.bufs[..1],
+            Workload::PayoffEvaluation => &self.bufs[1..3],
+            Workload::LsmGemm => &self.bufs[1..2],
+            Workload::CurveBuild => &self.bufs[2..3],
+        };
+        let mut out = Vec::new();
+        for b in outputs {
+            out.extend(dev.download_vec::<f64>(stream, b)?);
+        }
+        Ok(out)
+    }
+
     /// Enqueues one run on `stream` (no synchronisation).
     ///
     /// # Errors

@@ -8,16 +8,18 @@
 //! errors). Each job's numbers depend only on its arguments, so the results are bitwise the
 //! same for any number of streams and threads.
 //!
-//! The fp64 European jobs of one stream with the same seed and pairs (two or more of them) run
-//! as one `mc_european_batch` launch ([`super::fused`]): one upload of their parameters, one
-//! launch, one partials buffer and one download; each job is finished from its slice of those
-//! partials, which are bitwise what its own `mc_european` launch would give.
+//! The fp64 European, barrier and Asian jobs of one stream with the same kernel, seed and pairs
+//! (two or more of them; bumped copies for Greeks included, so common random numbers are kept)
+//! run as one `mc_european_batch`, `mc_barrier_batch` or `mc_asian_batch` launch
+//! ([`super::fused`]): one upload of their parameters, one launch, one partials buffer and one
+//! download per stream and kernel; each job is finished from its slice of those partials, which
+//! are bitwise what its own launch would give ([`McConfig::batch`] off gives those launches).
 
 use std::collections::HashMap;
 
 use tenor_core::{Access, Arg, Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
 
-use super::fused::{self, European, Partials};
+use super::fused::{self, Member, Partials};
 use super::greeks::Bumps;
 use super::plan::{f64s, plan, Job};
 use super::{stats, McConfig, McError, McPrice, McProduct, McValuation};
@@ -31,7 +33,7 @@ type Enqueued = Result<(DeviceBuffer, Pending<Vec<u8>>), McError>;
 enum Slot {
     /// Its own launch.
     Own(Enqueued),
-    /// Product `index` of European batch `batch`.
+    /// Product `index` of batch `batch`.
     Shared { batch: usize, index: usize },
 }
 
@@ -112,21 +114,22 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
     }
     let mut kernels: HashMap<&'static str, Kernel> = HashMap::new();
 
-    // The fp64 European jobs of each stream, grouped by seed and pairs: groups of two or more
-    // become one mc_european_batch launch each.
-    let mut groups: Vec<(usize, Vec<European>)> = Vec::new();
-    let mut group_of: HashMap<(usize, u64, u64), usize> = HashMap::new();
+    // The jobs of each stream whose kernel has a batch kernel (fp64 mc_european, mc_barrier,
+    // mc_asian), grouped by kernel, seed and pairs: groups of two or more become one batch
+    // launch each, unless batching is off.
+    let mut groups: Vec<(usize, Vec<Member>)> = Vec::new();
+    let mut group_of: HashMap<(usize, &'static str, u64, u64), usize> = HashMap::new();
     let mut member: HashMap<(usize, usize), (usize, usize)> = HashMap::new();
     for (i, p) in planned.iter().enumerate() {
         let Ok((jobs, _)) = p else { continue };
         for (j, job) in jobs.iter().enumerate() {
-            if let Some(e) = job.launch.as_ref().and_then(European::of) {
-                let g = *group_of.entry((i % streams.len(), e.seed, e.pairs)).or_insert_with(|| {
+            if let Some(m) = job.launch.as_ref().filter(|_| cfg.batch).and_then(Member::of) {
+                let g = *group_of.entry((i % streams.len(), m.kernel, m.seed, m.pairs)).or_insert_with(|| {
                     groups.push((i % streams.len(), Vec::new()));
                     groups.len() - 1
                 });
                 member.insert((i, j), (g, groups[g].1.len()));
-                groups[g].1.push(e);
+                groups[g].1.push(m);
             }
         }
     }
@@ -134,12 +137,12 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
     let mut batches: Vec<Partials> = Vec::new();
     for (g, (stream, members)) in groups.iter().enumerate() {
         let Some(first) = members.first().filter(|_| members.len() >= 2) else { continue };
-        let enqueued = load(dev, fused::BATCH, &mut kernels)
+        let enqueued = load(dev, first.kernel, &mut kernels)
             .map(|k| (k.def().blocks(first.pairs), fused::enqueue(dev, &streams[*stream], &k, members)));
         batch_of.insert(g, batches.len());
         batches.push(match enqueued {
-            Ok((blocks, e)) => Partials::new(blocks, e),
-            Err(e) => Partials::new(0, Err(e)),
+            Ok((blocks, e)) => Partials::new(blocks, first.width, e),
+            Err(e) => Partials::new(0, first.width, Err(e)),
         });
     }
 
@@ -180,7 +183,7 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
                     Some(Slot::Shared { batch, index }) => {
                         let partials = batches
                             .get_mut(batch)
-                            .ok_or_else(|| McError::BadResult(format!("no European batch {batch}")))?
+                            .ok_or_else(|| McError::BadResult(format!("no batch {batch}")))?
                             .product(index, &mut buffers)?;
                         Some(stats::reduce(partials, width)?)
                     }

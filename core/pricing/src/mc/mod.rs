@@ -56,11 +56,23 @@ pub struct McConfig {
     /// Whether the arithmetic Asian uses the geometric Asian as control variate (on by
     /// default; off gives the plain antithetic estimator, for comparison).
     pub control_variate: bool,
+    /// Whether jobs of one stream with the same kernel, seed and pairs share one batch launch
+    /// (`mc_european_batch`, `mc_barrier_batch`, `mc_asian_batch`; on by default). Off gives one
+    /// launch per job, bitwise the same prices (for comparison and the tests).
+    pub batch: bool,
 }
 
 impl Default for McConfig {
     fn default() -> Self {
-        Self { paths: 200_000, seed: 42, steps: 128, streams: 1, precision: Precision::F64, control_variate: true }
+        Self {
+            paths: 200_000,
+            seed: 42,
+            steps: 128,
+            streams: 1,
+            precision: Precision::F64,
+            control_variate: true,
+            batch: true,
+        }
     }
 }
 

@@ -20,11 +20,12 @@
 //! the barrier the spot is on (one-sided differences near it,
 //! [`crate::analytic::BumpDomain::barrier_spot`]).
 //!
-//! Monte Carlo rows run on the `Compute` backend given, in chunks of trades spread over
+//! Monte Carlo rows run on the `Compute` backend given, in chunks of up to 4096 trades (one batch
+//! launch per stream and kernel each, [`crate::mc::McConfig::batch`]) spread over
 //! [`BookConfig::streams`] streams; every trade uses the same Philox seed
 //! ([`BookConfig::seed`]), so each row's value depends only on the trade and the configuration,
 //! not on its position in the book or the number of streams and threads. Closed forms run on the
-//! host; their rows say `host` in the `backend` column.
+//! host (on all cores, beside the device's work); their rows say `host` in the `backend` column.
 
 use tenor_core::{Compute, Precision};
 use thiserror::Error;
@@ -386,9 +387,31 @@ pub fn price_trade<C: Compute + ?Sized>(
     out.pop().unwrap_or(Err(PriceError::NoResult))
 }
 
-/// Trades per Monte Carlo batch: small enough for a live progress bar, large enough to keep
-/// every stream busy.
-const MC_CHUNK: usize = 8;
+/// Trades per Monte Carlo batch when batching is off (one launch per job, as before batch
+/// kernels): small enough for a live progress bar, large enough to keep every stream busy.
+const MC_CHUNK_UNBATCHED: usize = 8;
+
+/// Trades per Monte Carlo batch when batching is on: each chunk is one batch launch per stream
+/// and kernel, so the device sees thousands of products at a time (the 20x example book is
+/// about ten chunks) while the progress bar still moves.
+const MC_CHUNK_BATCHED: usize = 4096;
+
+/// How [`price_book_with`] runs the book (the defaults are [`price_book`]'s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BookRun {
+    /// Batch launches for every Monte Carlo kind that has a batch kernel
+    /// ([`crate::mc::McConfig::batch`]) in chunks of [`MC_CHUNK_BATCHED`] trades, and the
+    /// closed forms on all host cores (rayon) while the device works. Off: one launch per job in
+    /// chunks of 8 trades and the closed forms one after another on the calling thread (the
+    /// pricer before batch kernels, for comparison: the prices are bitwise the same).
+    pub batch: bool,
+}
+
+impl Default for BookRun {
+    fn default() -> Self {
+        Self { batch: true }
+    }
+}
 
 /// Prices every trade of `trades` on `compute` (Monte Carlo rows) and the host (closed forms),
 /// in input order; `progress(done)` is called with the number of trades finished so far.
@@ -401,37 +424,48 @@ pub fn price_book<C: Compute + ?Sized>(
     config: &BookConfig,
     progress: &mut dyn FnMut(usize),
 ) -> Vec<Result<PricedRow, PriceError>> {
+    price_book_with(compute, trades, config, &BookRun::default(), progress)
+}
+
+/// [`price_book`] with the run settings `run`. With batching on, the closed-form rows are
+/// evaluated on all host cores on a thread of their own while the calling thread enqueues and
+/// collects the Monte Carlo batches, so host and device work overlap; every row's value is
+/// independent of the others, so the prices are bitwise the same either way.
+pub fn price_book_with<C: Compute + ?Sized>(
+    compute: &C,
+    trades: &[Trade],
+    config: &BookConfig,
+    run: &BookRun,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<Result<PricedRow, PriceError>> {
     let backend = compute.info().backend.clone();
     let mut out: Vec<Option<Result<PricedRow, PriceError>>> = Vec::with_capacity(trades.len());
     let mut mc_jobs: Vec<(usize, McProduct)> = Vec::new();
-    let mut done = 0;
+    let mut analytic_rows: Vec<usize> = Vec::new();
+    // Rows finished while routing (at expiry, or refused before any work).
+    let mut finished = 0;
     for (i, t) in trades.iter().enumerate() {
+        out.push(None);
         match route(t, config.engine) {
             Route::Expiry => {
                 let g = super::expiry::at_expiry(t);
-                out.push(Some(Ok(row(&t.id, &g, None, config.greeks, "intrinsic", "host"))));
-                done += 1;
+                out[i] = Some(Ok(row(&t.id, &g, None, config.greeks, "intrinsic", "host")));
+                finished += 1;
             }
-            Route::Analytic => {
-                let r =
-                    analytic(t, config.greeks).map(|g| row(&t.id, &g, None, config.greeks, analytic_method(t), "host"));
-                out.push(Some(r));
-                done += 1;
-            }
+            Route::Analytic => analytic_rows.push(i),
             Route::Mc(p) => match work(&p, config) {
                 Err(e) => {
-                    out.push(Some(Err(e)));
-                    done += 1;
+                    out[i] = Some(Err(e));
+                    finished += 1;
                 }
-                Ok(()) => {
-                    out.push(None);
-                    mc_jobs.push((i, p));
-                }
+                Ok(()) => mc_jobs.push((i, p)),
             },
         }
     }
-    progress(done);
-
+    let analytic_row = |i: &usize| {
+        let t = &trades[*i];
+        analytic(t, config.greeks).map(|g| row(&t.id, &g, None, config.greeks, analytic_method(t), "host"))
+    };
     let cfg = McConfig {
         paths: config.paths,
         seed: config.seed,
@@ -439,28 +473,57 @@ pub fn price_book<C: Compute + ?Sized>(
         streams: config.streams.max(1),
         precision: Precision::F64,
         control_variate: true,
+        batch: run.batch,
     };
-    for chunk in mc_jobs.chunks(MC_CHUNK.max(cfg.streams)) {
-        let products: Vec<McProduct> = chunk.iter().map(|(_, p)| *p).collect();
-        let base = done;
-        match mc::price_batch_with_progress(compute, &products, &cfg, config.greeks, &mut |k| progress(base + k + 1)) {
-            Ok(results) => {
-                for ((i, _), r) in chunk.iter().zip(results) {
-                    out[*i] = Some(r.map_err(PriceError::from).map(|v| {
-                        let g = v.greeks.unwrap_or(Greeks { price: v.price.price, ..Greeks::default() });
-                        row(&trades[*i].id, &g, Some(v.price.stderr), config.greeks, "mc", &backend)
-                    }));
+    let chunk = if run.batch { MC_CHUNK_BATCHED } else { MC_CHUNK_UNBATCHED };
+    let analytic_done = finished + analytic_rows.len();
+    let price_mc = |out: &mut Vec<Option<Result<PricedRow, PriceError>>>, progress: &mut dyn FnMut(usize)| {
+        let mut done = analytic_done;
+        for jobs in mc_jobs.chunks(chunk.max(cfg.streams)) {
+            let products: Vec<McProduct> = jobs.iter().map(|(_, p)| *p).collect();
+            let base = done;
+            match mc::price_batch_with_progress(compute, &products, &cfg, config.greeks, &mut |k| {
+                progress(base + k + 1)
+            }) {
+                Ok(results) => {
+                    for ((i, _), r) in jobs.iter().zip(results) {
+                        out[*i] = Some(r.map_err(PriceError::from).map(|v| {
+                            let g = v.greeks.unwrap_or(Greeks { price: v.price.price, ..Greeks::default() });
+                            row(&trades[*i].id, &g, Some(v.price.stderr), config.greeks, "mc", &backend)
+                        }));
+                    }
+                }
+                Err(e) => {
+                    for (i, _) in jobs {
+                        out[*i] = Some(Err(PriceError::Mc(e.clone())));
+                    }
                 }
             }
-            Err(e) => {
-                for (i, _) in chunk {
-                    out[*i] = Some(Err(PriceError::Mc(e.clone())));
-                }
+            done += jobs.len();
+            progress(done);
+        }
+    };
+    if run.batch {
+        use rayon::prelude::*;
+        let analytic_results = std::thread::scope(|scope| {
+            let host = scope.spawn(|| analytic_rows.par_iter().map(analytic_row).collect::<Vec<_>>());
+            price_mc(&mut out, progress);
+            host.join()
+        });
+        // A panic in a closed form leaves its rows without a result (reported as NoResult).
+        if let Ok(results) = analytic_results {
+            for (i, r) in analytic_rows.iter().zip(results) {
+                out[*i] = Some(r);
             }
         }
-        done += chunk.len();
-        progress(done);
+    } else {
+        for i in &analytic_rows {
+            out[*i] = Some(analytic_row(i));
+        }
+        progress(analytic_done);
+        price_mc(&mut out, progress);
     }
+    progress(trades.len());
     out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult)).and_then(finite)).collect()
 }
 

@@ -1,0 +1,21 @@
+// mc_barrier_batch (see kernel.toml): mc_barrier for `products` products in one launch. CUDA
+// block b is block c = b mod B of product i = b / B (B = ceil(pairs / TENOR_BLOCK)), computed by
+// the shared code's tenor_mc_barrier_block, the code of mc_barrier's blocks: bitwise the same
+// partials as mc_barrier launched for product i alone.
+extern "C" __global__ void __launch_bounds__(TENOR_THREADS)
+    mc_barrier_batch(double* __restrict__ partials, const u32* __restrict__ steps, const double* __restrict__ spot,
+                     const double* __restrict__ strike, const double* __restrict__ barrier,
+                     const double* __restrict__ rebate, const u32* __restrict__ is_call, const u32* __restrict__ kind,
+                     const u32* __restrict__ continuous, const double* __restrict__ drift_dt,
+                     const double* __restrict__ vol_sqrt_dt, const double* __restrict__ rate_dt,
+                     const double* __restrict__ discount, u32 products, u64 seed, u64 pairs, u64 items) {
+    const u64 per_product = max((pairs + TENOR_BLOCK - 1) / TENOR_BLOCK, (u64)1);
+    const u64 b = blockIdx.x;
+    const u64 i = b / per_product;
+    if (i >= products) {
+        return;
+    }
+    tenor_mc_barrier_block(partials + 2 * i * per_product, b % per_product, seed, pairs, steps[i], spot[i], strike[i],
+                           barrier[i], rebate[i], is_call[i], kind[i], continuous[i], drift_dt[i], vol_sqrt_dt[i],
+                           rate_dt[i], discount[i]);
+}
