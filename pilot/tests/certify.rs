@@ -36,9 +36,13 @@ fn certify(out: &Path, shared: &Path) -> Run {
 }
 
 fn compare(baseline: &Path, out: Option<&Path>) -> Run {
+    compare_with(baseline, out, &[])
+}
+
+fn compare_with(baseline: &Path, out: Option<&Path>, extra: &[&str]) -> Run {
     let root = tenor_testdata::repo_root();
     let mut c = tenor();
-    c.arg("compare").arg(baseline).arg("--examples").arg(root.join("examples"));
+    c.arg("compare").arg(baseline).args(extra).arg("--examples").arg(root.join("examples"));
     c.arg("--shared").arg(tenor_testdata::shared_dir());
     if let Some(o) = out {
         c.arg("--out").arg(o);
@@ -74,30 +78,16 @@ fn copy_of(name: &str) -> PathBuf {
 #[test]
 fn the_same_build_promotes_and_writes_the_report() {
     let _serial = serial();
-    // Its own baseline, certified right before the comparison: latencies measured minutes
-    // apart on a shared machine differ by the load in between, not by the build. A REJECT for
-    // latency alone (every value passing) is retried with a fresh pair, at most three pairs, as
-    // docs/certify.md advises; a value failure fails at once.
-    let mut attempt = 0;
-    let (b, report, r) = loop {
-        attempt += 1;
-        let b = tmp(&format!("promote-{attempt}")).join("baseline");
-        let r = certify(&b, &tenor_testdata::shared_dir());
-        assert!(r.success(), "certify failed: {r:?}");
-        let report = b.with_file_name("report");
-        let r = compare(&b, Some(&report));
-        if r.success() || attempt == 3 {
-            break (b, report, r);
-        }
-        assert!(
-            r.stdout.contains("Values failing their rule: 0; latency regressions: ")
-                && r.stdout.contains("; values in one run only: 0."),
-            "rejected for values:\n{}\n{}",
-            r.stdout,
-            r.stderr
-        );
-        eprintln!("attempt {attempt}: REJECT for latency only (machine load); certifying again");
-    };
+    // Its own baseline, certified right before the comparison. Wall-clock latencies on a shared
+    // test machine move with the load of the other tests, not with the build, so this run decides
+    // on values alone (`--latency report`); the latency rule is tested by the halved-latency case
+    // below and by the unit tests of `latency_check`.
+    let b = tmp("promote").join("baseline");
+    let r = certify(&b, &tenor_testdata::shared_dir());
+    assert!(r.success(), "certify failed: {r:?}");
+    let report = b.with_file_name("report");
+    let r = compare_with(&b, Some(&report), &["--latency", "report"]);
+    assert!(r.stdout.contains("(reported only: --latency report)"), "{}", r.stdout);
     assert!(r.success(), "{}\n{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("# tenor compare: PROMOTE"), "{}", r.stdout);
     assert!(r.stdout.contains("; 0 failed their rule"), "{}", r.stdout);

@@ -124,3 +124,26 @@ fn barrier_calls_within_the_stated_error_up_to_vol_5() {
         within(&format!("discrete in-out parity vol {vol}"), ui.price + uo.price, exact, ui.stderr.hypot(uo.stderr));
     }
 }
+
+/// A deep out-of-the-money call at an ordinary vol (the example book's SPX 12000 call on a
+/// 6711 spot) is simulated directly: its own payoff has far less variance than the in-the-money
+/// put, so the parity route would multiply the standard error (and leave the small call as the
+/// difference of two large numbers). Checked against the closed form and against the put's
+/// standard error at the same seed.
+#[test]
+fn deep_out_of_the_money_calls_are_not_priced_through_the_wide_put() {
+    let c = Vanilla {
+        option: OptionType::Call,
+        spot: 6711.2,
+        strike: 12000.0,
+        maturity: 1.2,
+        rate: 0.04,
+        dividend: 0.012,
+        vol: 0.15,
+    };
+    let p = Vanilla { option: OptionType::Put, ..c };
+    let call = price(&McProduct::European(c), 7);
+    let put = price(&McProduct::European(p), 7);
+    within("deep OTM call", call.price, black_scholes(&c).expect("bs").price, call.stderr);
+    assert!(call.stderr < 0.1 * put.stderr, "call stderr {} against the put's {}", call.stderr, put.stderr);
+}

@@ -21,16 +21,56 @@
 //! reproduces per-trade launches bitwise still does.
 //!
 //! The standard error is the put's (times `|scale|`): the added term has none.
+//!
+//! The identity is used only where it lowers the variance. For a deep out-of-the-money call at
+//! ordinary volatility the put is the wide, in-the-money side: simulating it would multiply the
+//! standard error and, worse, leave a small call as the difference of two large numbers (the
+//! put's rounding, about 1e-16 of the put, becomes 1e-12 of the call, more than two backends'
+//! reduction orders may differ by). [`put_side_has_less_variance`] compares the exact second
+//! moments of the European call and put payoffs under geometric Brownian motion at the
+//! product's spot, strike, rates, vol and maturity, and the call is simulated through the
+//! identity only when the put's variance is the smaller; the same European proxy decides for
+//! the Asian and barrier calls (their right tails are the European's, thinned).
 
 use super::plan::{asian_direct, barrier_direct, european_direct, Job};
 use super::product::{AsianOption, BarrierOption, Monitoring};
 use super::{McConfig, McError};
 use crate::analytic::asian::GeometricAsian;
+use crate::analytic::normal::norm_cdf;
 use crate::analytic::{barrier_price, black_scholes};
 use crate::types::{BarrierSpec, BarrierType, OptionType, Vanilla};
 
 fn as_put(v: &Vanilla) -> Vanilla {
     Vanilla { option: OptionType::Put, ..*v }
+}
+
+/// `E[S_T^n 1{S_T > K}]` for `n = 0, 1, 2` under GBM with forward `F` and total variance
+/// `w = vol^2 T`: `F^n e^{n(n-1)w/2} N(d_n)`, `d_n = (ln(F/K) + (n - 1/2) w) / sqrt(w)`
+/// (the lognormal partial moments; Hull, ch. 15 appendix, for n = 0, 1).
+fn upper_moment(n: i32, forward: f64, strike: f64, w: f64) -> f64 {
+    let nf = f64::from(n);
+    let d = ((forward / strike).ln() + (nf - 0.5) * w) / w.sqrt();
+    forward.powi(n) * (0.5 * nf * (nf - 1.0) * w).exp() * norm_cdf(d)
+}
+
+/// Whether the European put's undiscounted payoff `(K - S_T)^+` has a smaller variance than
+/// the call's `(S_T - K)^+` under geometric Brownian motion (risk-neutral drift `r - q`), from
+/// the exact partial moments of the lognormal [`upper_moment`]. True when the call's variance
+/// overflows or is not a number (vol^2 T in the hundreds): the put is bounded by `K`.
+pub(crate) fn put_side_has_less_variance(v: &Vanilla) -> bool {
+    let w = v.vol * v.vol * v.maturity;
+    if !(w > 0.0) {
+        return false;
+    }
+    let forward = v.spot * ((v.rate - v.dividend) * v.maturity).exp();
+    let k = v.strike;
+    let (m0, m1, m2) = (upper_moment(0, forward, k, w), upper_moment(1, forward, k, w), upper_moment(2, forward, k, w));
+    let second = forward * forward * w.exp();
+    let call_mean = m1 - k * m0;
+    let call_var = (m2 - 2.0 * k * m1 + k * k * m0) - call_mean * call_mean;
+    let put_mean = k * (1.0 - m0) - (forward - m1);
+    let put_var = (k * k * (1.0 - m0) - 2.0 * k * (forward - m1) + (second - m2)) - put_mean * put_mean;
+    !call_var.is_finite() || put_var < call_var
 }
 
 fn shifted(mut job: Job, shift: f64, scale: f64) -> Job {
@@ -41,7 +81,7 @@ fn shifted(mut job: Job, shift: f64, scale: f64) -> Job {
 
 /// A European option; a call is the put plus `S e^{-qT} - K e^{-rT}`.
 pub(crate) fn european(v: &Vanilla, cfg: &McConfig) -> Result<Job, McError> {
-    if v.option == OptionType::Put {
+    if v.option == OptionType::Put || !put_side_has_less_variance(v) {
         return Ok(european_direct(v, cfg));
     }
     let t = v.maturity;
@@ -52,7 +92,7 @@ pub(crate) fn european(v: &Vanilla, cfg: &McConfig) -> Result<Job, McError> {
 /// A barrier option; calls per the module table.
 pub(crate) fn barrier(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError> {
     let v = &b.vanilla;
-    if v.option == OptionType::Put || b.barrier_type.breached(v.spot, b.barrier) {
+    if v.option == OptionType::Put || b.barrier_type.breached(v.spot, b.barrier) || !put_side_has_less_variance(v) {
         return barrier_direct(b, cfg);
     }
     match b.monitoring {
@@ -78,7 +118,7 @@ pub(crate) fn barrier(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError>
 /// An average-price Asian option; a call is the put plus the exact `C - P`.
 pub(crate) fn asian(a: &AsianOption, cfg: &McConfig, arithmetic: bool) -> Result<Job, McError> {
     let v = &a.vanilla;
-    if v.option == OptionType::Put {
+    if v.option == OptionType::Put || !put_side_has_less_variance(v) {
         return asian_direct(a, cfg, arithmetic);
     }
     let times = a.schedule.times();
@@ -101,4 +141,50 @@ pub(crate) fn asian(a: &AsianOption, cfg: &McConfig, arithmetic: bool) -> Result
     };
     let put = AsianOption { vanilla: as_put(v), ..*a };
     Ok(shifted(asian_direct(&put, cfg, arithmetic)?, difference, 1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(spot: f64, strike: f64, vol: f64) -> Vanilla {
+        Vanilla { option: OptionType::Call, spot, strike, maturity: 1.0, rate: 0.05, dividend: 0.02, vol }
+    }
+
+    /// The partial moments against a direct numerical integral of the lognormal density
+    /// (trapezoid on ln S, 200k nodes over +/- 12 standard deviations).
+    #[test]
+    fn payoff_variances_match_numerical_integration() {
+        for &(s, k, vol) in &[(100.0, 100.0, 0.2), (100.0, 150.0, 0.3), (100.0, 60.0, 0.5), (6711.0, 12000.0, 0.15)] {
+            let v = call(s, k, vol);
+            let w: f64 = vol * vol;
+            let f = s * (0.03f64).exp();
+            let mu = f.ln() - 0.5 * w;
+            let n = 200_000;
+            let (lo, hi) = (mu - 12.0 * w.sqrt(), mu + 12.0 * w.sqrt());
+            let h = (hi - lo) / n as f64;
+            let (mut c1, mut c2, mut p1, mut p2) = (0.0, 0.0, 0.0, 0.0);
+            for i in 0..=n {
+                let x = lo + h * i as f64;
+                let wt = if i == 0 || i == n { 0.5 } else { 1.0 };
+                let dens = (-(x - mu) * (x - mu) / (2.0 * w)).exp() / (2.0 * std::f64::consts::PI * w).sqrt();
+                let st = x.exp();
+                let (c, p) = ((st - k).max(0.0), (k - st).max(0.0));
+                c1 += wt * h * dens * c;
+                c2 += wt * h * dens * c * c;
+                p1 += wt * h * dens * p;
+                p2 += wt * h * dens * p * p;
+            }
+            let (cv, pv) = (c2 - c1 * c1, p2 - p1 * p1);
+            assert_eq!(put_side_has_less_variance(&v), pv < cv, "S {s} K {k} vol {vol}: call var {cv} put var {pv}");
+        }
+    }
+
+    #[test]
+    fn heavy_tails_go_through_the_put_and_deep_out_of_the_money_calls_do_not() {
+        assert!(put_side_has_less_variance(&call(100.0, 100.0, 5.0)));
+        assert!(put_side_has_less_variance(&call(100.0, 100.0, 40.0)), "overflowing call variance");
+        assert!(put_side_has_less_variance(&call(100.0, 60.0, 0.2)), "in the money");
+        assert!(!put_side_has_less_variance(&call(6711.0, 12000.0, 0.15)), "deep out of the money");
+    }
 }

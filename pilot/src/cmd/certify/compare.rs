@@ -85,6 +85,9 @@ pub struct Outcome {
     pub latency: Vec<LatencyCheck>,
     /// Values of the baseline the candidate did not produce, or the other way round.
     pub missing: Vec<String>,
+    /// Whether latency regressions reject (`tenor compare --latency check`, the default) or are
+    /// only reported (`--latency report`, for a machine that is not quiet).
+    pub latency_rejects: bool,
 }
 
 /// The reduction-order bound of a value with `terms` summands and unit roundoff `u`.
@@ -189,7 +192,8 @@ pub fn latency_check(b: &LatencyRow, c: &LatencyRow) -> LatencyCheck {
 
 /// Compares `cand` with `base`; `reference` is the suite on the CPU backend (when the candidate
 /// runs elsewhere), used to say which side of a difference is nearer to it.
-pub fn compare(base: &Baseline, cand: &Baseline, reference: Option<&Baseline>) -> Outcome {
+/// `latency_rejects`: whether a latency regression alone rejects (see [`Outcome`]).
+pub fn compare(base: &Baseline, cand: &Baseline, reference: Option<&Baseline>, latency_rejects: bool) -> Outcome {
     let mut failures = Vec::new();
     let mut missing = Vec::new();
     let mut compared = 0;
@@ -221,8 +225,16 @@ pub fn compare(base: &Baseline, cand: &Baseline, reference: Option<&Baseline>) -
         .iter()
         .filter_map(|b| cand.latency.iter().find(|c| c.workload == b.workload).map(|c| latency_check(b, c)))
         .collect();
-    let reject = failures.iter().any(|f| f.counts) || latency.iter().any(|l| l.regression) || !missing.is_empty();
-    Outcome { verdict: if reject { "REJECT" } else { "PROMOTE" }.into(), compared, failures, latency, missing }
+    let slow = latency_rejects && latency.iter().any(|l| l.regression);
+    let reject = failures.iter().any(|f| f.counts) || slow || !missing.is_empty();
+    Outcome {
+        verdict: if reject { "REJECT" } else { "PROMOTE" }.into(),
+        compared,
+        failures,
+        latency,
+        missing,
+        latency_rejects,
+    }
 }
 
 #[cfg(test)]

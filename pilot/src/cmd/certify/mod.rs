@@ -57,8 +57,22 @@ pub struct CompareArgs {
     /// Folder for report.md, report.json and latency.svg (must not exist).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// `check`: a latency regression rejects (the promotion gate, on a quiet machine);
+    /// `report`: latencies are measured and reported but only values decide (a shared or busy
+    /// machine, where wall-clock times move with the load, not with the build).
+    #[arg(long, value_enum, default_value_t = LatencyMode::Check)]
+    pub latency: LatencyMode,
     #[command(flatten)]
     pub inputs: InputArgs,
+}
+
+/// What `tenor compare` does with latency regressions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LatencyMode {
+    /// A regression rejects.
+    Check,
+    /// Regressions are reported; only values decide.
+    Report,
 }
 
 /// Environment settings that change what a backend computes or which libraries it loads.
@@ -312,7 +326,7 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<ExitCode> {
     let cand = run_suite(&base.manifest.backend, kind, &ins)?;
     same_suite(manifest_file, &base.manifest, &cand.manifest)?;
     let reference = if base.manifest.backend == "cpu" { None } else { Some(run_suite("cpu", kind, &ins)?) };
-    let outcome = compare::compare(&base, &cand, reference.as_ref());
+    let outcome = compare::compare(&base, &cand, reference.as_ref(), a.latency == LatencyMode::Check);
     print!("{}", report::markdown(&outcome, &base.manifest, &cand.manifest));
     if let Some(out) = &a.out {
         report::write(out, &outcome, &base.manifest, &cand.manifest)?;

@@ -29,10 +29,11 @@ pub fn markdown(o: &Outcome, base: &Manifest, cand: &Manifest) -> String {
     let slow: Vec<&str> = o.latency.iter().filter(|l| l.regression).map(|l| l.workload.as_str()).collect();
     let _ = writeln!(
         s,
-        "Values failing their rule: {}; latency regressions: {}{}; values in one run only: {}.\n",
+        "Values failing their rule: {}; latency regressions: {}{}{}; values in one run only: {}.\n",
         o.failures.iter().filter(|f| f.counts).count(),
         slow.len(),
         if slow.is_empty() { String::new() } else { format!(" ({})", slow.join(", ")) },
+        if o.latency_rejects { "" } else { " (reported only: --latency report)" },
         o.missing.len()
     );
     let _ = writeln!(s, "Suite `{}` on backend `{}`, device {}.\n", base.suite, base.backend, base.device);
