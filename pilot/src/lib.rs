@@ -1,4 +1,8 @@
 //! The `tenor` package: the command line (src/main.rs) and the pilot harness, exposed as a
-//! library so tests and other tools can drive the measurements.
+//! library so tests and other tools can drive the measurements, and the pieces of the commands
+//! that other front ends (the Python package, `bindings/python`) share with it.
 
+pub mod backtest_config;
+pub mod book_pricing;
+pub mod chains;
 pub mod pilot;

@@ -9,7 +9,7 @@ use anyhow::{anyhow, bail, Context as _};
 use indicatif::{ProgressBar, ProgressStyle};
 use plotters::prelude::*;
 use tenor_backtest::strategies::{self, Params};
-use tenor_backtest::{CostModel, Engine, EngineConfig, Feed, RunResult};
+use tenor_backtest::{Engine, EngineConfig, Feed, RunResult};
 
 /// Arguments of `tenor backtest`.
 #[derive(Debug, clap::Args)]
@@ -76,63 +76,23 @@ pub enum CashArg {
     Resize,
 }
 
-/// Largest `--cash`: 1e15, so that equity, notional and their sums over any run stay far from
-/// overflow.
-pub const MAX_CASH: f64 = 1e15;
+use tenor::backtest_config::refuse;
+pub use tenor::backtest_config::ArgError;
 
-/// A command-line value refused before anything runs, naming the flag and the value.
-#[derive(Debug, thiserror::Error)]
-#[error("{flag} {value}: {reason}")]
-pub struct ArgError {
-    /// The flag, e.g. `--cash`.
-    pub flag: &'static str,
-    /// The value given, as written.
-    pub value: String,
-    /// What a valid value is.
-    pub reason: String,
-}
-
-fn refuse(flag: &'static str, value: impl ToString, reason: &str) -> ArgError {
-    ArgError { flag, value: value.to_string(), reason: reason.into() }
-}
-
-/// Checks the numeric flags: cash in (0, 1e15], periods per year finite and > 0, costs finite,
-/// not negative and bounded: `--commission-bps` at most 10000 (all of the notional),
-/// `--slippage-bps` below 10000 (a sale at a price of 0 or less), `--per-share` and
-/// `--min-commission` at most `--cash`.
-fn check_flags(a: &BacktestArgs) -> Result<(), ArgError> {
-    if !(a.cash.is_finite() && a.cash > 0.0 && a.cash <= MAX_CASH) {
-        return Err(refuse("--cash", a.cash, "must be finite, > 0 and at most 1e15"));
-    }
-    if !(a.periods_per_year.is_finite() && a.periods_per_year > 0.0) {
-        return Err(refuse("--periods-per-year", a.periods_per_year, "must be finite and > 0"));
-    }
-    for (flag, v) in [
-        ("--per-share", a.per_share),
-        ("--commission-bps", a.commission_bps),
-        ("--min-commission", a.min_commission),
-        ("--slippage-bps", a.slippage_bps),
-    ] {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(refuse(flag, v, "must be finite and >= 0"));
-        }
-    }
-    if a.commission_bps > 10_000.0 {
-        return Err(refuse("--commission-bps", a.commission_bps, "must be at most 10000 (100 % of the notional)"));
-    }
-    if a.slippage_bps >= 10_000.0 {
-        return Err(refuse(
-            "--slippage-bps",
-            a.slippage_bps,
-            "must be below 10000 (a sale would fill at a price <= 0)",
-        ));
-    }
-    for (flag, v) in [("--per-share", a.per_share), ("--min-commission", a.min_commission)] {
-        if v > a.cash {
-            return Err(refuse(flag, v, "must be at most --cash"));
-        }
-    }
-    Ok(())
+/// The engine settings of the flags, checked (`tenor::backtest_config::engine_config`).
+fn engine_config(a: &BacktestArgs) -> Result<EngineConfig, ArgError> {
+    tenor::backtest_config::engine_config(&tenor::backtest_config::Settings {
+        cash: a.cash,
+        per_share: a.per_share,
+        commission_bps: a.commission_bps,
+        min_commission: a.min_commission,
+        slippage_bps: a.slippage_bps,
+        periods_per_year: a.periods_per_year,
+        cash_policy: match a.insufficient_cash {
+            CashArg::Refuse => tenor_backtest::CashPolicy::Refuse,
+            CashArg::Resize => tenor_backtest::CashPolicy::Resize,
+        },
+    })
 }
 
 fn parse_kv(s: &str) -> anyhow::Result<(String, f64)> {
@@ -275,7 +235,7 @@ fn chart(r: &RunResult, path: &Path) -> anyhow::Result<bool> {
 
 /// Runs the backtest or the sweep.
 pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
-    check_flags(a)?;
+    let config = engine_config(a)?;
     let inputs: Vec<(&str, &Path)> = a.data.iter().map(|p| ("--data", p.as_path())).collect();
     let outputs = ["trades.csv", "equity.csv", "metrics.json", "equity.svg", "sweep.csv"].map(|f| a.out.join(f));
     let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
@@ -293,17 +253,7 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         (None, Some(tenor_core::files::AtomicFile::create(&a.out.join("sweep.csv"))?))
     };
     let compute = tenor_backends::open(&a.backend)?;
-    let costs = CostModel {
-        per_share: a.per_share,
-        bps: a.commission_bps,
-        minimum: a.min_commission,
-        slippage_bps: a.slippage_bps,
-    };
-    let cash_policy = match a.insufficient_cash {
-        CashArg::Refuse => tenor_backtest::CashPolicy::Refuse,
-        CashArg::Resize => tenor_backtest::CashPolicy::Resize,
-    };
-    let engine = Engine::new(EngineConfig { cash: a.cash, costs, periods_per_year: a.periods_per_year, cash_policy });
+    let engine = Engine::new(config);
     if a.sweeps.is_empty() {
         let mut s = strategies::build(&a.strategy, &base, compute.clone())?;
         let t0 = std::time::Instant::now();

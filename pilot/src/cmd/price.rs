@@ -79,9 +79,6 @@ struct KindTotal {
 /// errors of the call (they are reported and give exit status 1).
 pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    if args.paths < 4 || !args.paths.is_multiple_of(2) {
-        anyhow::bail!("--paths must be even and at least 4 (antithetic pairs), got {}", args.paths);
-    }
     if let Some(out) = &args.out {
         super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
     }
@@ -103,6 +100,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         streams: args.streams,
         greeks: !args.no_greeks,
     };
+    config.check().map_err(|e| anyhow::anyhow!("--{e}"))?;
 
     let bar = ProgressBar::new(parsed.trades.len() as u64);
     bar.set_style(
@@ -112,37 +110,27 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     );
     let pricing = Instant::now();
     let run = portfolio::BookRun { batch: !args.unbatched };
-    let results = portfolio::price_book_with(compute.as_ref(), &parsed.trades, &config, &run, &mut |done| {
-        bar.set_position(done as u64);
-    });
+    let book =
+        tenor::book_pricing::price_parsed(compute.as_ref(), &parsed, &args.portfolio, &config, &run, &mut |done| {
+            bar.set_position(done as u64);
+        });
     let pricing_time = pricing.elapsed();
     bar.finish_and_clear();
 
     let file = args.portfolio.display();
-    let mut rows: Vec<PricedRow> = Vec::with_capacity(results.len());
-    let mut failures: Vec<String> = parsed.errors.iter().map(ToString::to_string).collect();
-    let mut bad_lines: Vec<u64> = parsed.bad_lines();
+    let failures = book.messages();
+    let bad_lines = &book.bad_lines;
+    let rows: &[PricedRow] = &book.rows;
     let mut by_kind: BTreeMap<Kind, KindTotal> = BTreeMap::new();
-    for (trade, r) in parsed.trades.iter().zip(results) {
-        match r {
-            Ok(row) => {
-                let k = by_kind.entry(trade.kind()).or_default();
-                k.trades += 1;
-                k.pv += row.price;
-                k.mc += usize::from(row.method == "mc");
-                if !k.ran_on.contains(&row.backend) {
-                    k.ran_on.push(row.backend.clone());
-                }
-                rows.push(row);
-            }
-            Err(e) => {
-                failures.push(format!("{file}:{}: trade {:?} ({}): {e}", trade.line, trade.id, trade.kind()));
-                bad_lines.push(trade.line);
-            }
+    for (kind, row) in book.kinds.iter().zip(rows) {
+        let k = by_kind.entry(*kind).or_default();
+        k.trades += 1;
+        k.pv += row.price;
+        k.mc += usize::from(row.method == "mc");
+        if !k.ran_on.contains(&row.backend) {
+            k.ran_on.push(row.backend.clone());
         }
     }
-    bad_lines.sort_unstable();
-    bad_lines.dedup();
 
     let mut kept_note = None;
     match out_file {
@@ -154,10 +142,10 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
             ));
         }
         Some(mut f) => {
-            portfolio::write_priced(&mut f, &rows).with_context(|| format!("writing {}", f.path().display()))?;
+            portfolio::write_priced(&mut f, rows).with_context(|| format!("writing {}", f.path().display()))?;
             f.commit()?;
         }
-        None => portfolio::write_priced(std::io::stdout().lock(), &rows)?,
+        None => portfolio::write_priced(std::io::stdout().lock(), rows)?,
     }
     let elapsed = started.elapsed();
 

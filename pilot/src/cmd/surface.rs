@@ -46,15 +46,7 @@ pub struct Args {
 }
 
 fn load(path: &Path, as_of: Option<NaiveDate>) -> anyhow::Result<Chain> {
-    if path.is_dir() {
-        return Ok(tenor_market::cboe::load_cboe_dir(path)?);
-    }
-    let head = tenor_core::text::read_text(path)?;
-    if head.lines().next().is_some_and(|l| l.starts_with("contractSymbol")) {
-        let Some(d) = as_of else { bail!("{}: a Yahoo chain needs --as-of YYYY-MM-DD", path.display()) };
-        return Ok(tenor_market::yahoo::parse_yahoo(&head, &path.display().to_string(), d)?);
-    }
-    Ok(tenor_market::cboe::parse_cboe(&head, &path.display().to_string())?)
+    Ok(tenor::chains::load_chain(path, as_of)?)
 }
 
 /// Runs the command.

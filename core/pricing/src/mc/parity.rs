@@ -59,7 +59,7 @@ fn upper_moment(n: i32, forward: f64, strike: f64, w: f64) -> f64 {
 /// overflows or is not a number (vol^2 T in the hundreds): the put is bounded by `K`.
 pub(crate) fn put_side_has_less_variance(v: &Vanilla) -> bool {
     let w = v.vol * v.vol * v.maturity;
-    if !(w > 0.0) {
+    if w.is_nan() || w <= 0.0 {
         return false;
     }
     let forward = v.spot * ((v.rate - v.dividend) * v.maturity).exp();

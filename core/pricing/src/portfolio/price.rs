@@ -90,6 +90,52 @@ pub const MAX_STEPS: u32 = super::parse::MAX_FIXINGS;
 /// Valuations per Monte Carlo row with Greeks: the price and eight bumped copies.
 const GREEK_VALUATIONS: u64 = 9;
 
+/// A [`BookConfig`] setting refused before anything is priced; the message starts with the
+/// setting's name (front ends add their own spelling: `--paths` on the command line).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SettingError {
+    /// `paths` odd, below 4 (Monte Carlo uses antithetic pairs) or above [`MAX_PATHS`].
+    #[error("paths must be even, at least 4 (antithetic pairs) and at most {MAX_PATHS}, got {0}")]
+    Paths(u64),
+    /// `steps` zero or above [`MAX_STEPS`].
+    #[error("steps must be between 1 and {MAX_STEPS}, got {0}")]
+    Steps(u32),
+    /// `streams` is zero.
+    #[error("streams must be at least 1, got 0")]
+    Streams,
+}
+
+impl SettingError {
+    /// The setting's name (`paths`, `steps`, `streams`).
+    pub fn setting(&self) -> &'static str {
+        match self {
+            SettingError::Paths(_) => "paths",
+            SettingError::Steps(_) => "steps",
+            SettingError::Streams => "streams",
+        }
+    }
+}
+
+impl BookConfig {
+    /// Checks the settings every front end checks before pricing: paths even, >= 4 and <=
+    /// [`MAX_PATHS`], steps from 1 to [`MAX_STEPS`], streams >= 1.
+    ///
+    /// # Errors
+    /// The first [`SettingError`].
+    pub fn check(&self) -> Result<(), SettingError> {
+        if self.paths < 4 || !self.paths.is_multiple_of(2) || self.paths > MAX_PATHS {
+            return Err(SettingError::Paths(self.paths));
+        }
+        if self.steps == 0 || self.steps > MAX_STEPS {
+            return Err(SettingError::Steps(self.steps));
+        }
+        if self.streams == 0 {
+            return Err(SettingError::Streams);
+        }
+        Ok(())
+    }
+}
+
 /// Why a trade could not be priced.
 #[derive(Debug, Clone, Error)]
 pub enum PriceError {

@@ -1,0 +1,343 @@
+"""Tenor from Python: price books, fit volatility surfaces and backtest Python strategies on
+any Tenor backend (cpu, sim, cuda, sycl), with the library code of the ``tenor`` command.
+
+Quick start::
+
+    import tenor
+    dev = tenor.open("cpu")
+    prices = dev.price("examples/spx_book.csv")       # pandas DataFrame, tenor price's columns
+
+Errors are exceptions of one hierarchy (``TenorError`` and its subclasses ``InputError``,
+``ParameterError``, ``BackendError``, ``StrategyError``) with the command line's messages;
+``InputError`` carries ``file``, ``line`` and ``column``. See docs/python.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _tenor, pilot
+from ._tenor import (
+    Bar,
+    BackendError,
+    Context,
+    Fill,
+    InputError,
+    Order,
+    ParameterError,
+    StrategyError,
+    TenorError,
+)
+
+__all__ = [
+    "Bar",
+    "BackendError",
+    "BacktestResult",
+    "Context",
+    "Device",
+    "Fill",
+    "InputError",
+    "Order",
+    "ParameterError",
+    "StrategyError",
+    "TenorError",
+    "backends",
+    "backtest",
+    "open",
+    "pilot",
+    "sweep",
+    "treasury_curve",
+]
+
+#: The output columns of ``tenor price`` (docs/portfolio-csv.md), in order.
+PRICE_COLUMNS = ["id", "price", "stderr", "delta", "gamma", "vega", "theta", "rho", "method", "backend"]
+
+
+def _pandas():
+    import pandas
+
+    return pandas
+
+
+def backends() -> "Any":
+    """Every backend Tenor knows and whether it can run here, as a DataFrame with columns
+    ``name``, ``available`` and ``detail`` (the device's name, or why it is unavailable):
+    the table of ``tenor backends``."""
+    rows = _tenor.backends()
+    return _pandas().DataFrame(rows, columns=["name", "available", "detail"])
+
+
+def _number(x: Any) -> str:
+    """A cell as the portfolio reader reads it: floats in shortest round-trip form (repr), so
+    the value read back is the same double; None/NaN as an empty cell (not applicable)."""
+    if x is None:
+        return ""
+    if isinstance(x, float):
+        x = float(x)  # numpy.float64 is a float whose repr is "np.float64(...)"
+        if math.isnan(x):
+            return ""
+        if x.is_integer() and abs(x) < 2.0**53:
+            # a whole number as an integer ("12", not "12.0": pandas stores a column with
+            # empty cells, such as fixings, as floats); it reads back as the same double
+            return str(int(x))
+        return repr(x)
+    if hasattr(x, "item"):  # numpy scalar
+        return _number(x.item())
+    return str(x)
+
+
+def _csv_text(columns: Mapping[str, Sequence[Any]]) -> str:
+    """Columns (a DataFrame, or a mapping of names to numpy arrays or lists) as portfolio CSV
+    text, read by the same reader as a file (so every check and message is the file's)."""
+    import csv
+    import io
+
+    names = list(columns.keys())
+    data = [list(columns[n]) for n in names]
+    lengths = {len(c) for c in data}
+    if len(lengths) > 1:
+        raise ParameterError(f"book columns have different lengths: {sorted(lengths)}")
+    n = lengths.pop() if lengths else 0
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(names)
+    for i in range(n):
+        w.writerow([_number(c[i]) for c in data])
+    return out.getvalue()
+
+
+def _problems_message(problems: list) -> str:
+    lines = [p[3] for p in problems]
+    head = f"{len(problems)} problem(s) in the book: " if len(problems) > 1 else ""
+    return head + "; ".join(lines[:5]) + ("; ..." if len(lines) > 5 else "")
+
+
+class Device:
+    """An open backend (``tenor.open(name)``). Thread-safe; pricing releases the GIL."""
+
+    def __init__(self, native: "_tenor.Device"):
+        self._native = native
+
+    @property
+    def backend(self) -> str:
+        """The backend's name: ``cpu``, ``sim``, ``cuda``, ``sycl``."""
+        return self._native.backend
+
+    @property
+    def name(self) -> str:
+        """The device's name as the backend reports it."""
+        return self._native.name
+
+    @property
+    def fp64(self) -> bool:
+        """Whether the device computes in double precision."""
+        return self._native.fp64
+
+    def __repr__(self) -> str:
+        return f"tenor.Device(backend={self.backend!r}, name={self.name!r})"
+
+    def price(
+        self,
+        book: Union[str, "os.PathLike[str]", Mapping[str, Sequence[Any]], Any],
+        *,
+        paths: int = 100_000,
+        seed: int = 42,
+        engine: str = "auto",
+        steps: int = 64,
+        streams: int = 1,
+        greeks: bool = True,
+        strict: bool = True,
+    ) -> "Any":
+        """Prices a book as ``tenor price`` does and returns a pandas DataFrame with its columns
+        (``PRICE_COLUMNS``; NaN where not applicable), one row per priced trade in input order.
+
+        ``book``: a portfolio CSV path (docs/portfolio-csv.md), a pandas DataFrame, or a
+        mapping of column names to numpy arrays or lists (the CSV's columns; NaN or None is an
+        empty cell). ``paths`` (even, >= 4), ``seed``, ``engine`` ("auto" or "mc"), ``steps``,
+        ``streams`` and ``greeks`` are the command line's ``--paths``, ``--seed``,
+        ``--engine``, ``--steps``, ``--streams`` and ``--no-greeks``.
+
+        Bad rows: with ``strict`` (the default) an ``InputError`` is raised naming the first
+        (``file``, ``line``, ``column``; ``errors`` lists them all, with the command line's
+        messages). With ``strict=False`` the other rows are priced and returned, and the
+        problems are in ``result.attrs["errors"]`` (as ``tenor price``, which prices the good
+        rows and exits 1). In-memory books are named ``<book>`` in messages; line 2 is their
+        first row.
+
+        Raises ``ParameterError`` for a bad setting and ``BackendError`` when the device fails
+        (as a row problem of the Monte Carlo rows concerned).
+        """
+        if isinstance(book, (str, os.PathLike)):
+            file, text = os.fspath(book), None
+        else:
+            file, text = "<book>", _csv_text(book)
+        columns, problems, rows_read = self._native.price_csv(
+            file, text, paths=paths, seed=seed, engine=engine, steps=steps, streams=streams, greeks=greeks
+        )
+        if problems and strict:
+            err = InputError(_problems_message(problems))
+            first = problems[0]
+            err.file, err.line, err.column, err.errors = first[0], first[1], first[2], problems
+            raise err
+        pd = _pandas()
+        df = pd.DataFrame({c: columns[c] for c in PRICE_COLUMNS})
+        for c in PRICE_COLUMNS[1:8]:
+            df[c] = df[c].astype("float64")
+        df.attrs["errors"] = problems
+        df.attrs["rows_read"] = rows_read
+        return df
+
+    def surface(self, chain: Union[str, "os.PathLike[str]"], *, as_of: Optional[str] = None) -> "Surface":
+        """Implied volatilities of every quote of an option chain (a Cboe folder or file, or a
+        Yahoo CSV with ``as_of`` "YYYY-MM-DD") in one batch on this device, and the per-expiry
+        SVI fits with their butterfly checks: ``tenor surface``. Returns a ``Surface``."""
+        return Surface(_tenor.surface(self._native, os.fspath(chain), as_of))
+
+
+class Surface:
+    """The result of ``Device.surface``: ``quotes`` (DataFrame: one row per quote with mid,
+    parity forward and discount, ``implied_vol`` or the ``reason`` there is none, ``svi_vol``),
+    ``slices`` (DataFrame: SVI parameters a, b, rho, m, sigma per expiry, fit errors, butterfly
+    check), ``warnings`` (list of str), ``source`` and ``spot``."""
+
+    def __init__(self, raw: dict):
+        pd = _pandas()
+        self.quotes = pd.DataFrame(raw["quotes"])
+        self.quotes["implied_vol"] = self.quotes["implied_vol"].astype("float64")
+        self.quotes["svi_vol"] = self.quotes["svi_vol"].astype("float64")
+        self.slices = pd.DataFrame(raw["slices"])
+        self.warnings: list = raw["warnings"]
+        self.source: str = raw["source"]
+        self.spot: Optional[float] = raw["spot"]
+
+    def __repr__(self) -> str:
+        return f"tenor.Surface({self.source!r}: {len(self.quotes)} quotes, {len(self.slices)} SVI slices)"
+
+
+def open(name: str = "cpu") -> Device:  # noqa: A001 - the library's verb, as tenor_backends::open
+    """Opens backend ``name``: ``cpu``, ``sim``, ``cuda``, ``sycl`` or ``auto`` (the first that
+    runs here), the names of ``tenor price --backend``. Raises ``BackendError`` with the reason
+    when it cannot run here (not compiled in, no device)."""
+    return Device(_tenor.open(name))
+
+
+def treasury_curve(file: Union[str, "os.PathLike[str]"], date: Optional[str] = None,
+                   maturities: Optional[Iterable[float]] = None) -> "Any":
+    """The zero curve bootstrapped from the US Treasury par yields of ``file`` (either
+    published layout) on the latest date on or before ``date`` ("YYYY-MM-DD"; the last date
+    when None). Returns a DataFrame with columns ``maturity`` (years), ``zero_rate``
+    (continuously compounded) and ``discount``, at ``maturities`` (the file's tenors when
+    None); ``df.attrs["date"]`` is the curve's date. Raises ``InputError`` naming file, line
+    and column for a malformed file."""
+    ms = None if maturities is None else [float(m) for m in maturities]
+    day, ts, zeros, discounts = _tenor.treasury_curve(os.fspath(file), date, ms)
+    df = _pandas().DataFrame({"maturity": ts, "zero_rate": zeros, "discount": discounts})
+    df.attrs["date"] = day
+    return df
+
+
+class BacktestResult:
+    """A backtest: ``strategy`` (name), ``equity`` (DataFrame: time (UTC), equity after each
+    bar's close), ``fills`` (DataFrame: time, symbol, quantity, price, commission, order),
+    ``dividends`` (total received) and ``metrics`` (dict: the metrics.json of
+    ``tenor backtest``)."""
+
+    def __init__(self, raw: dict):
+        pd = _pandas()
+        self.strategy: str = raw["strategy"]
+        self.equity = pd.DataFrame(
+            {"time": pd.to_datetime(raw["equity_time"], unit="s", utc=True), "equity": raw["equity"]}
+        )
+        fills = dict(raw["fills"])
+        fills["time"] = pd.to_datetime(fills["time"], unit="s", utc=True)
+        self.fills = pd.DataFrame(fills, columns=["time", "symbol", "quantity", "price", "commission", "order"])
+        self.dividends: float = raw["dividends"]
+        self.metrics: dict = json.loads(raw["metrics"])
+
+    def __repr__(self) -> str:
+        m = self.metrics
+        return (f"tenor.BacktestResult({self.strategy}: {len(self.equity)} bars, {len(self.fills)} fills, "
+                f"total return {100 * m['total_return']:+.2f} %)")
+
+
+def _costs(cash, per_share, commission_bps, min_commission, slippage_bps, periods_per_year):
+    return (float(cash), float(per_share), float(commission_bps), float(min_commission), float(slippage_bps),
+            float(periods_per_year))
+
+
+def backtest(
+    strategy: Any,
+    data: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    *,
+    params: Optional[Mapping[str, float]] = None,
+    device: Optional[Device] = None,
+    cash: float = 1_000_000.0,
+    per_share: float = 0.0,
+    commission_bps: float = 1.0,
+    min_commission: float = 0.0,
+    slippage_bps: float = 1.0,
+    periods_per_year: float = 252.0,
+    insufficient_cash: str = "refuse",
+) -> BacktestResult:
+    """Runs a strategy over market data files (the layouts of docs/backtest.md; symbol 0 is the
+    first file) with the engine of ``tenor backtest`` and its defaults.
+
+    ``strategy``: a built-in name (``buy_and_hold``, ``sma_crossover``, ``short_straddle``)
+    with ``params``, or a Python object with ``on_bar(ctx)`` and optionally
+    ``on_fill(ctx, fill)``, ``start(ctx)``, ``end(ctx)`` and a ``name``. ``ctx`` is the
+    engine's ``Context``: the current bar, history up to it (nothing later is reachable),
+    cash, positions, equity, ``order(symbol, quantity, kind="market", price=None)`` (filled from
+    the next bar on), ``cancel``, ``open_orders``. Option strategies price on ``device``
+    (cpu when None). ``insufficient_cash`` ("refuse" or "resize") is ``--insufficient-cash``:
+    what a buy the cash does not cover does.
+
+    Raises ``InputError`` for a bad data file (file, line, column), ``ParameterError`` for a bad
+    setting or parameter, ``StrategyError`` when a built-in strategy stops the run; an
+    exception raised by a Python strategy propagates unchanged.
+    """
+    files = [os.fspath(data)] if isinstance(data, (str, os.PathLike)) else [os.fspath(d) for d in data]
+    native = None if device is None else device._native
+    raw = _tenor.run_backtest(strategy, files, None if params is None else {k: float(v) for k, v in params.items()},
+                              native, _costs(cash, per_share, commission_bps, min_commission, slippage_bps,
+                                             periods_per_year), insufficient_cash)
+    return BacktestResult(raw)
+
+
+def sweep(
+    strategy: str,
+    data: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    grid: Mapping[str, Iterable[float]],
+    *,
+    params: Optional[Mapping[str, float]] = None,
+    device: Optional[Device] = None,
+    cash: float = 1_000_000.0,
+    per_share: float = 0.0,
+    commission_bps: float = 1.0,
+    min_commission: float = 0.0,
+    slippage_bps: float = 1.0,
+    periods_per_year: float = 252.0,
+    insufficient_cash: str = "refuse",
+) -> "Any":
+    """Runs built-in ``strategy`` for every combination of ``grid`` (parameter name to values;
+    the Cartesian product, completed by ``params``) in parallel, as ``tenor backtest --sweep``.
+    Returns a DataFrame: one row per run with the parameters, the metrics, and ``error`` (the
+    reason a combination could not run, e.g. fast >= slow; empty otherwise)."""
+    files = [os.fspath(data)] if isinstance(data, (str, os.PathLike)) else [os.fspath(d) for d in data]
+    axes = [(k, [float(v) for v in vs]) for k, vs in grid.items()]
+    native = None if device is None else device._native
+    runs = _tenor.run_sweep(strategy, files, axes, None if params is None else {k: float(v) for k, v in params.items()},
+                            native, _costs(cash, per_share, commission_bps, min_commission, slippage_bps,
+                                           periods_per_year), insufficient_cash)
+    rows = []
+    for p, r in runs:
+        row = dict(p)
+        if isinstance(r, str):
+            row["error"] = r
+        else:
+            row.update(json.loads(r["metrics"]))
+            row["error"] = ""
+        rows.append(row)
+    return _pandas().DataFrame(rows)

@@ -1,0 +1,60 @@
+"""Type stubs of the tenor package (docs/python.md)."""
+
+import os
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
+
+import pandas
+
+from ._tenor import BackendError as BackendError
+from ._tenor import Bar as Bar
+from ._tenor import Context as Context
+from ._tenor import Fill as Fill
+from ._tenor import InputError as InputError
+from ._tenor import Order as Order
+from ._tenor import ParameterError as ParameterError
+from ._tenor import StrategyError as StrategyError
+from ._tenor import TenorError as TenorError
+
+PathLike = Union[str, "os.PathLike[str]"]
+PRICE_COLUMNS: List[str]
+
+def backends() -> pandas.DataFrame: ...
+def open(name: str = "cpu") -> Device: ...
+
+class Device:
+    @property
+    def backend(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def fp64(self) -> bool: ...
+    def price(self, book: Union[PathLike, Mapping[str, Sequence[Any]], pandas.DataFrame], *, paths: int = 100000,
+              seed: int = 42, engine: str = "auto", steps: int = 64, streams: int = 1, greeks: bool = True,
+              strict: bool = True) -> pandas.DataFrame: ...
+    def surface(self, chain: PathLike, *, as_of: Optional[str] = None) -> Surface: ...
+
+class Surface:
+    quotes: pandas.DataFrame
+    slices: pandas.DataFrame
+    warnings: List[str]
+    source: str
+    spot: Optional[float]
+
+class BacktestResult:
+    strategy: str
+    equity: pandas.DataFrame
+    fills: pandas.DataFrame
+    dividends: float
+    metrics: dict
+
+def treasury_curve(file: PathLike, date: Optional[str] = None,
+                   maturities: Optional[Iterable[float]] = None) -> pandas.DataFrame: ...
+def backtest(strategy: Any, data: Union[PathLike, Sequence[PathLike]], *, params: Optional[Mapping[str, float]] = None,
+             device: Optional[Device] = None, cash: float = 1000000.0, per_share: float = 0.0,
+             commission_bps: float = 1.0, min_commission: float = 0.0, slippage_bps: float = 1.0,
+             periods_per_year: float = 252.0, insufficient_cash: str = "refuse") -> BacktestResult: ...
+def sweep(strategy: str, data: Union[PathLike, Sequence[PathLike]], grid: Mapping[str, Iterable[float]], *,
+          params: Optional[Mapping[str, float]] = None, device: Optional[Device] = None, cash: float = 1000000.0,
+          per_share: float = 0.0, commission_bps: float = 1.0, min_commission: float = 0.0,
+          slippage_bps: float = 1.0, periods_per_year: float = 252.0,
+          insufficient_cash: str = "refuse") -> pandas.DataFrame: ...

@@ -1,0 +1,3 @@
+from typing import Sequence
+
+def run(backends: Sequence[str] = ("cpu",), suite: str = "quick", max_mib: int = 1024) -> dict: ...
