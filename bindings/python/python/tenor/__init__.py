@@ -19,7 +19,7 @@ import math
 import os
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from . import _tenor, pilot
+from . import _tenor, alloc, pilot
 from ._tenor import (
     Bar,
     BackendError,
@@ -41,11 +41,14 @@ __all__ = [
     "Fill",
     "InputError",
     "Order",
+    "alloc",
     "ParameterError",
     "StrategyError",
     "TenorError",
     "backends",
     "backtest",
+    "calibrate_heston",
+    "HestonCalibration",
     "open",
     "pilot",
     "sweep",
@@ -237,6 +240,57 @@ def treasury_curve(file: Union[str, "os.PathLike[str]"], date: Optional[str] = N
     df = _pandas().DataFrame({"maturity": ts, "zero_rate": zeros, "discount": discounts})
     df.attrs["date"] = day
     return df
+
+
+class HestonCalibration:
+    """The result of ``calibrate_heston``: ``params`` (dict: the ``params.json`` of ``tenor
+    calibrate heston``: v0, kappa, theta, sigma, rho, Feller term, quotes, iterations,
+    pricings, launches, pricer, backend, stop, quadrature_nodes, weighted_rmse_vol,
+    wall_seconds), ``fit`` (DataFrame: the columns of ``fit.csv``, one row per fitted quote,
+    unrounded; ``model_iv`` and ``iv_error_bp`` NaN where the model price has no implied vol)
+    and ``notes`` (expiries skipped for want of a parity forward)."""
+
+    def __init__(self, params_json: str, fit: dict, notes: list):
+        self.params: dict = json.loads(params_json)
+        self.fit = _pandas().DataFrame(fit)
+        for c in ("model_iv", "iv_error_bp"):
+            self.fit[c] = self.fit[c].astype("float64")
+        self.notes: list = notes
+
+    def __repr__(self) -> str:
+        p = self.params
+        return (f"tenor.HestonCalibration({p['quotes']} quotes: v0 {p['v0']:.5f} kappa {p['kappa']:.4f} "
+                f"theta {p['theta']:.5f} sigma {p['sigma']:.4f} rho {p['rho']:.4f}, {p['stop']})")
+
+
+def calibrate_heston(
+    chain: Union[str, "os.PathLike[str]"],
+    *,
+    backend: Union[str, Device] = "cpu",
+    min_days: float = 7.0,
+    max_years: float = 2.0,
+    max_sd: float = 2.0,
+    per_slice: int = 10,
+    slices: int = 12,
+    max_iterations: int = 100,
+    pricer: str = "port",
+    nodes: int = 256,
+) -> HestonCalibration:
+    """Calibrates the Heston model to a Cboe SPX chain snapshot (a quote-data CSV file or a
+    folder of them) with the code of ``tenor calibrate heston``: the same quote selection,
+    vega-weighted Levenberg-Marquardt and numbers (``params`` equals its ``params.json`` but
+    for ``wall_seconds``). ``backend``: a backend name or an open ``Device``; the other
+    settings are the command line's options of the same names (``--min-days`` ...) with its
+    defaults; ``pricer`` "port" (the ``heston_price`` kernel on the backend) or "host".
+
+    Raises ``InputError`` for a bad chain file (file, line, column), ``ParameterError`` for a
+    setting out of range, ``BackendError`` when the device or the fit fails, ``TenorError``
+    when fewer than 5 quotes qualify or the chain gives no spot."""
+    device = backend if isinstance(backend, Device) else open(backend)
+    params, fit, notes = _tenor.calibrate_heston(
+        device._native, os.fspath(chain), float(min_days), float(max_years), float(max_sd), int(per_slice),
+        int(slices), int(max_iterations), pricer, int(nodes))
+    return HestonCalibration(params, fit, notes)
 
 
 class BacktestResult:
