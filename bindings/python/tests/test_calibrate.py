@@ -1,6 +1,6 @@
 """Heston calibration from Python against `tenor calibrate heston` on the same chain and
-settings (the small fit of `tenor certify --suite quick`: 3 expiries of 4 quotes, 8
-iterations), cpu backend: params.json equal bit for bit (but for the wall time), fit.csv equal
+settings (the command's defaults, a full fit of 120 quotes in under a second, and the small fit
+of `tenor certify --suite quick`: 3 expiries of 4 quotes, 8 iterations), cpu backend: params.json equal bit for bit (but for the wall time), fit.csv equal
 to its printed decimals; bad settings and files raise the documented exceptions."""
 
 import csv
@@ -16,10 +16,11 @@ from conftest import need
 SMALL = {"slices": 3, "per_slice": 4, "max_iterations": 8}
 
 
-def _cli(tenor_bin, chain, out, pricer="port"):
+def _cli(tenor_bin, chain, out, pricer, settings):
+    flags = [x for k, v in settings.items() for x in (f"--{k.replace('_', '-')}", str(v))]
     subprocess.run(
         [str(tenor_bin), "calibrate", "heston", str(chain), "--out", str(out), "--backend", "cpu",
-         "--slices", "3", "--per-slice", "4", "--max-iterations", "8", "--pricer", pricer],
+         "--pricer", pricer, *flags],
         check=True, capture_output=True)
     with open(out / "params.json") as f:
         params = json.load(f)
@@ -28,17 +29,17 @@ def _cli(tenor_bin, chain, out, pricer="port"):
     return params, rows
 
 
-@pytest.mark.parametrize("pricer", ["port", "host"])
-def test_params_and_fit_equal_the_cli(root, tenor_bin, tmp_path, pricer):
+@pytest.mark.parametrize("pricer,settings,quotes", [("port", SMALL, 12), ("host", SMALL, 12), ("port", {}, 120)])
+def test_params_and_fit_equal_the_cli(root, tenor_bin, tmp_path, pricer, settings, quotes):
     chain = need(root / "examples" / "data" / "spx_cboe_2025-10-01")
-    params, rows = _cli(tenor_bin, chain, tmp_path / "cal", pricer)
-    got = tenor.calibrate_heston(chain, backend="cpu", pricer=pricer, **SMALL)
+    params, rows = _cli(tenor_bin, chain, tmp_path / "cal", pricer, settings)
+    got = tenor.calibrate_heston(chain, backend="cpu", pricer=pricer, **settings)
     params.pop("wall_seconds")
     mine = dict(got.params)
     assert mine.pop("wall_seconds") >= 0.0
     mine["chain"] = params["chain"]  # the path as each was given
     assert mine == params  # floats compared exactly: the same doubles, JSON round trip
-    assert params["quotes"] == 12 and len(got.fit) == 12 == len(rows)
+    assert params["quotes"] == quotes and len(got.fit) == quotes == len(rows)
     fmt = {"strike": None, "maturity": 6, "forward": 4, "discount": 8, "market_mid": 4, "model": 4, "error": 4,
            "market_iv": 6, "model_iv": 6, "iv_error_bp": 6}
     for (_, mine_row), cli in zip(got.fit.iterrows(), rows):

@@ -112,6 +112,17 @@ def _csv_text(columns: Mapping[str, Sequence[Any]]) -> str:
     return out.getvalue()
 
 
+def _is_arrow(x: Any) -> bool:
+    """Whether ``x`` is a pyarrow Table or RecordBatch (without importing pyarrow)."""
+    return type(x).__module__.startswith("pyarrow") and hasattr(x, "to_pydict")
+
+
+def _parameter(name: str, message: str) -> "ParameterError":
+    err = ParameterError(message)
+    err.parameter = name
+    return err
+
+
 def _problems_message(problems: list) -> str:
     lines = [p[3] for p in problems]
     head = f"{len(problems)} problem(s) in the book: " if len(problems) > 1 else ""
@@ -153,13 +164,16 @@ class Device:
         streams: int = 1,
         greeks: bool = True,
         strict: bool = True,
+        output: str = "pandas",
     ) -> "Any":
         """Prices a book as ``tenor price`` does and returns a pandas DataFrame with its columns
         (``PRICE_COLUMNS``; NaN where not applicable), one row per priced trade in input order.
 
-        ``book``: a portfolio CSV path (docs/portfolio-csv.md), a pandas DataFrame, or a
-        mapping of column names to numpy arrays or lists (the CSV's columns; NaN or None is an
-        empty cell). ``paths`` (even, >= 4), ``seed``, ``engine`` ("auto" or "mc"), ``steps``,
+        ``book``: a portfolio CSV path (docs/portfolio-csv.md), a pandas DataFrame, a pyarrow
+        Table or RecordBatch, or a mapping of column names to numpy arrays or lists (the CSV's
+        columns; NaN, None or null is an empty cell). ``output``: "pandas" (a DataFrame, the
+        default) or "arrow" (a pyarrow Table with the same columns and values; the problems
+        and rows read are then in its schema metadata, as JSON under ``tenor``). ``paths`` (even, >= 4), ``seed``, ``engine`` ("auto" or "mc"), ``steps``,
         ``streams`` and ``greeks`` are the command line's ``--paths``, ``--seed``,
         ``--engine``, ``--steps``, ``--streams`` and ``--no-greeks``.
 
@@ -173,9 +187,13 @@ class Device:
         Raises ``ParameterError`` for a bad setting and ``BackendError`` when the device fails
         (as a row problem of the Monte Carlo rows concerned).
         """
+        if output not in ("pandas", "arrow"):
+            raise _parameter("output", f"output {output!r}: expected \"pandas\" or \"arrow\"")
         if isinstance(book, (str, os.PathLike)):
             file, text = os.fspath(book), None
         else:
+            if _is_arrow(book):
+                book = book.to_pydict()
             file, text = "<book>", _csv_text(book)
         columns, problems, rows_read = self._native.price_csv(
             file, text, paths=paths, seed=seed, engine=engine, steps=steps, streams=streams, greeks=greeks
@@ -191,6 +209,12 @@ class Device:
             df[c] = df[c].astype("float64")
         df.attrs["errors"] = problems
         df.attrs["rows_read"] = rows_read
+        if output == "arrow":
+            import pyarrow
+
+            table = pyarrow.Table.from_pandas(df, preserve_index=False)
+            meta = json.dumps({"errors": problems, "rows_read": rows_read})
+            return table.replace_schema_metadata({**(table.schema.metadata or {}), b"tenor": meta.encode()})
         return df
 
     def surface(self, chain: Union[str, "os.PathLike[str]"], *, as_of: Optional[str] = None) -> "Surface":
