@@ -8,7 +8,9 @@
 
 use pyo3::prelude::*;
 
+mod alloc;
 mod backtest;
+mod calibrate;
 mod device;
 mod errors;
 mod market;
@@ -19,7 +21,9 @@ mod pilot;
 fn _tenor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     device::register(m)?;
+    alloc::register(m)?;
     backtest::register(m)?;
+    calibrate::register(m)?;
     market::register(m)?;
     pilot::register(m)?;
     Ok(())

@@ -180,3 +180,23 @@ def test_gil_released_while_pricing(small_book):
     t.join()
     assert elapsed > 0.05, "pricing too fast to observe"
     assert ticks > 10, (ticks, elapsed)
+
+
+def test_pyarrow_in_and_out_equal_the_file(small_book):
+    import pyarrow as pa  # pinned in the venv (scripts/python-venv): a missing one fails
+    import pyarrow.csv as pacsv
+
+    dev = tenor.open("cpu")
+    from_file = dev.price(small_book, paths=2000)
+    table = pacsv.read_csv(small_book)
+    from_table = dev.price(table, paths=2000)
+    pd.testing.assert_frame_equal(from_file, from_table, check_exact=True)
+    batch = table.to_batches()[0]
+    pd.testing.assert_frame_equal(from_file, dev.price(batch, paths=2000), check_exact=True)
+    out = dev.price(small_book, paths=2000, output="arrow")
+    assert isinstance(out, pa.Table) and out.column_names == tenor.PRICE_COLUMNS
+    pd.testing.assert_frame_equal(from_file, out.to_pandas(), check_exact=True)
+    assert b"tenor" in out.schema.metadata
+    with pytest.raises(tenor.ParameterError) as e:
+        dev.price(small_book, paths=2000, output="polars")
+    assert e.value.parameter == "output"

@@ -15,8 +15,7 @@ use tenor_alloc::advisor::{advise, Profile};
 use tenor_alloc::desk::{desk_trace, DeskConfig};
 use tenor_alloc::pricing::{run_pricing, PricingRun};
 use tenor_alloc::replay::{replay, Kind, ReplayOptions, ReplayResult};
-use tenor_alloc::stats::{log2_bucket, BUCKETS};
-use tenor_alloc::{Recorder, Trace, TraceOp};
+use tenor_alloc::{Recorder, Trace};
 use tenor_core::Device;
 
 use super::alloc_charts;
@@ -107,12 +106,7 @@ pub fn run(args: AllocArgs) -> anyhow::Result<ExitCode> {
 
 fn load(c: &Common) -> anyhow::Result<Trace> {
     let trace = if let Some(path) = &c.trace {
-        let text = tenor_core::text::read_text(path)?;
-        let trace = Trace::parse(&text, &path.display().to_string())?;
-        if !trace.events.iter().any(|e| e.op == tenor_alloc::trace::TraceOp::Alloc) {
-            anyhow::bail!("{}: the trace has no alloc events: nothing to profile, replay or advise on", path.display());
-        }
-        trace
+        tenor::alloc_trace::read_trace(path)?
     } else {
         match c.source {
             Source::Desk => {
@@ -153,11 +147,8 @@ fn mib(b: usize) -> f64 {
 fn profile(c: &Common) -> anyhow::Result<ExitCode> {
     let trace = load(c)?;
     let p = Profile::from_trace(&trace);
-    let mut hist = [0u64; BUCKETS];
-    for e in trace.events.iter().filter(|e| e.op == TraceOp::Alloc) {
-        hist[log2_bucket(e.bytes as u64)] += 1;
-    }
-    let frees = trace.events.iter().filter(|e| e.op == TraceOp::Free).count();
+    let hist = tenor::alloc_trace::size_histogram(&trace);
+    let frees = tenor::alloc_trace::frees(&trace);
     println!("events            {}", trace.events.len());
     println!("allocations       {} ({} freed)", p.allocs, frees);
     println!("peak used         {:.2} MiB (requested bytes of live allocations)", mib(trace.peak_live_bytes()));

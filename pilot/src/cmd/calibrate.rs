@@ -15,18 +15,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use plotters::prelude::*;
-use tenor_market::iv::{chain_vols, QuoteVol};
-use tenor_market::parity::parity_forwards;
-use tenor_market::quotes::Chain;
-use tenor_pricing::heston::{
-    calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, HestonOption, HestonParams, Quote, Stop,
-};
-use tenor_pricing::types::OptionType;
+pub use tenor::calibration::Pricer;
+use tenor::calibration::{calibrate, HestonSettings};
+use tenor_pricing::heston::Stop;
 
 /// Models `tenor calibrate` can fit.
 #[derive(Debug, Subcommand)]
@@ -77,13 +72,22 @@ pub struct HestonArgs {
     pub nodes: usize,
 }
 
-/// Where `tenor calibrate heston` prices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Pricer {
-    /// Batched launches of the `heston_price` kernel on the chosen backend.
-    Port,
-    /// The adaptive host pricer, in parallel with rayon.
-    Host,
+impl HestonArgs {
+    /// The library's settings for these arguments.
+    #[must_use]
+    pub fn settings(&self) -> HestonSettings {
+        HestonSettings {
+            chain: self.chain.clone(),
+            min_days: self.min_days,
+            max_years: self.max_years,
+            max_sd: self.max_sd,
+            per_slice: self.per_slice,
+            slices: self.slices,
+            max_iterations: self.max_iterations,
+            pricer: self.pricer,
+            nodes: self.nodes,
+        }
+    }
 }
 
 /// Runs `tenor calibrate MODEL ...`.
@@ -96,181 +100,32 @@ pub fn run(model: Model) -> Result<ExitCode> {
     }
 }
 
-/// A selected quote with what the report needs.
-struct Selected {
-    quote: Quote,
-    expiry: String,
-    forward: f64,
-    discount: f64,
-    market_vol: f64,
-}
-
-fn load(path: &Path) -> Result<Chain> {
-    let chain =
-        if path.is_dir() { tenor_market::cboe::load_cboe_dir(path) } else { tenor_market::cboe::load_cboe(path) };
-    // The market-data errors name the file, line and column themselves.
-    Ok(chain?)
-}
-
-fn evenly<T: Clone>(v: &[T], n: usize) -> Vec<T> {
-    if v.len() <= n || n < 2 {
-        return v.iter().take(n.max(1)).cloned().collect();
-    }
-    let mut idx: Vec<usize> = (0..n).map(|i| i * (v.len() - 1) / (n - 1)).collect();
-    idx.dedup();
-    idx.into_iter().map(|i| v[i].clone()).collect()
-}
-
-/// Black vega `D F n(d1) sqrt(T)` per unit of volatility.
-fn vega(forward: f64, strike: f64, discount: f64, vol: f64, t: f64) -> f64 {
-    let sd = vol * t.sqrt();
-    let d1 = (forward / strike).ln() / sd + 0.5 * sd;
-    discount * forward * (-0.5 * d1 * d1).exp() / (2.0 * std::f64::consts::PI).sqrt() * t.sqrt()
-}
-
-fn select(chain: &Chain, vols: &[QuoteVol], spot: f64, a: &HestonArgs) -> Vec<Selected> {
-    let mut by_slice: BTreeMap<(u64, String), Vec<Selected>> = BTreeMap::new();
-    for qv in vols {
-        let Ok(vol) = qv.vol else { continue };
-        let q = &chain.quotes[qv.index];
-        let (t, f, d) = (qv.maturity, qv.forward, qv.discount);
-        if !(t * 365.0 >= a.min_days && t <= a.max_years && f.is_finite() && d > 0.0) {
-            continue;
-        }
-        let otm = match q.option_type {
-            OptionType::Put => q.strike < f,
-            OptionType::Call => q.strike >= f,
-        };
-        let x = (q.strike / f).ln();
-        if !otm || x.abs() > a.max_sd * vol * t.sqrt() || qv.mid < 0.05 {
-            continue;
-        }
-        let rate = -d.ln() / t;
-        let contract = HestonOption {
-            option: q.option_type,
-            spot,
-            strike: q.strike,
-            maturity: t,
-            rate,
-            dividend: rate - (f / spot).ln() / t,
-        };
-        let weight = 1.0 / vega(f, q.strike, d, vol, t).max(1e-6 * spot);
-        let expiry = format!("{} {}", q.expiry, q.settlement.as_str());
-        by_slice.entry((t.to_bits(), expiry.clone())).or_default().push(Selected {
-            quote: Quote { contract, price: qv.mid, weight },
-            expiry,
-            forward: f,
-            discount: d,
-            market_vol: vol,
-        });
-    }
-    let keys: Vec<(u64, String)> = by_slice.keys().cloned().collect();
-    let mut out = Vec::new();
-    for key in evenly(&keys, a.slices) {
-        let Some(mut v) = by_slice.remove(&key) else { continue };
-        v.sort_by(|p, q| p.quote.contract.strike.total_cmp(&q.quote.contract.strike));
-        let idx: Vec<usize> = evenly(&(0..v.len()).collect::<Vec<_>>(), a.per_slice);
-        let mut v: Vec<Option<Selected>> = v.into_iter().map(Some).collect();
-        out.extend(idx.into_iter().filter_map(|i| v[i].take()));
-    }
-    out
-}
-
-/// The quotes a calibration fits and its settings.
-pub(crate) struct Prepared {
-    selected: Vec<Selected>,
-    /// The selected quotes.
-    pub quotes: Vec<Quote>,
-    /// Levenberg-Marquardt settings (start at the median selected variance).
-    pub cfg: CalibrationConfig,
-    spot: f64,
-}
-
-/// Loads `a.chain`, computes forwards and implied vols on `dev` and selects the quotes (the
-/// steps before the fit; `tenor certify` runs them too).
-///
-/// # Errors
-/// Loading or implied-vol errors; fewer than 5 qualifying quotes.
-pub(crate) fn prepare(a: &HestonArgs, dev: &dyn tenor_core::Compute) -> Result<Prepared> {
-    let chain = load(&a.chain)?;
-    let spot = chain.spot.with_context(|| format!("{}: the chain gives no spot", a.chain.display()))?;
-    let (forwards, skipped) = parity_forwards(&chain);
-    for e in &skipped {
-        eprintln!("note: {e}");
-    }
-    let vols = chain_vols(dev, &chain, &forwards).context("implied volatilities")?;
-    let selected = select(&chain, &vols, spot, a);
-    if selected.len() < 5 {
-        bail!(
-            "only {} quotes qualify for calibration (need at least 5); widen --max-sd or the maturities",
-            selected.len()
-        );
-    }
-    let quotes: Vec<Quote> = selected.iter().map(|s| s.quote).collect();
-    let mut atm: Vec<f64> = selected.iter().map(|s| s.market_vol * s.market_vol).collect();
-    atm.sort_by(f64::total_cmp);
-    let var = atm[atm.len() / 2];
-    let cfg = CalibrationConfig {
-        initial: HestonParams { v0: var, kappa: 1.5, theta: var, sigma: 0.8, rho: -0.7 },
-        max_iterations: a.max_iterations,
-        tolerance: 1e-10,
-        nodes: a.nodes,
-    };
-    Ok(Prepared { selected, quotes, cfg, spot })
-}
-
 fn heston(a: &HestonArgs) -> Result<ExitCode> {
     let outputs = ["params.json", "fit.csv", "fit.svg"].map(|f| a.out.join(f));
     let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
     super::paths::refuse_overwrite(&[("<CHAIN>", &a.chain)], &outputs)?;
     let dev = tenor_backends::open(&a.backend).with_context(|| format!("opening backend {}", a.backend))?;
-    let Prepared { selected, quotes, cfg, spot } = prepare(a, dev.as_ref())?;
+    let settings = a.settings();
     let bar = indicatif::ProgressBar::new_spinner();
-    bar.set_message(format!("calibrating Heston to {} quotes", quotes.len()));
-    let start = Instant::now();
-    let res = match a.pricer {
-        Pricer::Port => calibrate_heston_observed(dev.as_ref(), &quotes, &cfg, &mut |it, rmse| {
-            bar.set_message(format!("iteration {it}: weighted RMSE {:.2} vol bp", rmse * 1e4));
-            bar.tick();
-        }),
-        Pricer::Host => calibrate_heston_host(&quotes, &cfg),
+    bar.set_message("calibrating Heston");
+    let fit = calibrate(&settings, dev.as_ref(), &mut |it, rmse| {
+        bar.set_message(format!("iteration {it}: weighted RMSE {:.2} vol bp", rmse * 1e4));
+        bar.tick();
+    });
+    bar.finish_and_clear();
+    let fit = fit?;
+    for note in &fit.prepared.notes {
+        eprintln!("note: {note}");
     }
-    .context("Heston calibration")?;
     let on = match a.pricer {
         Pricer::Port => a.backend.clone(),
         Pricer::Host => "the host (rayon)".to_owned(),
     };
-    let wall = start.elapsed().as_secs_f64();
-    bar.finish_and_clear();
+    let (res, quotes, wall) = (&fit.result, &fit.prepared.quotes, fit.wall_seconds);
 
     let mut set = tenor_core::files::OutputDir::create(&a.out, &["params.json", "fit.csv", "fit.svg"])?;
     let p = res.params;
-    let params = serde_json::json!({
-        "model": "heston",
-        "chain": a.chain.display().to_string(),
-        "spot": spot,
-        "v0": p.v0, "kappa": p.kappa, "theta": p.theta, "sigma": p.sigma, "rho": p.rho,
-        "feller_2kappa_theta_minus_sigma2": 2.0 * p.kappa * p.theta - p.sigma * p.sigma,
-        "quotes": quotes.len(),
-        "iterations": res.iterations,
-        "pricings": res.pricings,
-        "launches": res.batches,
-        "pricer": match a.pricer {
-            Pricer::Port => "port",
-            Pricer::Host => "host",
-        },
-        "backend": match a.pricer {
-            Pricer::Port => serde_json::json!(a.backend),
-            Pricer::Host => serde_json::Value::Null,
-        },
-        "stop": res.stop.as_str(),
-        "quadrature_nodes": match a.pricer {
-            Pricer::Port => serde_json::json!(cfg.nodes),
-            Pricer::Host => serde_json::Value::Null,
-        },
-        "weighted_rmse_vol": res.rmse,
-        "wall_seconds": wall,
-    });
+    let params = fit.params_json(&settings, &a.backend);
     let params_path = a.out.join("params.json");
     let params_json = serde_json::to_string_pretty(&params)?;
     set.write_with("params.json", |f| f.write_all(params_json.as_bytes()))?;
@@ -293,33 +148,28 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
     ])?;
     let mut series: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
     let (mut sq, mut n, mut worst) = (0.0, 0usize, 0.0f64);
-    for (s, fit) in selected.iter().zip(&res.fits) {
-        let c = &s.quote.contract;
-        let is_call = c.option == OptionType::Call;
-        let model_iv =
-            tenor_kernels::black::implied_vol(fit.model / s.discount, s.forward, c.strike, c.maturity, is_call).ok();
-        let iv_err = model_iv.map(|m| (m - s.market_vol) * 1e4);
-        if let Some(e) = iv_err {
+    for r in &fit.rows {
+        if let Some(e) = r.iv_error_bp {
             sq += e * e;
             n += 1;
             worst = worst.max(e.abs());
         }
-        let x = (c.strike / s.forward).ln();
-        series.entry(s.expiry.clone()).or_default().push((x, s.market_vol, model_iv.unwrap_or(f64::NAN)));
+        let x = (r.strike / r.forward).ln();
+        series.entry(r.expiry.clone()).or_default().push((x, r.market_iv, r.model_iv.unwrap_or(f64::NAN)));
         let opt = |v: Option<f64>| v.map_or_else(|| "NaN".to_owned(), |v| format!("{v:.6}"));
         w.write_record([
-            s.expiry.clone(),
-            if is_call { "call".into() } else { "put".into() },
-            format!("{}", c.strike),
-            format!("{:.6}", c.maturity),
-            format!("{:.4}", s.forward),
-            format!("{:.8}", s.discount),
-            format!("{:.4}", fit.quote.price),
-            format!("{:.4}", fit.model),
-            format!("{:.4}", fit.error),
-            format!("{:.6}", s.market_vol),
-            opt(model_iv),
-            opt(iv_err),
+            r.expiry.clone(),
+            r.option_type.to_owned(),
+            format!("{}", r.strike),
+            format!("{:.6}", r.maturity),
+            format!("{:.4}", r.forward),
+            format!("{:.8}", r.discount),
+            format!("{:.4}", r.market_mid),
+            format!("{:.4}", r.model),
+            format!("{:.4}", r.error),
+            format!("{:.6}", r.market_iv),
+            opt(r.model_iv),
+            opt(r.iv_error_bp),
         ])?;
     }
     let fit_csv = w.into_inner().map_err(|e| anyhow::anyhow!("writing {}: {}", fit_path.display(), e.error()))?;

@@ -19,7 +19,7 @@ import math
 import os
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from . import _tenor, pilot
+from . import _tenor, alloc, pilot
 from ._tenor import (
     Bar,
     BackendError,
@@ -41,11 +41,14 @@ __all__ = [
     "Fill",
     "InputError",
     "Order",
+    "alloc",
     "ParameterError",
     "StrategyError",
     "TenorError",
     "backends",
     "backtest",
+    "calibrate_heston",
+    "HestonCalibration",
     "open",
     "pilot",
     "sweep",
@@ -109,6 +112,17 @@ def _csv_text(columns: Mapping[str, Sequence[Any]]) -> str:
     return out.getvalue()
 
 
+def _is_arrow(x: Any) -> bool:
+    """Whether ``x`` is a pyarrow Table or RecordBatch (without importing pyarrow)."""
+    return type(x).__module__.startswith("pyarrow") and hasattr(x, "to_pydict")
+
+
+def _parameter(name: str, message: str) -> "ParameterError":
+    err = ParameterError(message)
+    err.parameter = name
+    return err
+
+
 def _problems_message(problems: list) -> str:
     lines = [p[3] for p in problems]
     head = f"{len(problems)} problem(s) in the book: " if len(problems) > 1 else ""
@@ -150,13 +164,16 @@ class Device:
         streams: int = 1,
         greeks: bool = True,
         strict: bool = True,
+        output: str = "pandas",
     ) -> "Any":
         """Prices a book as ``tenor price`` does and returns a pandas DataFrame with its columns
         (``PRICE_COLUMNS``; NaN where not applicable), one row per priced trade in input order.
 
-        ``book``: a portfolio CSV path (docs/portfolio-csv.md), a pandas DataFrame, or a
-        mapping of column names to numpy arrays or lists (the CSV's columns; NaN or None is an
-        empty cell). ``paths`` (even, >= 4), ``seed``, ``engine`` ("auto" or "mc"), ``steps``,
+        ``book``: a portfolio CSV path (docs/portfolio-csv.md), a pandas DataFrame, a pyarrow
+        Table or RecordBatch, or a mapping of column names to numpy arrays or lists (the CSV's
+        columns; NaN, None or null is an empty cell). ``output``: "pandas" (a DataFrame, the
+        default) or "arrow" (a pyarrow Table with the same columns and values; the problems
+        and rows read are then in its schema metadata, as JSON under ``tenor``). ``paths`` (even, >= 4), ``seed``, ``engine`` ("auto" or "mc"), ``steps``,
         ``streams`` and ``greeks`` are the command line's ``--paths``, ``--seed``,
         ``--engine``, ``--steps``, ``--streams`` and ``--no-greeks``.
 
@@ -170,9 +187,13 @@ class Device:
         Raises ``ParameterError`` for a bad setting and ``BackendError`` when the device fails
         (as a row problem of the Monte Carlo rows concerned).
         """
+        if output not in ("pandas", "arrow"):
+            raise _parameter("output", f"output {output!r}: expected \"pandas\" or \"arrow\"")
         if isinstance(book, (str, os.PathLike)):
             file, text = os.fspath(book), None
         else:
+            if _is_arrow(book):
+                book = book.to_pydict()
             file, text = "<book>", _csv_text(book)
         columns, problems, rows_read = self._native.price_csv(
             file, text, paths=paths, seed=seed, engine=engine, steps=steps, streams=streams, greeks=greeks
@@ -188,6 +209,12 @@ class Device:
             df[c] = df[c].astype("float64")
         df.attrs["errors"] = problems
         df.attrs["rows_read"] = rows_read
+        if output == "arrow":
+            import pyarrow
+
+            table = pyarrow.Table.from_pandas(df, preserve_index=False)
+            meta = json.dumps({"errors": problems, "rows_read": rows_read})
+            return table.replace_schema_metadata({**(table.schema.metadata or {}), b"tenor": meta.encode()})
         return df
 
     def surface(self, chain: Union[str, "os.PathLike[str]"], *, as_of: Optional[str] = None) -> "Surface":
@@ -237,6 +264,57 @@ def treasury_curve(file: Union[str, "os.PathLike[str]"], date: Optional[str] = N
     df = _pandas().DataFrame({"maturity": ts, "zero_rate": zeros, "discount": discounts})
     df.attrs["date"] = day
     return df
+
+
+class HestonCalibration:
+    """The result of ``calibrate_heston``: ``params`` (dict: the ``params.json`` of ``tenor
+    calibrate heston``: v0, kappa, theta, sigma, rho, Feller term, quotes, iterations,
+    pricings, launches, pricer, backend, stop, quadrature_nodes, weighted_rmse_vol,
+    wall_seconds), ``fit`` (DataFrame: the columns of ``fit.csv``, one row per fitted quote,
+    unrounded; ``model_iv`` and ``iv_error_bp`` NaN where the model price has no implied vol)
+    and ``notes`` (expiries skipped for want of a parity forward)."""
+
+    def __init__(self, params_json: str, fit: dict, notes: list):
+        self.params: dict = json.loads(params_json)
+        self.fit = _pandas().DataFrame(fit)
+        for c in ("model_iv", "iv_error_bp"):
+            self.fit[c] = self.fit[c].astype("float64")
+        self.notes: list = notes
+
+    def __repr__(self) -> str:
+        p = self.params
+        return (f"tenor.HestonCalibration({p['quotes']} quotes: v0 {p['v0']:.5f} kappa {p['kappa']:.4f} "
+                f"theta {p['theta']:.5f} sigma {p['sigma']:.4f} rho {p['rho']:.4f}, {p['stop']})")
+
+
+def calibrate_heston(
+    chain: Union[str, "os.PathLike[str]"],
+    *,
+    backend: Union[str, Device] = "cpu",
+    min_days: float = 7.0,
+    max_years: float = 2.0,
+    max_sd: float = 2.0,
+    per_slice: int = 10,
+    slices: int = 12,
+    max_iterations: int = 100,
+    pricer: str = "port",
+    nodes: int = 256,
+) -> HestonCalibration:
+    """Calibrates the Heston model to a Cboe SPX chain snapshot (a quote-data CSV file or a
+    folder of them) with the code of ``tenor calibrate heston``: the same quote selection,
+    vega-weighted Levenberg-Marquardt and numbers (``params`` equals its ``params.json`` but
+    for ``wall_seconds``). ``backend``: a backend name or an open ``Device``; the other
+    settings are the command line's options of the same names (``--min-days`` ...) with its
+    defaults; ``pricer`` "port" (the ``heston_price`` kernel on the backend) or "host".
+
+    Raises ``InputError`` for a bad chain file (file, line, column), ``ParameterError`` for a
+    setting out of range, ``BackendError`` when the device or the fit fails, ``TenorError``
+    when fewer than 5 quotes qualify or the chain gives no spot."""
+    device = backend if isinstance(backend, Device) else open(backend)
+    params, fit, notes = _tenor.calibrate_heston(
+        device._native, os.fspath(chain), float(min_days), float(max_years), float(max_sd), int(per_slice),
+        int(slices), int(max_iterations), pricer, int(nodes))
+    return HestonCalibration(params, fit, notes)
 
 
 class BacktestResult:

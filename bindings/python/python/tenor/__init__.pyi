@@ -15,6 +15,8 @@ from ._tenor import ParameterError as ParameterError
 from ._tenor import StrategyError as StrategyError
 from ._tenor import TenorError as TenorError
 
+from . import alloc as alloc
+
 PathLike = Union[str, "os.PathLike[str]"]
 PRICE_COLUMNS: List[str]
 
@@ -28,9 +30,9 @@ class Device:
     def name(self) -> str: ...
     @property
     def fp64(self) -> bool: ...
-    def price(self, book: Union[PathLike, Mapping[str, Sequence[Any]], pandas.DataFrame], *, paths: int = 100000,
+    def price(self, book: Union[PathLike, Mapping[str, Sequence[Any]], pandas.DataFrame, Any], *, paths: int = 100000,
               seed: int = 42, engine: str = "auto", steps: int = 64, streams: int = 1, greeks: bool = True,
-              strict: bool = True) -> pandas.DataFrame: ...
+              strict: bool = True, output: str = "pandas") -> Any: ...
     def surface(self, chain: PathLike, *, as_of: Optional[str] = None) -> Surface: ...
 
 class Surface:
@@ -47,6 +49,14 @@ class BacktestResult:
     dividends: float
     metrics: dict
 
+class HestonCalibration:
+    params: dict
+    fit: pandas.DataFrame
+    notes: List[str]
+
+def calibrate_heston(chain: PathLike, *, backend: Union[str, Device] = "cpu", min_days: float = 7.0,
+                     max_years: float = 2.0, max_sd: float = 2.0, per_slice: int = 10, slices: int = 12,
+                     max_iterations: int = 100, pricer: str = "port", nodes: int = 256) -> HestonCalibration: ...
 def treasury_curve(file: PathLike, date: Optional[str] = None,
                    maturities: Optional[Iterable[float]] = None) -> pandas.DataFrame: ...
 def backtest(strategy: Any, data: Union[PathLike, Sequence[PathLike]], *, params: Optional[Mapping[str, float]] = None,

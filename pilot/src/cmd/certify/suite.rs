@@ -289,12 +289,10 @@ pub fn kernels(dev: &dyn Compute, suite: SuiteKind) -> anyhow::Result<(PartResul
 /// # Errors
 /// Chain, implied-vol or calibration errors.
 pub fn heston(dev: &dyn Compute, inputs: &Inputs, suite: SuiteKind) -> anyhow::Result<PartResult> {
-    use super::super::calibrate::{prepare, HestonArgs, Pricer};
+    use tenor::calibration::{prepare, HestonSettings, Pricer};
     let quick = suite == SuiteKind::Quick;
-    let args = HestonArgs {
+    let args = HestonSettings {
         chain: inputs.examples.join("data/spx_cboe_2025-10-01"),
-        out: PathBuf::new(),
-        backend: dev.info().backend.clone(),
         min_days: 7.0,
         max_years: 2.0,
         max_sd: 2.0,
