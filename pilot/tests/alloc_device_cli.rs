@@ -54,7 +54,8 @@ fn sim_replay_accounts_every_call_and_writes_json_csv_and_svg() {
     let out = run(tenor().args(["alloc", "replay", "--backend", "sim", "--trace"]).arg(&trace).arg("--out").arg(&dir));
     assert!(out.success(), "{}\n{}", out.stdout, out.stderr);
     let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("alloc-replay-sim.json")).expect("json")).expect("parse");
+        serde_json::from_str(&std::fs::read_to_string(dir.join("alloc-replay-sim.json")).expect("json"))
+            .expect("parse");
     let targets = doc["targets"].as_array().expect("targets");
     assert_eq!(targets.len(), 5, "every strategy");
     for t in targets {
@@ -68,7 +69,8 @@ fn sim_replay_accounts_every_call_and_writes_json_csv_and_svg() {
         assert!(t["ordering_waits"].as_u64() == Some(2), "{name}: {}", t["ordering_waits"]);
         assert!(t["peak_reserved_bytes"].as_u64().expect("reserved") >= 366_560, "{name}");
         // job boundaries before events 3 and 7, and the end of the pass
-        let used: Vec<u64> = t["samples"].as_array().expect("samples").iter().map(|s| s["used"].as_u64().unwrap_or(9)).collect();
+        let used: Vec<u64> =
+            t["samples"].as_array().expect("samples").iter().map(|s| s["used"].as_u64().unwrap_or(9)).collect();
         assert_eq!(used, vec![65_536, 1024, 0], "{name}");
     }
     let csv = std::fs::read_to_string(dir.join("fragmentation-sim.csv")).expect("csv");
@@ -80,10 +82,12 @@ fn sim_replay_accounts_every_call_and_writes_json_csv_and_svg() {
 #[test]
 fn a_sim_soak_loops_the_trace_for_the_time_given() {
     let dir = out_dir("soak");
-    let out = run(tenor().args(["alloc", "replay", "--backend", "sim", "--jobs", "2", "--soak", "0.5", "--out"]).arg(&dir));
+    let out =
+        run(tenor().args(["alloc", "replay", "--backend", "sim", "--jobs", "2", "--soak", "0.5", "--out"]).arg(&dir));
     assert!(out.success(), "{}\n{}", out.stdout, out.stderr);
     let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("alloc-replay-sim.json")).expect("json")).expect("parse");
+        serde_json::from_str(&std::fs::read_to_string(dir.join("alloc-replay-sim.json")).expect("json"))
+            .expect("parse");
     assert_eq!(doc["soak_s"], 0.5);
     for t in doc["targets"].as_array().expect("targets") {
         assert!(t["passes"].as_u64().expect("passes") >= 2, "{}", t["target"]);

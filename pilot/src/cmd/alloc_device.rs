@@ -87,10 +87,14 @@ fn cuda_targets(trace: &Trace, lanes: usize) -> Result<Vec<Run>, ComputeError> {
     };
     let mut runs = Vec::new();
     for (sharing, t) in [(Sharing::Unknown, "0"), (Sharing::Exclusive, "max")] {
-        for (reuse, r) in [(ReusePolicy::driver_default(), "default"), (ReusePolicy::deterministic(), "deterministic")] {
+        for (reuse, r) in [(ReusePolicy::driver_default(), "default"), (ReusePolicy::deterministic(), "deterministic")]
+        {
             let p = pool(sharing, reuse)?;
             let name = format!("driver pool (threshold {t}, reuse {r})");
-            runs.push(Run { target: Target { name, allocator: p.clone(), strategy: None, device: p }, streams: streams()? });
+            runs.push(Run {
+                target: Target { name, allocator: p.clone(), strategy: None, device: p },
+                streams: streams()?,
+            });
         }
     }
     let plain: Arc<dyn Allocator> = Arc::new(PlainAllocator::new(ctx.clone()));
@@ -159,14 +163,15 @@ fn to_csv(reports: &[DeviceReplayReport]) -> anyhow::Result<Vec<u8>> {
 pub fn run(trace: &Trace, backend: &str, soak_s: Option<f64>, out: &Path) -> anyhow::Result<ExitCode> {
     let lanes = tenor_alloc::device_replay::OrderPlan::of(trace).lanes;
     let runs = targets(backend, trace, lanes)?;
+    let n_targets = runs.len();
     let soak = soak_s.map(|s| SoakOptions {
-        duration: Duration::from_secs_f64(s / runs.len() as f64),
+        duration: Duration::from_secs_f64(s / n_targets as f64),
         seed: 20_261_202,
         max_gap: Duration::from_millis(2),
     });
     let bar = match soak {
-        Some(s) => ProgressBar::new((s.duration.as_millis() as u64).max(1) * runs.len() as u64),
-        None => ProgressBar::new((trace.events.len() * runs.len()) as u64),
+        Some(s) => ProgressBar::new((s.duration.as_millis() as u64).max(1) * n_targets as u64),
+        None => ProgressBar::new((trace.events.len() * n_targets) as u64),
     };
     let unit = if soak.is_some() { "ms of soak" } else { "events" };
     bar.set_style(
@@ -175,17 +180,22 @@ pub fn run(trace: &Trace, backend: &str, soak_s: Option<f64>, out: &Path) -> any
             .progress_chars("=> "),
     );
     let mut reports = Vec::new();
-    for (i, r) in runs.iter().enumerate() {
+    for (i, r) in runs.into_iter().enumerate() {
         bar.set_message(r.target.name.clone());
         let rep = replay_on(trace, &r.target, &r.streams, soak, &mut |p| {
             let done = match soak {
-                Some(s) => (p.elapsed.as_millis() as u64).min(s.duration.as_millis() as u64)
-                    + i as u64 * s.duration.as_millis() as u64,
+                Some(s) => {
+                    (p.elapsed.as_millis() as u64).min(s.duration.as_millis() as u64)
+                        + i as u64 * s.duration.as_millis() as u64
+                }
                 None => (i * trace.events.len() + p.events) as u64,
             };
             bar.set_position(done);
         })
         .with_context(|| format!("replaying on {}", r.target.name))?;
+        // give the memory back before the next target runs (the targets share the device)
+        r.target.allocator.trim(0).with_context(|| format!("trimming {}", r.target.name))?;
+        drop(r);
         reports.push(rep);
     }
     bar.finish_and_clear();
