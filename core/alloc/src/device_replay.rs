@@ -434,7 +434,7 @@ mod tests {
     fn too_few_streams_is_a_typed_error() {
         let driver = SimDriver::new(SimConfig { seed: 3, memory_bytes: 1 << 20 });
         let one = vec![driver.create_stream().expect("stream")];
-        let e = replay_on(&two_jobs(), &sim_target(&driver), &one, None, &mut |_| {}).unwrap_err();
+        let e = replay_on(&two_jobs(), &sim_target(&driver), &one, None, &mut |_| {}).expect_err("two streams needed");
         assert!(e.to_string().contains("needs 2 streams"), "{e}");
     }
 

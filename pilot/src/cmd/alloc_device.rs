@@ -152,7 +152,7 @@ fn to_csv(reports: &[DeviceReplayReport]) -> anyhow::Result<Vec<u8>> {
             ])?;
         }
     }
-    Ok(w.into_inner().map_err(|e| anyhow::anyhow!("csv: {e}"))?)
+    w.into_inner().map_err(|e| anyhow::anyhow!("csv: {e}"))
 }
 
 /// Runs the timed replay of `trace` on `backend`, prints the table and writes the files into
