@@ -14,7 +14,8 @@
 //! benchmarks).
 //!
 //! **Tools**: the synthetic pricing-desk trace [`desk`], traces recorded from Tenor's own
-//! pricing kernels ([`pricing`]), [`replay`] of a trace against every strategy on the simulated
+//! pricing kernels ([`pricing`]), [`device_replay`] (timed replay on real streams: the CUDA
+//! run), [`replay`] of a trace against every strategy on the simulated
 //! device, and the [`advisor`].
 //!
 //! **Reports**: a strategy's [`tenor_core::Allocator::report`] gives exact current used and
@@ -40,6 +41,7 @@ pub mod caching;
 mod classes;
 pub mod counting;
 pub mod desk;
+pub mod device_replay;
 pub mod fault;
 mod front;
 mod ids;

@@ -31,7 +31,8 @@ pub struct AllocArgs {
 enum Action {
     /// Sizes, lifetimes, streams, per-job high watermarks; writes size_histogram.svg.
     Profile(Common),
-    /// Replays the trace against every strategy on the simulated device; writes reserved_used.svg.
+    /// Replays the trace against every strategy on the simulated device; writes reserved_used.svg
+    /// (`--backend cuda [--soak SECONDS]`: timed on the GPU, see docs/allocators.md section 10).
     Replay(ReplayArgs),
     /// Recommends a strategy, bin exponents and a per-job cap from the profile and a pool replay.
     Advise(Common),
@@ -82,6 +83,24 @@ struct ReplayArgs {
     /// Host synchronisation every this many events (at least 1).
     #[arg(long, default_value_t = 16, value_parser = at_least_one)]
     sync_every: usize,
+    /// Timed replay on a backend's streams (`cuda`: the driver pool at each threshold and reuse
+    /// policy, cuMemAlloc and every strategy over Tenor's pool; `sim`: the simulated device);
+    /// without it, the hazard-checking replay on the simulated device.
+    #[arg(long)]
+    backend: Option<String>,
+    /// With --backend: loop the trace (bursty, seeded idle gaps between jobs) for this many
+    /// seconds in all, split evenly between the targets.
+    #[arg(long, requires = "backend", value_parser = positive_seconds)]
+    soak: Option<f64>,
+}
+
+/// Parses a positive number of seconds.
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        Ok(_) => Err(format!("`{s}` is not a positive number of seconds")),
+        Err(e) => Err(format!("`{s}` is not a number of seconds: {e}")),
+    }
 }
 
 /// Parses a count that must be at least 1 (clap names the flag in the error).
@@ -201,6 +220,9 @@ fn run_replays(trace: &Trace, opts: &ReplayOptions, kinds: &[Kind]) -> anyhow::R
 
 fn replay_all(r: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let trace = load(&r.common)?;
+    if let Some(backend) = &r.backend {
+        return super::alloc_device::run(&trace, backend, r.soak, &r.common.out);
+    }
     let opts = ReplayOptions { deterministic: !r.opportunistic, sync_every: r.sync_every, ..ReplayOptions::default() };
     let results = run_replays(&trace, &opts, &Kind::ALL)?;
     println!(

@@ -1,10 +1,11 @@
 //! SVG charts of `tenor alloc` (plotters): the size histogram, and reserved and used bytes
-//! over the replay per strategy.
+//! over the replay per strategy, fragmentation over time of the timed (device) replay.
 
 use std::path::Path;
 
 use anyhow::anyhow;
 use plotters::prelude::*;
+use tenor_alloc::device_replay::DeviceReplayReport;
 use tenor_alloc::replay::ReplayResult;
 
 const MIB: f64 = (1u64 << 20) as f64;
@@ -100,6 +101,45 @@ fn draw_reserved_over_time(svg: &mut String, results: &[ReplayResult]) -> anyhow
             .map_err(err)?
             .label("used (requested, live)")
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
+    }
+    chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// Writes fragmentation (`reserved / used` at job boundaries) over time per target of a timed
+/// replay to `path` (atomically).
+pub fn fragmentation_over_time(path: &Path, reports: &[DeviceReplayReport]) -> anyhow::Result<()> {
+    let mut svg = String::new();
+    draw_fragmentation(&mut svg, reports)?;
+    tenor_core::files::write_atomic(path, svg.as_bytes())?;
+    Ok(())
+}
+
+fn used_samples(r: &DeviceReplayReport) -> impl Iterator<Item = (f64, f64)> + '_ {
+    r.samples.iter().filter(|s| s.used > 0).map(|s| (s.time_s, s.ratio()))
+}
+
+fn draw_fragmentation(svg: &mut String, reports: &[DeviceReplayReport]) -> anyhow::Result<()> {
+    let t_max = reports.iter().flat_map(|r| r.samples.iter().map(|s| s.time_s)).fold(0.0, f64::max).max(1e-3);
+    let top = reports.iter().flat_map(used_samples).map(|p| p.1).fold(1.0, f64::max).min(64.0);
+    let root = SVGBackend::with_string(svg, (1000, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Fragmentation (reserved / used) at job boundaries", ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0f64..t_max * 1.02, 0f64..top * 1.05)
+        .map_err(err)?;
+    chart.configure_mesh().x_desc("seconds").y_desc("reserved / used").draw().map_err(err)?;
+    for (i, r) in reports.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(used_samples(r).map(|(t, f)| (t, f.min(top))), color))
+            .map_err(err)?
+            .label(r.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
     }
     chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(err)?;
     root.present().map_err(err)?;

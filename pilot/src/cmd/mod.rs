@@ -1,6 +1,7 @@
 //! One module per subcommand.
 pub mod alloc;
 mod alloc_charts;
+mod alloc_device;
 mod alloc_record;
 mod alloc_stats;
 pub mod backends;
