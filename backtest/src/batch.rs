@@ -25,7 +25,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use tenor_core::Compute;
+use tenor_ports::Compute;
 use tenor_pricing::mc::{price_batch, McConfig, McError, McProduct, McValuation};
 
 /// What a batch of pricing returns: per product, its valuation or its own error; the outer

@@ -97,7 +97,7 @@ pub enum DataError {
     },
     /// The file is not UTF-8 (line, column and byte offset of the first bad byte).
     #[error(transparent)]
-    NotUtf8(#[from] tenor_core::text::NotUtf8),
+    NotUtf8(#[from] tenor_ports::text::NotUtf8),
     /// The file holds no bar (empty, or a header only).
     #[error("{file}: no bars (the file is empty or holds only a header)")]
     Empty {
@@ -123,7 +123,7 @@ fn bad(file: &str, line: usize, column: &str, reason: impl Into<String>) -> Data
 }
 
 fn num(file: &str, line: usize, column: &str, cell: &str) -> Result<f64, DataError> {
-    let shown = || tenor_core::text::excerpt(cell);
+    let shown = || tenor_ports::text::excerpt(cell);
     let v: f64 = cell.trim().parse().map_err(|_| bad(file, line, column, format!("{:?} is not a number", shown())))?;
     if v.is_finite() {
         Ok(v)
@@ -134,7 +134,7 @@ fn num(file: &str, line: usize, column: &str, cell: &str) -> Result<f64, DataErr
 
 fn date(file: &str, line: usize, column: &str, cell: &str) -> Result<i64, DataError> {
     let d = NaiveDate::parse_from_str(cell.trim(), "%Y-%m-%d").map_err(|e| {
-        bad(file, line, column, format!("{:?} is not a YYYY-MM-DD date: {e}", tenor_core::text::excerpt(cell)))
+        bad(file, line, column, format!("{:?} is not a YYYY-MM-DD date: {e}", tenor_ports::text::excerpt(cell)))
     })?;
     Ok(epoch(d.and_hms_opt(0, 0, 0).unwrap_or_default()) + DAILY_STAMP_SECONDS)
 }
@@ -163,16 +163,16 @@ fn check(file: &str, line: usize, b: &Bar, prev: Option<i64>) -> Result<(), Data
 /// when the file holds no bar.
 pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
     let file = path.display().to_string();
-    let text = tenor_core::text::read_text(path).map_err(|e| match e {
-        tenor_core::text::TextError::Io { source, .. } => DataError::Io { file: file.clone(), source },
-        tenor_core::text::TextError::NotUtf8(n) => DataError::NotUtf8(n),
+    let text = tenor_ports::text::read_text(path).map_err(|e| match e {
+        tenor_ports::text::TextError::Io { source, .. } => DataError::Io { file: file.clone(), source },
+        tenor_ports::text::TextError::NotUtf8(n) => DataError::NotUtf8(n),
     })?;
     let sym = symbol.map(str::to_owned).unwrap_or_else(|| {
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
         stem.split('_').next().unwrap_or(stem).to_uppercase()
     });
     // The one line reader: LF, CRLF and bare CR end a line alike.
-    let mut lines = tenor_core::text::lines(&text).map(|l| (l.number, l.text));
+    let mut lines = tenor_ports::text::lines(&text).map(|l| (l.number, l.text));
     let Some((_, header)) = lines.next().filter(|(_, h)| !h.trim().is_empty()) else {
         return Err(DataError::Empty { file });
     };
@@ -242,7 +242,7 @@ pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
         for (n, l) in std::iter::once((1, header)).chain(lines).filter(|(_, l)| !l.trim().is_empty()) {
             let c = cells(n, l, ';', 6)?;
             let dt = NaiveDateTime::parse_from_str(c[0].trim(), "%Y%m%d %H%M%S").map_err(|e| {
-                let shown = tenor_core::text::excerpt(&c[0]);
+                let shown = tenor_ports::text::excerpt(&c[0]);
                 bad(&file, n, "1 (timestamp)", format!("{shown:?} is not yyyyMMdd HHmmss: {e}"))
             })?;
             let b = Bar {
@@ -257,7 +257,7 @@ pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
             push(&mut bars, n, b)?;
         }
     } else {
-        return Err(DataError::Layout { file, header: tenor_core::text::excerpt(header) });
+        return Err(DataError::Layout { file, header: tenor_ports::text::excerpt(header) });
     }
     if bars.is_empty() {
         return Err(DataError::Empty { file });

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use tenor_core::Compute;
+use tenor_ports::Compute;
 
 use crate::batch::{BatchStats, Collector, Pricer};
 use crate::engine::{Engine, RunResult, Strategy, StrategyError};

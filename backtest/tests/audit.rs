@@ -286,7 +286,7 @@ fn a_file_without_bars_is_an_error_naming_it() {
 #[test]
 fn straddle_parameters_are_refused_up_front() {
     use tenor_backtest::strategies::{straddle::ShortStraddle, ParamError};
-    let compute: std::sync::Arc<dyn tenor_core::Compute> = std::sync::Arc::new(tenor_cpu::cpu().expect("cpu"));
+    let compute: std::sync::Arc<dyn tenor_ports::Compute> = std::sync::Arc::new(tenor_cpu::cpu().expect("cpu"));
     for (name, value) in [
         ("seed", -1.0),
         ("seed", 1.7),
@@ -315,7 +315,7 @@ fn straddle_parameters_are_refused_up_front() {
 #[test]
 fn straddle_roll_and_paths_outside_their_range_are_refused_not_adjusted() {
     use tenor_backtest::strategies::{straddle::ShortStraddle, ParamError};
-    let compute: std::sync::Arc<dyn tenor_core::Compute> = std::sync::Arc::new(tenor_cpu::cpu().expect("cpu"));
+    let compute: std::sync::Arc<dyn tenor_ports::Compute> = std::sync::Arc::new(tenor_cpu::cpu().expect("cpu"));
     for (name, value, range) in [
         ("roll", 1.0, "at least 2"),
         ("paths", 3.0, "even whole number of at least 4"),

@@ -9,7 +9,7 @@ use tenor_backtest::strategies::{self, Params};
 use tenor_backtest::sweep;
 use tenor_backtest::{Engine, EngineConfig, Feed, RunResult, Series};
 use tenor_conformance::compute::Counting;
-use tenor_core::{Compute, Precision};
+use tenor_ports::{Compute, Precision};
 use tenor_pricing::mc::{McConfig, McProduct};
 use tenor_pricing::types::{OptionType, Vanilla};
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tenor_backtest::strategies::{straddle::ShortStraddle, Params};
 use tenor_backtest::{Engine, EngineConfig, Feed};
-use tenor_core::Compute;
+use tenor_ports::Compute;
 
 fn spy_2008() -> Feed {
     let s = tenor_backtest::data::load(&tenor_testdata::shared("data/equities/spy_daily_1999_2020.csv"), Some("SPY"))

@@ -22,7 +22,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use tenor_alloc::{
     Arena, ArenaConfig, Binning, BinningConfig, Caching, CachingConfig, Counting, Pool, PoolConfig, Slab, SlabConfig,
 };
-use tenor_core::{Allocator, Driver, Stream};
+use tenor_ports::{Allocator, Driver, Stream};
 
 const SIZES: [(usize, &str); 4] = [(256, "256B"), (64 << 10, "64KiB"), (1 << 20, "1MiB"), (64 << 20, "64MiB")];
 

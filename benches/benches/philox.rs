@@ -1,7 +1,7 @@
 //! Philox4x32-10 normals on the CPU backend (normals/s).
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tenor_core::{Access, Arg, Compute, ComputeExt};
+use tenor_ports::{Access, Arg, Compute, ComputeExt};
 
 fn philox(c: &mut Criterion) {
     let dev = tenor_cpu::cpu().expect("cpu backend");

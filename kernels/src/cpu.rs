@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use tenor_core::RawArg;
+use tenor_ports::RawArg;
 
 /// One launch as a reference implementation sees it: buffer arguments are host addresses.
 #[derive(Debug, Clone, Copy)]

@@ -1,7 +1,7 @@
 //! # tenor-kernels: the built-in kernel registry
 //!
 //! One folder per kernel under `kernels/`: `kernel.toml` (the manifest, see
-//! [`tenor_core::KernelDef`]), `cpu.rs` (the Rust reference implementation, the numerical
+//! [`tenor_ports::KernelDef`]), `cpu.rs` (the Rust reference implementation, the numerical
 //! oracle for every backend), and one source per GPU backend (`cuda.cu`, `sycl.cpp`,
 //! `opencl.cl`). `build.rs` embeds them; [`registry`] parses and validates the manifests once.
 //!
@@ -20,7 +20,7 @@ mod simd;
 
 use std::sync::OnceLock;
 
-use tenor_core::{ComputeError, KernelDef};
+use tenor_ports::{ComputeError, KernelDef};
 
 struct Entry {
     folder: &'static str,

@@ -1,5 +1,5 @@
 //! `curve_build`'s reference: the tenor-major layout, and the NaN cases of its manifest.
-use tenor_core::RawArg;
+use tenor_ports::RawArg;
 use tenor_kernels::cpu::{lookup, KernelCall};
 use tenor_kernels::curve::{bootstrap, MAX_TENORS};
 

@@ -2,7 +2,7 @@
 //! from `philox::normal_f64` (one normal at a time), and the unfused path kernels agree with the
 //! fused ones' building blocks.
 
-use tenor_core::RawArg;
+use tenor_ports::RawArg;
 use tenor_kernels::cpu::{lookup, KernelCall};
 use tenor_kernels::philox::normal_f64;
 

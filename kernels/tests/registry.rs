@@ -16,6 +16,6 @@ fn every_kernel_has_a_reference_implementation() {
 #[test]
 fn a_malformed_manifest_names_its_file() {
     let bad = "name = \"x\"\n[launch]\nitems = \"n\"\nblock = 0\n";
-    let e = tenor_core::KernelDef::from_toml(bad, "kernels/x/kernel.toml").expect_err("block 0 is refused");
+    let e = tenor_ports::KernelDef::from_toml(bad, "kernels/x/kernel.toml").expect_err("block 0 is refused");
     assert!(e.to_string().contains("kernels/x/kernel.toml"), "{e}");
 }

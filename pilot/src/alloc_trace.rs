@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use tenor_alloc::stats::{log2_bucket, BUCKETS};
 use tenor_alloc::trace::TraceError;
 use tenor_alloc::{Trace, TraceOp};
-use tenor_core::text::TextError;
+use tenor_ports::text::TextError;
 
 /// Why a trace file cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +30,7 @@ pub enum TraceFileError {
 /// # Errors
 /// [`TraceFileError`]: unreadable file, malformed line, no alloc event.
 pub fn read_trace(path: &Path) -> Result<Trace, TraceFileError> {
-    let text = tenor_core::text::read_text(path)?;
+    let text = tenor_ports::text::read_text(path)?;
     let trace = Trace::parse(&text, &path.display().to_string())?;
     if !trace.events.iter().any(|e| e.op == TraceOp::Alloc) {
         return Err(TraceFileError::NoAllocs { path: path.to_owned() });

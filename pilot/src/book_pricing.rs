@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use tenor_core::Compute;
+use tenor_ports::Compute;
 use tenor_pricing::portfolio::{self, BookConfig, BookRun, Kind, ParsedPortfolio, PricedRow, RowError};
 
 pub use tenor_pricing::portfolio::SettingError;

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tenor_core::Compute;
+use tenor_ports::Compute;
 use tenor_market::iv::{chain_vols, QuoteVol};
 use tenor_market::parity::parity_forwards;
 use tenor_market::quotes::Chain;

@@ -12,7 +12,7 @@ use tenor_market::quotes::Chain;
 pub enum ChainError {
     /// The file could not be read or is not UTF-8 (path, and line and column for bad bytes).
     #[error(transparent)]
-    Read(#[from] tenor_core::text::TextError),
+    Read(#[from] tenor_ports::text::TextError),
     /// A Yahoo chain without the snapshot date.
     #[error("{}: a Yahoo chain needs --as-of YYYY-MM-DD", path.display())]
     NeedsAsOf {
@@ -33,7 +33,7 @@ pub fn load_chain(path: &Path, as_of: Option<NaiveDate>) -> Result<Chain, ChainE
     if path.is_dir() {
         return Ok(tenor_market::cboe::load_cboe_dir(path)?);
     }
-    let head = tenor_core::text::read_text(path)?;
+    let head = tenor_ports::text::read_text(path)?;
     if head.lines().next().is_some_and(|l| l.starts_with("contractSymbol")) {
         let Some(d) = as_of else { return Err(ChainError::NeedsAsOf { path: path.to_owned() }) };
         return Ok(tenor_market::yahoo::parse_yahoo(&head, &path.display().to_string(), d)?);

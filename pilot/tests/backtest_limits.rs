@@ -22,7 +22,7 @@ fn gap_up(name: &str) -> PathBuf {
     let bars = "2012-01-03,100,100,100,100,1000,0,1\n2012-01-04,200,200,200,200,1000,0,1\n2012-01-05,200,200,200,200,1000,0,1\n";
     // Both tests write this file while the other may be reading it: written atomically, a reader
     // never sees it truncated (it raced to "no bars" when written in place).
-    tenor_core::files::write_atomic(&p, format!("{HEADER}\n{bars}").as_bytes()).expect("write data");
+    tenor_ports::files::write_atomic(&p, format!("{HEADER}\n{bars}").as_bytes()).expect("write data");
     p
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tenor_backtest::strategies::{straddle::ShortStraddle, Params};
 use tenor_backtest::{Engine, EngineConfig, Feed, Series};
-use tenor_core::Compute;
+use tenor_ports::Compute;
 use tenor_pricing::portfolio::{parse_portfolio, price_book, BookConfig, Engine as BookEngine, Trade, TradeKind};
 
 fn root() -> &'static Path {
@@ -23,8 +23,8 @@ fn backends() -> Vec<(String, Arc<dyn Compute>)> {
         .map(str::to_owned)
         .collect();
     let mut out = Vec::new();
-    for name in tenor_backends::KNOWN {
-        match tenor_backends::open(name) {
+    for name in tenor_registry::KNOWN {
+        match tenor_registry::open(name) {
             Ok(c) => out.push(((*name).to_owned(), c)),
             Err(e) => assert!(!required.iter().any(|r| r == name), "required backend {name} unavailable: {e}"),
         }

@@ -68,7 +68,7 @@ fn in_house_reference_file_holds_closed_form_prices() {
 fn port_and_direct_adapter_calls_give_the_same_results() {
     for backend in ["cpu", "sim"] {
         let rows =
-            tenor_backends::visit(backend, tenor::pilot::overhead::Measure { sizes: vec![2, 1 << 14], budget_s: 0.01 })
+            tenor_registry::visit(backend, tenor_pilot::pilot::overhead::Measure { sizes: vec![2, 1 << 14], budget_s: 0.01 })
                 .expect("backend")
                 .expect("measure");
         assert_eq!(rows.len(), 2);
@@ -196,7 +196,7 @@ fn quick_pilot_on_cpu_writes_a_report_and_agrees() {
 
 #[test]
 fn curve_workload_starts_from_the_treasury_file_and_its_scenarios_bootstrap() {
-    use tenor::pilot::workloads::{curve_scenarios, CURVE_BASE_2025_07_11, CURVE_TENORS};
+    use tenor_pilot::pilot::workloads::{curve_scenarios, CURVE_BASE_2025_07_11, CURVE_TENORS};
     let table =
         tenor_market::treasury::load_treasury(&tenor_testdata::shared("data/rates/us_treasury_par_yield_2025_h1.csv"))
             .expect("2025 par yields");

@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tenor_core::{Allocator, Arg, Compute, ComputeError, DeviceBuffer, DeviceInfo, GemmDesc, Kernel, KernelDef};
-use tenor_core::{Pending, Stream};
+use tenor_ports::{Allocator, Arg, Compute, ComputeError, DeviceBuffer, DeviceInfo, GemmDesc, Kernel, KernelDef};
+use tenor_ports::{Pending, Stream};
 
 /// Forwards every [`Compute`] call unchanged to an inner device and counts two of them:
 ///
@@ -117,7 +117,7 @@ impl Compute for Counting {
 
 #[cfg(test)]
 mod tests {
-    use tenor_core::{Access, ComputeExt};
+    use tenor_ports::{Access, ComputeExt};
 
     use super::*;
 

@@ -4,7 +4,7 @@
 //! largest magnitude of the reference output). Inputs of the payoff kernels are uploaded from
 //! host data, so each kernel is checked on its own.
 
-use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt, DeviceBuffer};
+use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, DeviceBuffer};
 
 use crate::{max_rel_diff, FP32_RTOL, FP64_RTOL};
 

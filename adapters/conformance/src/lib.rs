@@ -12,7 +12,7 @@
 pub mod compute;
 pub mod kernels;
 
-use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt, GemmDesc, Precision, Transpose};
+use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, GemmDesc, Precision, Transpose};
 
 /// Relative tolerance for fp64 results against the CPU reference (different reduction order
 /// and last-ulp differences of `exp`, `log`, `sin`, `cos` between math libraries).

@@ -2,7 +2,7 @@
 
 use std::alloc::{alloc, dealloc, Layout};
 
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Ledger, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Ledger, Stream};
 
 /// Alignment of every block: one cache line, and enough for any vector load.
 pub const ALIGN: usize = 64;

@@ -15,7 +15,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use tenor_core::{
+use tenor_ports::{
     Allocator, ComputeError, Device, DeviceInfo, Driver, Event, GemmDesc, Kernel, KernelDef, Pending, Precision,
     RawArg, Stream, StreamImpl, Transpose,
 };
@@ -23,7 +23,7 @@ use tenor_kernels::cpu::{CpuKernelFn, KernelCall};
 
 pub use allocator::HostAllocator;
 
-/// A CPU [`tenor_core::Compute`]: [`Device`] over [`CpuDriver`].
+/// A CPU [`tenor_ports::Compute`]: [`Device`] over [`CpuDriver`].
 pub type CpuCompute = Device<CpuDriver>;
 
 /// Creates the CPU backend on the global rayon pool.

@@ -4,7 +4,7 @@ use std::cell::Cell;
 use std::sync::Arc;
 
 use cudarc::driver::{result as dr, sys};
-use tenor_core::ComputeError;
+use tenor_ports::ComputeError;
 
 use crate::error::{check, drv};
 use crate::probe::probe;

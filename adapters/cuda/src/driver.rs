@@ -1,4 +1,4 @@
-//! [`CudaDriver`]: the CUDA primitives behind [`tenor_core::Device`].
+//! [`CudaDriver`]: the CUDA primitives behind [`tenor_ports::Device`].
 
 use std::any::Any;
 use std::ffi::{c_void, CString};
@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::cublas::sys as cb;
 use cudarc::driver::{result as dr, sys};
-use tenor_core::{
+use tenor_ports::{
     Allocator, ComputeError, DeviceInfo, Driver, GemmDesc, Kernel, KernelDef, Pending, Precision, RawArg, Stream,
     StreamImpl, Transpose,
 };

@@ -1,7 +1,7 @@
 //! Conversions of CUDA driver, NVRTC and cuBLAS status codes into the ports' typed errors.
 
 use cudarc::driver::{result::DriverError, sys};
-use tenor_core::{AllocError, ComputeError};
+use tenor_ports::{AllocError, ComputeError};
 
 /// Backend name used in every error and report.
 pub const BACKEND: &str = "cuda";

@@ -1,8 +1,8 @@
 //! # tenor-cuda: the CUDA backend
 //!
-//! [`CudaDriver`] implements [`tenor_core::Driver`] on NVIDIA's driver API through `cudarc`
+//! [`CudaDriver`] implements [`tenor_ports::Driver`] on NVIDIA's driver API through `cudarc`
 //! (dynamic loading: nothing links against CUDA at build time), and [`CudaCompute`] is the
-//! tracked [`tenor_core::Device`] over it:
+//! tracked [`tenor_ports::Device`] over it:
 //!
 //! * streams are non-blocking `CUstream`s, events `CUevent`s ([`stream`]);
 //! * kernels are `kernels/<name>/cuda.cu`, prefixed by `kernels/common/prelude.cuh`,
@@ -15,7 +15,7 @@
 //!
 //! Before touching any CUDA library, [`probe`] checks that the driver and NVRTC (cuBLAS at the first gemm) can
 //! be loaded and a device exists, so a machine without them gets
-//! [`tenor_core::ComputeError::Unavailable`] with the reason, never cudarc's panic.
+//! [`tenor_ports::ComputeError::Unavailable`] with the reason, never cudarc's panic.
 
 pub mod alloc;
 pub mod context;
@@ -32,9 +32,9 @@ pub use context::Context;
 pub use driver::{CudaDriver, CudaKernel};
 pub use probe::probe;
 pub use stream::{cuda_stream, CudaEvent, CudaStream};
-use tenor_core::{Allocator, ComputeError, Device};
+use tenor_ports::{Allocator, ComputeError, Device};
 
-/// The CUDA [`tenor_core::Compute`]: [`Device`] over [`CudaDriver`].
+/// The CUDA [`tenor_ports::Compute`]: [`Device`] over [`CudaDriver`].
 pub type CudaCompute = Device<CudaDriver>;
 
 /// Opens CUDA device 0 with a pool of Tenor's own as allocator, leaving the device's shared

@@ -13,7 +13,7 @@ use std::ffi::{c_char, CString};
 use std::path::PathBuf;
 
 use cudarc::nvrtc::sys as nv;
-use tenor_core::{ComputeError, KernelDef};
+use tenor_ports::{ComputeError, KernelDef};
 
 use crate::error::BACKEND;
 use crate::probe::probe_nvrtc;

@@ -8,7 +8,7 @@
 use std::sync::OnceLock;
 
 use cudarc::driver::result as dr;
-use tenor_core::ComputeError;
+use tenor_ports::ComputeError;
 
 use crate::error::{describe, BACKEND};
 

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys;
-use tenor_core::{ComputeError, Event};
+use tenor_ports::{ComputeError, Event};
 
 use crate::context::Context;
 use crate::error::check;
@@ -85,7 +85,7 @@ impl Staging {
 }
 
 /// A pinned buffer with a copy in flight: it goes back to the free list only after its event
-/// completed, also when the [`tenor_core::Pending`] is dropped without waiting.
+/// completed, also when the [`tenor_ports::Pending`] is dropped without waiting.
 pub struct Staged {
     buf: Option<Pinned>,
     event: Event,

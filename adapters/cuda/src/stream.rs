@@ -4,7 +4,7 @@ use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{result as dr, sys};
-use tenor_core::{ComputeError, Event, EventImpl, Stream, StreamImpl};
+use tenor_ports::{ComputeError, Event, EventImpl, Stream, StreamImpl};
 
 use crate::context::Context;
 use crate::error::drv;

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use tenor_core::{AllocError, Allocator, Compute, ComputeExt};
+use tenor_ports::{AllocError, Allocator, Compute, ComputeExt};
 use tenor_cuda::alloc::{
     DefaultPool, ExplicitPool, ExplicitPoolConfig, ImportedPool, IpcPointer, PlainAllocator, PoolConfig, PoolHandle,
     ReusePolicy, Sharing,
@@ -314,7 +314,7 @@ fn multi_stream_job_is_bitwise_reproducible_in_deterministic_mode() {
         for (j, s) in streams.iter().cycle().take(16).enumerate() {
             let pairs = 1u64 << 20;
             let out = dev.alloc_elems::<f64>(s, 2 * (pairs as usize).div_ceil(4096)).expect("alloc");
-            use tenor_core::{Access, Arg};
+            use tenor_ports::{Access, Arg};
             dev.launch(
                 s,
                 &k,

@@ -1,7 +1,7 @@
 //! What the CUDA adapter does without a GPU (CI): typed unavailability instead of cudarc's
 //! panic, and its host-side logic (policies, cache keys, IPC records).
 
-use tenor_core::ComputeError;
+use tenor_ports::ComputeError;
 use tenor_cuda::alloc::{IpcPointer, ReusePolicy, Sharing};
 use tenor_cuda::nvrtc::ImageCache;
 
@@ -9,7 +9,7 @@ use tenor_cuda::nvrtc::ImageCache;
 fn opening_cuda_is_a_value_never_a_panic() {
     match tenor_cuda::cuda() {
         // On a GPU machine the device opens; its description says so.
-        Ok(dev) => assert_eq!(tenor_core::Compute::info(&dev).backend, "cuda"),
+        Ok(dev) => assert_eq!(tenor_ports::Compute::info(&dev).backend, "cuda"),
         Err(ComputeError::Unavailable { backend, reason }) => {
             assert_eq!(backend, "cuda");
             assert!(

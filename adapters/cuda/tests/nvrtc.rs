@@ -29,7 +29,7 @@ fn nvrtc_compiles_every_kernel() {
 #[test]
 #[ignore = "needs libnvrtc.so.13: run by scripts/test after scripts/install-nvrtc (LD_LIBRARY_PATH)"]
 fn nvrtc_reports_a_broken_kernel_with_its_log() {
-    let def = tenor_core::KernelDef::from_toml(
+    let def = tenor_ports::KernelDef::from_toml(
         "name = \"broken\"\n[launch]\nitems = \"n\"\nblock = 256\n[[args]]\nname = \"n\"\ntype = \"u64\"\n",
         "test",
     )

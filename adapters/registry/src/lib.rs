@@ -1,4 +1,4 @@
-//! # tenor-backends: the one place that knows which backends exist
+//! # tenor-registry: the one place that knows which backends exist
 //!
 //! Features add adapters (`cuda`, `sycl`, `opencl`); the CPU backend is always there. At run
 //! time [`open`] selects one by name (`--backend`, or the `TENOR_BACKEND` environment variable
@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use tenor_core::{Compute, ComputeError, Device, DeviceInfo, Driver};
+use tenor_ports::{Compute, ComputeError, Device, DeviceInfo, Driver};
 
 /// Backend names Tenor knows, in order of preference for `auto`.
 pub const KNOWN: &[&str] = &["cuda", "sycl", "opencl", "cpu", "sim"];

@@ -4,9 +4,9 @@
 
 #[test]
 fn sycl_opens_by_name_and_probes_available() {
-    let dev = tenor_backends::open("sycl").expect("the SYCL backend (scripts/install-sycl-runtime)");
+    let dev = tenor_registry::open("sycl").expect("the SYCL backend (scripts/install-sycl-runtime)");
     assert_eq!(dev.info().backend, "sycl");
-    let probe = tenor_backends::probe_all();
+    let probe = tenor_registry::probe_all();
     let sycl = probe.iter().find(|(n, _)| n == "sycl").expect("sycl in the probe");
     assert!(sycl.1.is_ok(), "{:?}", sycl.1);
 }

@@ -1,6 +1,6 @@
 //! # tenor-sim: a simulated device for testing stream ordering
 //!
-//! A [`tenor_core::Driver`] whose streams do not run work when it is enqueued: each stream keeps
+//! A [`tenor_ports::Driver`] whose streams do not run work when it is enqueued: each stream keeps
 //! a queue, and the work runs later (when the host synchronises or waits on an event) in an
 //! interleaving across streams chosen by a seeded generator, so two streams complete in a
 //! different order from run to run of different seeds. Kernels are the Rust reference
@@ -12,7 +12,7 @@
 //! stream wait merges the event's clock, and a host synchronisation merges into the host clock,
 //! which every later operation inherits. An access conflicts with an earlier access of another
 //! stream to an overlapping range when either writes; unless the earlier one happens before the
-//! later one, the checker records a [`tenor_core::ComputeError::Hazard`] naming both operations.
+//! later one, the checker records a [`tenor_ports::ComputeError::Hazard`] naming both operations.
 //! This is decided when the work is enqueued, so a missing wait is caught whatever order the
 //! work happens to run in.
 //!
@@ -25,7 +25,7 @@ mod sched;
 use std::any::Any;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tenor_core::{
+use tenor_ports::{
     Access, Allocator, ComputeError, Device, DeviceInfo, Driver, Event, EventImpl, GemmDesc, Kernel, KernelDef,
     Pending, RawArg, Stream, StreamImpl,
 };
@@ -49,7 +49,7 @@ impl Default for SimConfig {
     }
 }
 
-/// A simulated [`tenor_core::Compute`].
+/// A simulated [`tenor_ports::Compute`].
 pub type SimCompute = Device<SimDriver>;
 
 /// Creates a simulated device.

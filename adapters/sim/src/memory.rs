@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
 
 use crate::sched::Op;
 use crate::Shared;
@@ -146,7 +146,7 @@ impl Allocator for SimAllocator {
         g.enqueue(
             s,
             Op::Free { ptr: block.ptr, len: size },
-            vec![(block.ptr, size, tenor_core::Access::Write)],
+            vec![(block.ptr, size, tenor_ports::Access::Write)],
             format!("free of block {}", block.id),
         );
         Ok(())

@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use tenor_core::{Access, ComputeError, GemmDesc, Precision, RawArg, Transpose};
+use tenor_ports::{Access, ComputeError, GemmDesc, Precision, RawArg, Transpose};
 use tenor_kernels::cpu::{CpuKernelFn, KernelCall};
 
 use crate::memory::Memory;

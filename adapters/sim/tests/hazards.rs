@@ -1,6 +1,6 @@
 //! The simulated device catches a missing cross-stream wait, and the tracker prevents it.
 
-use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt};
+use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt};
 use tenor_sim::{sim, SimConfig};
 
 const PATHS: u64 = 3000;

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use tenor_core::{Access, Arg, Compute, ComputeExt, Kernel};
+use tenor_ports::{Access, Arg, Compute, ComputeExt, Kernel};
 
 const SEED: u64 = 0x5eed;
 

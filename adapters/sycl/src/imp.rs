@@ -6,13 +6,13 @@ mod ffi;
 pub mod handle;
 pub mod kernels;
 
-use tenor_core::{ComputeError, Device};
+use tenor_ports::{ComputeError, Device};
 
 pub use allocator::UsmAllocator;
 pub use driver::{SyclDriver, SyclEvent, SyclStream};
 pub use handle::device_names;
 
-/// A SYCL [`tenor_core::Compute`]: [`Device`] over [`SyclDriver`].
+/// A SYCL [`tenor_ports::Compute`]: [`Device`] over [`SyclDriver`].
 pub type SyclCompute = Device<SyclDriver>;
 
 /// Environment variable naming the device for [`sycl_from_env`].

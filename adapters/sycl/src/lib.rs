@@ -4,7 +4,7 @@
 //! runtime) exposes a small C ABI: opaque handles for device, in-order queue, event, USM
 //! allocation and kernel bundle, and status codes with messages; every SYCL exception,
 //! synchronous or delivered to the queue's asynchronous handler, becomes an error there.
-//! [`SyclDriver`] implements `tenor_core::Driver` on it, and [`tenor_core::Device`] adds hazard
+//! [`SyclDriver`] implements `tenor_ports::Driver` on it, and [`tenor_ports::Device`] adds hazard
 //! tracking, argument checks, the kernel cache and sticky errors.
 //!
 //! - Streams are in-order queues; events are barriers recorded on them
@@ -19,13 +19,13 @@
 //! - gemm is our own register-tiled kernel (docs/adr/0004-sycl-gemm.md).
 //!
 //! Devices: `cpu`, `gpu`, `default`, `index:N` or part of a device name ([`sycl`]); the
-//! `sycl` backend of `tenor-backends` reads `TENOR_SYCL_DEVICE` (default `default`). With the
+//! `sycl` backend of `tenor-registry` reads `TENOR_SYCL_DEVICE` (default `default`). With the
 //! PyPI runtime the shim selects Intel's OpenCL CPU device (`OCL_ICD_FILENAMES`, unless set).
 //! Sources: Khronos SYCL 2020 specification; oneAPI DPC++ extension specifications
 //! (kernel_compiler, free_function_kernels, enqueue_barrier, async_alloc).
 
 //!
-//! The crate's code is built only with its `runtime` feature (what `tenor-backends`' `sycl`
+//! The crate's code is built only with its `runtime` feature (what `tenor-registry`' `sycl`
 //! feature turns on), so a default workspace build needs no SYCL runtime; with the feature,
 //! `build.rs` fails with install instructions when the runtime is missing.
 

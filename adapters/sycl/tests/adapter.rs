@@ -4,7 +4,7 @@
 //! backend, a hand-made case).
 #![cfg(feature = "runtime")]
 
-use tenor_core::{
+use tenor_ports::{
     Access, Allocator, Arg, Compute, ComputeError, ComputeExt, GemmDesc, KernelDef, Precision, Transpose,
 };
 use tenor_sycl::{sycl, SyclCompute};

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use tenor_core::{Access, Arg, Compute, ComputeExt};
+use tenor_ports::{Access, Arg, Compute, ComputeExt};
 
 /// Rows of an oracle CSV as column name to text.
 fn rows(file: &str) -> Vec<HashMap<String, String>> {

@@ -4,6 +4,6 @@
 #[test]
 fn sycl_backend_conforms() {
     let dev = tenor_sycl::sycl_from_env().expect("a SYCL device (run scripts/install-sycl-runtime)");
-    eprintln!("SYCL device: {:?}", tenor_core::Compute::info(&dev));
+    eprintln!("SYCL device: {:?}", tenor_ports::Compute::info(&dev));
     tenor_conformance::assert_all(&dev);
 }

@@ -7,7 +7,7 @@ pub mod straddle;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use tenor_core::Compute;
+use tenor_ports::Compute;
 
 use crate::batch::Pricer;
 use crate::engine::Strategy;

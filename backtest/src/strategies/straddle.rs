@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use tenor_core::{Compute, Precision};
+use tenor_ports::{Compute, Precision};
 use tenor_pricing::mc::{McConfig, McProduct};
 use tenor_pricing::types::{OptionType, Vanilla};
 

@@ -1,5 +1,5 @@
 /*
- * alloc_pairs: an independent check of tenor-cuda-bench's allocation baselines, in plain C on
+ * alloc_pairs: an independent check of tenor-benches-cuda's allocation baselines, in plain C on
  * the CUDA driver API (libcuda.so.1 opened with dlopen: no Rust, no cudarc, no Tenor code, no
  * CUDA headers needed to build it).
  *

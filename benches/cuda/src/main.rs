@@ -1,4 +1,4 @@
-//! `tenor-cuda-bench`: the CUDA backend's checks and benchmarks on a GPU machine, each writing
+//! `tenor-benches-cuda`: the CUDA backend's checks and benchmarks on a GPU machine, each writing
 //! a JSON record (run by `scripts/gpu-check run`, rendered by `scripts/gpu-check report`).
 //!
 //! * `book`: the example book priced with the fused Monte Carlo kernels on CUDA and on the CPU
@@ -25,7 +25,7 @@ use anyhow::{bail, Context as _, Result};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 use tenor_alloc as ta;
-use tenor_core::{Access, Allocator, Arg, Compute, ComputeExt, Stream};
+use tenor_ports::{Access, Allocator, Arg, Compute, ComputeExt, Stream};
 use tenor_cuda::alloc::{
     DefaultPool, ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing,
 };
@@ -119,7 +119,7 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-type Make = Box<dyn Fn(&Arc<tenor_cuda::Context>) -> Result<Arc<dyn Allocator>, tenor_core::ComputeError>>;
+type Make = Box<dyn Fn(&Arc<tenor_cuda::Context>) -> Result<Arc<dyn Allocator>, tenor_ports::ComputeError>>;
 
 fn pool(sharing: Sharing, reuse: ReusePolicy) -> Make {
     Box::new(move |ctx| {
@@ -478,7 +478,7 @@ fn time_kernel(dev: &CudaCompute, reps: usize, mut launch: impl FnMut() -> Resul
 }
 
 /// The built-in source of `name`, then each variant `<name>.<tag>.cu` in `dir`.
-fn sources(name: &str, dir: Option<&std::path::Path>) -> Result<Vec<(String, tenor_core::KernelDef)>> {
+fn sources(name: &str, dir: Option<&std::path::Path>) -> Result<Vec<(String, tenor_ports::KernelDef)>> {
     let def = tenor_kernels::get(name)?;
     let mut out = vec![("built-in".to_owned(), def.clone())];
     if let Some(dir) = dir {

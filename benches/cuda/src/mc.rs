@@ -2,7 +2,7 @@
 //! host-side reduction of the per-block partial sums (in block order, so the result depends
 //! only on the device's per-block sums).
 
-use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt, Stream};
+use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, Stream};
 
 /// What to price.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -19,7 +19,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use tenor_core::Compute;
+use tenor_ports::Compute;
 use tenor_pricing::portfolio::{self, AsianTrade, BarrierTrade, BookConfig, Engine, Trade, TradeKind};
 use tenor_pricing::types::{BarrierType, OptionType, Vanilla};
 
@@ -229,7 +229,7 @@ pub unsafe extern "C" fn tenor_open(name: *const c_char, out: *mut *mut TenorDev
             .to_str()
             .map_err(|_| invalid("tenor_open: argument `name` is not UTF-8".into()))?;
         let compute =
-            tenor_backends::open(name).map_err(|e| (TenorStatus::Backend, format!("opening backend {name:?}: {e}")))?;
+            tenor_registry::open(name).map_err(|e| (TenorStatus::Backend, format!("opening backend {name:?}: {e}")))?;
         let device = Box::into_raw(Box::new(TenorDevice { compute }));
         // SAFETY: `out` is non-null and writable by the caller's contract.
         unsafe { out.write(device) };

@@ -1,13 +1,13 @@
 //! The allocation toolkit from Python (`tenor.alloc.profile`, `replay`, `advise`): the
 //! `tenor-alloc` code of `tenor alloc profile|replay|advise` on a trace file
-//! (`tenor::alloc_trace::read_trace`, the command line's reader), with the GIL released.
+//! (`tenor_pilot::alloc_trace::read_trace`, the command line's reader), with the GIL released.
 //! Sizes are in bytes (the command line prints MiB).
 
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tenor::alloc_trace::{frees, read_trace, size_histogram, TraceFileError};
+use tenor_pilot::alloc_trace::{frees, read_trace, size_histogram, TraceFileError};
 use tenor_alloc::advisor::{advise, Profile};
 use tenor_alloc::replay::{replay, Kind, ReplayOptions, ReplayResult};
 use tenor_alloc::Trace;

@@ -361,7 +361,7 @@ fn engine(py: Python<'_>, costs: Costs, insufficient_cash: &str) -> PyResult<Eng
             ))
         }
     };
-    let settings = tenor::backtest_config::Settings {
+    let settings = tenor_pilot::backtest_config::Settings {
         cash,
         per_share,
         commission_bps,
@@ -370,7 +370,7 @@ fn engine(py: Python<'_>, costs: Costs, insufficient_cash: &str) -> PyResult<Eng
         periods_per_year,
         cash_policy,
     };
-    tenor::backtest_config::engine_config(&settings)
+    tenor_pilot::backtest_config::engine_config(&settings)
         .map(Engine::new)
         .map_err(|e| parameter_error(py, &e.flag.trim_start_matches('-').replace('-', "_"), e.to_string()))
 }
@@ -410,7 +410,7 @@ fn run_backtest<'py>(
     if let Ok(name) = strategy.extract::<String>() {
         let compute = match device {
             Some(d) => d.compute.clone(),
-            None => tenor_backends::open("cpu").map_err(|e| crate::errors::BackendError::new_err(e.to_string()))?,
+            None => tenor_registry::open("cpu").map_err(|e| crate::errors::BackendError::new_err(e.to_string()))?,
         };
         let params: Params = params.unwrap_or_default().into_iter().collect();
         let r = py.allow_threads(|| {
@@ -461,7 +461,7 @@ fn run_sweep<'py>(
     let feed = load_feed(py, &data)?;
     let compute = match device {
         Some(d) => d.compute.clone(),
-        None => tenor_backends::open("cpu").map_err(|e| crate::errors::BackendError::new_err(e.to_string()))?,
+        None => tenor_registry::open("cpu").map_err(|e| crate::errors::BackendError::new_err(e.to_string()))?,
     };
     let base: Params = params.unwrap_or_default().into_iter().collect();
     let sets: Vec<Params> = tenor_backtest::sweep::grid(&axes)

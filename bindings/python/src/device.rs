@@ -1,6 +1,6 @@
 //! Backends and book pricing: `backends()`, `open(name)` and `Device.price_csv(...)`.
 //!
-//! A book is priced by `tenor::book_pricing::price_parsed`, the function `tenor price` calls,
+//! A book is priced by `tenor_pilot::book_pricing::price_parsed`, the function `tenor price` calls,
 //! with the GIL released while the device works, so prices are those of the command line bit
 //! for bit.
 
@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tenor_core::Compute;
+use tenor_ports::Compute;
 use tenor_pricing::portfolio::{self, BookConfig, Engine, PortfolioError, PricedRow};
 
 use crate::errors::{input_error, parameter_error, BackendError, Problem};
@@ -84,7 +84,7 @@ impl Device {
                     Some(t) => portfolio::parse_portfolio(t.as_bytes(), &file)?,
                     None => portfolio::read_portfolio(&file)?,
                 };
-                let book = tenor::book_pricing::price_parsed(
+                let book = tenor_pilot::book_pricing::price_parsed(
                     compute.as_ref(),
                     &parsed,
                     &file,
@@ -153,7 +153,7 @@ fn portfolio_error(py: Python<'_>, e: &PortfolioError) -> PyErr {
 #[pyfunction]
 fn backends(py: Python<'_>) -> Vec<(String, bool, String)> {
     py.allow_threads(|| {
-        tenor_backends::probe_all()
+        tenor_registry::probe_all()
             .into_iter()
             .map(|(name, probe)| match probe {
                 Ok(info) => (name, true, info.name),
@@ -169,7 +169,7 @@ fn backends(py: Python<'_>) -> Vec<(String, bool, String)> {
 #[pyo3(name = "open")]
 fn open_device(py: Python<'_>, name: &str) -> PyResult<Device> {
     let name = name.to_owned();
-    py.allow_threads(|| tenor_backends::open(&name))
+    py.allow_threads(|| tenor_registry::open(&name))
         .map(|compute| Device { compute })
         .map_err(|e| BackendError::new_err(format!("opening backend {name:?}: {e}")))
 }

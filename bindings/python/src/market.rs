@@ -1,7 +1,7 @@
 //! Market tools from Python: implied volatilities of a whole chain on a device and the
 //! per-expiry SVI fits with their no-arbitrage checks (`tenor surface`), and the Treasury zero
 //! curve (`tenor surface --rates`, `tenor book spx`). Chains are read by
-//! `tenor::chains::load_chain`, the command line's reader.
+//! `tenor_pilot::chains::load_chain`, the command line's reader.
 
 use std::path::PathBuf;
 
@@ -13,8 +13,8 @@ use tenor_market::surface::{fit_slice, VolSurface};
 use crate::device::Device;
 use crate::errors::{input_error, market_error, parameter_error, Problem};
 
-fn chain_error(py: Python<'_>, e: &tenor::chains::ChainError) -> PyErr {
-    use tenor::chains::ChainError as C;
+fn chain_error(py: Python<'_>, e: &tenor_pilot::chains::ChainError) -> PyErr {
+    use tenor_pilot::chains::ChainError as C;
     match e {
         C::Market(m) => market_error(py, m),
         C::Read(_) => {
@@ -52,7 +52,7 @@ fn surface<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let as_of = date(py, "as_of", as_of)?;
     let compute = device.compute.clone();
-    let chain = py.allow_threads(|| tenor::chains::load_chain(&chain, as_of)).map_err(|e| chain_error(py, &e))?;
+    let chain = py.allow_threads(|| tenor_pilot::chains::load_chain(&chain, as_of)).map_err(|e| chain_error(py, &e))?;
     let (forwards, missing) = tenor_market::parity::parity_forwards(&chain);
     let mut warnings: Vec<String> = missing.iter().map(ToString::to_string).collect();
     let vols =

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
 
 use crate::classes::{ClassCache, ClassSpec};
 use crate::order::{Keying, Reuse};

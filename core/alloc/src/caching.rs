@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use tenor_core::Allocator;
+use tenor_ports::Allocator;
 
 use crate::classes::{class_strategy, ClassCache, ClassSpec};
 use crate::order::{Keying, Reuse};

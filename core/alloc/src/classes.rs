@@ -15,7 +15,7 @@
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
 
 use crate::budget::JobBudgets;
 use crate::front::{self, Front, Park};
@@ -652,31 +652,31 @@ impl Drop for ClassCache {
 /// Implements [`Allocator`] and [`Strategy`] for a newtype around a [`ClassCache`] field `cache`.
 macro_rules! class_strategy {
     ($t:ty) => {
-        impl tenor_core::Allocator for $t {
+        impl tenor_ports::Allocator for $t {
             fn name(&self) -> &str {
                 self.cache.name()
             }
             fn allocate(
                 &self,
                 bytes: usize,
-                stream: &tenor_core::Stream,
-            ) -> Result<tenor_core::Block, tenor_core::AllocError> {
+                stream: &tenor_ports::Stream,
+            ) -> Result<tenor_ports::Block, tenor_ports::AllocError> {
                 self.cache.allocate(bytes, stream)
             }
             fn deallocate(
                 &self,
-                block: tenor_core::Block,
-                stream: &tenor_core::Stream,
-            ) -> Result<(), tenor_core::AllocError> {
+                block: tenor_ports::Block,
+                stream: &tenor_ports::Stream,
+            ) -> Result<(), tenor_ports::AllocError> {
                 self.cache.deallocate(block, stream)
             }
-            fn report(&self) -> tenor_core::AllocReport {
+            fn report(&self) -> tenor_ports::AllocReport {
                 self.cache.report()
             }
             fn reset_peaks(&self) {
                 self.cache.reset_peaks();
             }
-            fn trim(&self, keep_bytes: usize) -> Result<(), tenor_core::AllocError> {
+            fn trim(&self, keep_bytes: usize) -> Result<(), tenor_ports::AllocError> {
                 self.cache.trim(keep_bytes)
             }
         }

@@ -2,8 +2,8 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use tenor_core::allocator::align_up;
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::allocator::align_up;
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
 
 /// An upstream that owns no memory: each allocation gets the next 256-byte-aligned address of
 /// a private address space, and frees are only counted. For measuring a strategy's own cost

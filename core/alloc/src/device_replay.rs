@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tenor_core::{AllocError, Allocator, Block, ComputeError, Stream};
+use tenor_ports::{AllocError, Allocator, Block, ComputeError, Stream};
 
 use crate::replay::ReplayError;
 use crate::trace::{Trace, TraceOp};
@@ -356,7 +356,7 @@ pub fn replay_on(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tenor_core::Driver;
+    use tenor_ports::Driver;
     use tenor_sim::{SimConfig, SimDriver};
 
     /// A hand-written trace: `(op, bytes, stream, job, block)`.

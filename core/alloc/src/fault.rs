@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
 
 use crate::order::{lock, FastMap};
 

@@ -1,6 +1,6 @@
 //! Allocation ids without a shared counter on the fast path.
 //!
-//! [`tenor_core::Block::new`] draws ids from one process-wide atomic, whose cache line bounces
+//! [`tenor_ports::Block::new`] draws ids from one process-wide atomic, whose cache line bounces
 //! between threads allocating at the same time. Strategies of this crate draw ids from
 //! per-thread batches of a second process-wide counter instead, in a disjoint range (top bit
 //! set), so ids stay unique in the process and the fast path touches no shared line.
@@ -14,11 +14,11 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tenor_core::Block;
+use tenor_ports::Block;
 
 /// Ids handed to a thread at once.
 const BATCH: u64 = 1024;
-/// Marks ids issued by tenor-alloc (tenor-core's counter never reaches it).
+/// Marks ids issued by tenor-alloc (tenor-ports's counter never reaches it).
 const TAG: u64 = 1 << 63;
 
 static NEXT_BATCH: AtomicU64 = AtomicU64::new(0);
@@ -95,7 +95,7 @@ mod tests {
         let id = indexed(12345).expect("sequence numbers left");
         assert_eq!(index_of(id), Some(12345));
         assert_eq!(index_of(next_id()), None, "plain ids carry no index");
-        assert_eq!(index_of(Block::new(0, 1).id), None, "tenor-core ids carry no index");
+        assert_eq!(index_of(Block::new(0, 1).id), None, "tenor-ports ids carry no index");
         assert_eq!(indexed(1 << INDEX_BITS), None, "index out of range");
     }
 }

@@ -1,6 +1,6 @@
 //! # tenor-alloc: Tenor's allocation toolkit
 //!
-//! Everything here sits behind the [`tenor_core::Allocator`] port and works over any upstream
+//! Everything here sits behind the [`tenor_ports::Allocator`] port and works over any upstream
 //! `Arc<dyn Allocator>` (a backend's stream-ordered pool, the simulated device, host memory).
 //!
 //! **Strategies** (all stream-ordered per the port contract; cross-stream reuse in
@@ -18,7 +18,7 @@
 //! run), [`replay`] of a trace against every strategy on the simulated
 //! device, and the [`advisor`].
 //!
-//! **Reports**: a strategy's [`tenor_core::Allocator::report`] gives exact current used and
+//! **Reports**: a strategy's [`tenor_ports::Allocator::report`] gives exact current used and
 //! reserved bytes (once no call is in flight) and the exact reserved high watermark; its
 //! `peak_used` is the sum of the lock shards' and the threads' high watermarks (an upper bound,
 //! kept without a shared counter on the fast path). Wrap the strategy in [`Statistics`] for the
@@ -70,7 +70,7 @@ pub use slab::{Slab, SlabConfig};
 pub use stats::{Statistics, StatsSnapshot};
 pub use trace::{Recorder, Trace, TraceEvent, TraceOp};
 
-use tenor_core::Allocator;
+use tenor_ports::Allocator;
 
 /// Free memory held inside a strategy.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
 
 /// Refuses allocations that would take the bytes handed out (block sizes) above `cap`, with
 /// [`AllocError::OutOfMemory`] carrying the requested and the still-available bytes.

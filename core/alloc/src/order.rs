@@ -22,7 +22,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use tenor_core::{AllocError, Event, Stream};
+use tenor_ports::{AllocError, Event, Stream};
 
 /// Number of lock shards.
 pub(crate) const SLOTS: usize = 64;
@@ -179,7 +179,7 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Converts a stream failure inside the allocator.
-pub(crate) fn stream_err(e: tenor_core::ComputeError) -> AllocError {
+pub(crate) fn stream_err(e: tenor_ports::ComputeError) -> AllocError {
     AllocError::Stream(e.to_string())
 }
 
@@ -367,7 +367,7 @@ impl ReleaseMode {
 #[derive(Debug)]
 pub(crate) struct Releaser {
     mode: ReleaseMode,
-    pending: Mutex<Vec<(tenor_core::Block, Stream, Event)>>,
+    pending: Mutex<Vec<(tenor_ports::Block, Stream, Event)>>,
 }
 
 impl Releaser {
@@ -378,8 +378,8 @@ impl Releaser {
     /// Returns `block`, freed in the order of `stream`, per the mode.
     pub(crate) fn release(
         &self,
-        upstream: &dyn tenor_core::Allocator,
-        block: tenor_core::Block,
+        upstream: &dyn tenor_ports::Allocator,
+        block: tenor_ports::Block,
         stream: &Stream,
     ) -> Result<(), AllocError> {
         if self.mode == ReleaseMode::Direct {
@@ -392,7 +392,7 @@ impl Releaser {
 
     /// Takes back a queued block of `min..=max` bytes for reuse, with the stream it was freed
     /// on and the event recorded after the free (the new user must wait on it).
-    pub(crate) fn rescue(&self, min: usize, max: usize) -> Option<(tenor_core::Block, Stream, Event)> {
+    pub(crate) fn rescue(&self, min: usize, max: usize) -> Option<(tenor_ports::Block, Stream, Event)> {
         let mut p = lock(&self.pending);
         let i = p.iter().position(|(b, _, _)| (min..=max).contains(&b.size))?;
         Some(p.remove(i))
@@ -400,9 +400,9 @@ impl Releaser {
 
     /// Returns queued blocks whose events completed (every one, blocking, when `all` or in
     /// synchronous mode).
-    pub(crate) fn collect(&self, upstream: &dyn tenor_core::Allocator, all: bool) -> Result<(), AllocError> {
+    pub(crate) fn collect(&self, upstream: &dyn tenor_ports::Allocator, all: bool) -> Result<(), AllocError> {
         let all = all || self.mode == ReleaseMode::Synchronous;
-        let ready: Vec<(tenor_core::Block, Stream, Event)> = {
+        let ready: Vec<(tenor_ports::Block, Stream, Event)> = {
             let mut p = lock(&self.pending);
             if p.is_empty() {
                 return Ok(());

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tenor_core::allocator::align_up;
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::allocator::align_up;
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
 
 use crate::order::{lock, FastMap, Keying, ReleaseMode, Releaser, Reuse, Shards};
 use crate::{ids, FreeSpace, Strategy};

@@ -9,7 +9,7 @@
 //! `Device::with_allocator(driver, Arc::new(Recorder::new(..)))`, the recorder's trace is the
 //! run's allocation trace.
 
-use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt, Stream};
+use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, Stream};
 
 use crate::job::JobScope;
 

@@ -11,7 +11,7 @@
 //! Reported per strategy: peak reserved (bytes the strategy held from the device), peak used
 //! (bytes requested by live allocations), fragmentation (`1 - largest free / free`, sampled),
 //! inserted waits, host time per allocator call, hazards, and whether every byte went back to
-//! the device at the end (after [`tenor_core::Allocator::trim`]).
+//! the device at the end (after [`tenor_ports::Allocator::trim`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 
-use tenor_core::{Access, AllocError, Allocator, Block, ComputeError, Driver, Stream};
+use tenor_ports::{Access, AllocError, Allocator, Block, ComputeError, Driver, Stream};
 use tenor_sim::{SimConfig, SimDriver};
 
 use crate::trace::{Trace, TraceOp};

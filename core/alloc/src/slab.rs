@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use tenor_core::Allocator;
+use tenor_ports::Allocator;
 
 use crate::budget::{JobBudgets, JobUsage};
 use crate::classes::{class_strategy, ClassCache, ClassSpec};

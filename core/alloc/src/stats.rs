@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
 
 use crate::job::current_job;
 use crate::order::{lock, FastMap};

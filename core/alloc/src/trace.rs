@@ -11,7 +11,7 @@
 //! | `bytes` | bytes requested (for `free`: those of the allocation being freed) |
 //! | `stream` | id of the stream passed to the call |
 //! | `job` | the thread's job ([`crate::JobScope`]; 0: none) |
-//! | `block` | allocation id ([`tenor_core::Block::id`]) matching a `free` to its `alloc`; 0 for `fail` |
+//! | `block` | allocation id ([`tenor_ports::Block::id`]) matching a `free` to its `alloc`; 0 for `fail` |
 //! | `thread` | index of the calling host thread in first-use order |
 //!
 //! Lines starting with `#` are comments. RMM's `logging_resource_adaptor` CSV (Thread, Time,
@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
 
 use crate::job::current_job;
 use crate::order::{lock, thread_index, FastMap};
@@ -139,7 +139,7 @@ impl Trace {
         let mut live: FastMap<u64, usize> = FastMap::default();
         let mut live_bytes = 0usize;
         // The one line reader: LF, CRLF and bare CR end a line alike.
-        for raw in tenor_core::text::lines(tenor_core::text::strip_bom(text)) {
+        for raw in tenor_ports::text::lines(tenor_ports::text::strip_bom(text)) {
             let line = raw.text.trim();
             let err = |column: usize, message: String| TraceError {
                 origin: origin.into(),
@@ -156,7 +156,7 @@ impl Trace {
             }
             let num = |k: usize, name: &str| -> Result<u64, TraceError> {
                 f[k].parse::<u64>().map_err(|e| {
-                    let shown = tenor_core::text::excerpt(f[k]);
+                    let shown = tenor_ports::text::excerpt(f[k]);
                     err(k + 1, format!("{name} `{shown}` is not a non-negative integer: {e}"))
                 })
             };
@@ -165,7 +165,7 @@ impl Trace {
                 "free" => TraceOp::Free,
                 "fail" => TraceOp::Fail,
                 other => {
-                    let shown = tenor_core::text::excerpt(other);
+                    let shown = tenor_ports::text::excerpt(other);
                     return Err(err(2, format!("unknown op `{shown}` (alloc, free or fail)")));
                 }
             };
@@ -178,7 +178,7 @@ impl Trace {
                         format!(
                             "bytes `{}` is above {MAX_TRACE_BYTES} (isize::MAX, the largest allocation any \
                                  allocator can grant)",
-                            tenor_core::text::excerpt(f[2])
+                            tenor_ports::text::excerpt(f[2])
                         ),
                     )
                 })?,

@@ -8,10 +8,10 @@ use tenor_alloc::{
     Budgets, Caching, CachingConfig, Counting, JobScope, Limit, Pool, PoolConfig, Recorder, Reuse, Slab, SlabConfig,
     Strategy, Trace, TraceOp,
 };
-use tenor_core::{AllocError, Allocator, Driver};
+use tenor_ports::{AllocError, Allocator, Driver};
 use tenor_sim::{SimConfig, SimDriver};
 
-fn cpu_stream() -> tenor_core::Stream {
+fn cpu_stream() -> tenor_ports::Stream {
     tenor_cpu::CpuDriver::new(Some(1)).expect("cpu").create_stream().expect("stream")
 }
 

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Barrier};
 
 use tenor_alloc::{Binning, BinningConfig, Caching, CachingConfig, Slab, SlabConfig, Strategy};
-use tenor_core::{AllocError, Allocator, Driver, Stream};
+use tenor_ports::{AllocError, Allocator, Driver, Stream};
 use tenor_sim::{SimConfig, SimDriver};
 
 fn strategies(up: Arc<dyn Allocator>) -> Vec<Arc<dyn Strategy>> {

@@ -13,7 +13,7 @@ use tenor_alloc::{
     Arena, ArenaConfig, Binning, BinningConfig, Caching, CachingConfig, FaultInjecting, Pool, PoolConfig, Reuse, Slab,
     SlabConfig, Statistics, Strategy as AllocStrategy,
 };
-use tenor_core::{Access, AllocError, Allocator, Block, Driver, Stream};
+use tenor_ports::{Access, AllocError, Allocator, Block, Driver, Stream};
 use tenor_sim::{SimConfig, SimDriver};
 
 const STREAMS: usize = 3;

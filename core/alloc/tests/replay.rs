@@ -8,7 +8,7 @@ use tenor_alloc::desk::{desk_trace, DeskConfig};
 use tenor_alloc::pricing::{run_pricing, PricingRun, MATURITY, RATE, SPOT, VOL};
 use tenor_alloc::replay::{replay, Kind, ReplayOptions, ReplayResult};
 use tenor_alloc::{Recorder, Trace, TraceEvent, TraceOp};
-use tenor_core::Device;
+use tenor_ports::Device;
 
 fn run(trace: &Trace, kind: Kind, opts: &ReplayOptions) -> ReplayResult {
     let r = replay(trace, kind, opts, &mut |_| {}).expect("replay");

@@ -50,7 +50,7 @@ fn fuzz_the_trace_reader() {
         }
         let bytes = lines.join(end) + end;
         let mut finding = tenor_testdata::fuzz::Finding::default();
-        let parsed = tenor_core::text::decode(bytes.as_bytes(), "fuzz").map(|t| Trace::parse(t, "fuzz"));
+        let parsed = tenor_ports::text::decode(bytes.as_bytes(), "fuzz").map(|t| Trace::parse(t, "fuzz"));
         match (parsed, fault) {
             (Ok(Ok(t)), None) => finding.lost_rows = (2 * n - t.events.len().min(2 * n)) as u64,
             (Ok(Ok(_)), Some(_)) => finding.misplaced = 1,

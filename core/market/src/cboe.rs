@@ -146,7 +146,7 @@ fn last_field(line: &str) -> Option<String> {
 /// # Errors
 /// As [`load_cboe`].
 pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
-    let text = tenor_core::text::strip_bom(text);
+    let text = tenor_ports::text::strip_bom(text);
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
     if text.trim().is_empty() {
         return Err(MarketError::Source {
@@ -156,12 +156,12 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
     }
     // Windows (CRLF) and old Mac (bare CR) line ends read like Unix ones: the CSV reader alone
     // would count lines differently and misplace the header.
-    let unix = tenor_core::text::normalise_text(text);
+    let unix = tenor_ports::text::normalise_text(text);
     let text: &str = &unix;
     let lines: Vec<&str> = text.lines().collect();
     let spot_line = lines.get(1).ok_or_else(|| row_err(2, "missing the spot line".into()))?;
     let spot = last_field(spot_line).ok_or_else(|| row_err(2, format!("no `Last:` field in {spot_line:?}"))).and_then(
-        |text| tenor_core::number::parse_grouped(&text).map_err(|e| row_err(2, format!("spot `Last:` {e}"))),
+        |text| tenor_ports::number::parse_grouped(&text).map_err(|e| row_err(2, format!("spot `Last:` {e}"))),
     )?;
     if !(spot.is_finite() && spot > 0.0) {
         return Err(row_err(2, format!("spot {spot} is not positive")));
@@ -196,7 +196,7 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
                     4,
                     format!(
                         "header is not the 22-column Cboe layout: {:?}",
-                        tenor_core::text::excerpt(record.as_slice())
+                        tenor_ports::text::excerpt(record.as_slice())
                     ),
                 ));
             }
@@ -219,15 +219,15 @@ pub fn parse_cboe(text: &str, file: &str) -> Result<Chain> {
         let field = |col: usize| record.get(col).unwrap_or("").trim();
         let num = |col: usize| -> Result<f64> {
             let v = field(col);
-            let x = tenor_core::number::parse_grouped(v).map_err(|e| cell(col, e))?;
+            let x = tenor_ports::number::parse_grouped(v).map_err(|e| cell(col, e))?;
             if x.is_finite() {
                 Ok(x)
             } else {
-                Err(cell(col, format!("{:?} is not finite", tenor_core::text::excerpt(v))))
+                Err(cell(col, format!("{:?} is not finite", tenor_ports::text::excerpt(v))))
             }
         };
         let expiry = NaiveDate::parse_from_str(field(0), "%a %b %d %Y")
-            .map_err(|e| cell(0, format!("expiry {:?}: {e}", tenor_core::text::excerpt(field(0)))))?;
+            .map_err(|e| cell(0, format!("expiry {:?}: {e}", tenor_ports::text::excerpt(field(0)))))?;
         let strike = num(11)?;
         if strike <= 0.0 {
             return Err(cell(11, format!("strike {strike} is not positive")));

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use tenor_core::ComputeError;
+use tenor_ports::ComputeError;
 
 /// Everything that can go wrong loading market data, building curves and surfaces.
 #[derive(Debug, thiserror::Error)]
@@ -18,7 +18,7 @@ pub enum MarketError {
     },
     /// A file that is not UTF-8: the line, column and byte offset of the first bad byte.
     #[error(transparent)]
-    NotUtf8(#[from] tenor_core::text::NotUtf8),
+    NotUtf8(#[from] tenor_ports::text::NotUtf8),
     /// A problem with a file or folder as a whole (a folder with no data file in it).
     #[error("{path}: {message}")]
     Source {
@@ -98,11 +98,11 @@ pub enum MarketError {
 /// Result alias of this crate.
 pub type Result<T, E = MarketError> = std::result::Result<T, E>;
 
-/// Reads a whole file through the one text reader (tenor_core::text): naming it in the error,
+/// Reads a whole file through the one text reader (tenor_ports::text): naming it in the error,
 /// and the line, column and byte of a byte that is not UTF-8.
 pub(crate) fn read_file(path: &std::path::Path) -> Result<String> {
-    tenor_core::text::read_text(path).map_err(|e| match e {
-        tenor_core::text::TextError::Io { path, source } => MarketError::Io { path, source },
-        tenor_core::text::TextError::NotUtf8(n) => MarketError::NotUtf8(n),
+    tenor_ports::text::read_text(path).map_err(|e| match e {
+        tenor_ports::text::TextError::Io { path, source } => MarketError::Io { path, source },
+        tenor_ports::text::TextError::NotUtf8(n) => MarketError::NotUtf8(n),
     })
 }

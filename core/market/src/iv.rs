@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use tenor_core::{Access, Arg, Compute, ComputeExt};
+use tenor_ports::{Access, Arg, Compute, ComputeExt};
 pub use tenor_kernels::black::IvStatus;
 use tenor_pricing::types::OptionType;
 

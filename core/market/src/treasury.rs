@@ -117,7 +117,7 @@ pub fn load_par_curve(path: &Path, date: NaiveDate) -> Result<ParYieldRow> {
 /// As [`load_treasury`].
 pub fn parse_treasury(text: &str, file: &str) -> Result<ParYieldTable> {
     // CRLF and bare-CR files read as LF ones, so the CSV reader's line numbers are right.
-    let unix = tenor_core::text::normalise_text(tenor_core::text::strip_bom(text));
+    let unix = tenor_ports::text::normalise_text(tenor_ports::text::strip_bom(text));
     let text: &str = &unix;
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
@@ -159,7 +159,7 @@ pub fn parse_treasury(text: &str, file: &str) -> Result<ParYieldTable> {
         } else {
             NaiveDate::parse_from_str(d, "%Y-%m-%d")
         }
-        .map_err(|e| cell(0, format!("date {:?}: {e}", tenor_core::text::excerpt(d))))?;
+        .map_err(|e| cell(0, format!("date {:?}: {e}", tenor_ports::text::excerpt(d))))?;
         let mut points = Vec::new();
         for (i, &t) in tenors.iter().enumerate() {
             let v = record.get(i + 1).unwrap_or("").trim();
@@ -167,7 +167,7 @@ pub fn parse_treasury(text: &str, file: &str) -> Result<ParYieldTable> {
                 continue;
             }
             let y: f64 =
-                v.parse().map_err(|e| cell(i + 1, format!("yield {:?}: {e}", tenor_core::text::excerpt(v))))?;
+                v.parse().map_err(|e| cell(i + 1, format!("yield {:?}: {e}", tenor_ports::text::excerpt(v))))?;
             if !y.is_finite() || !(-5.0..=30.0).contains(&y) {
                 return Err(cell(i + 1, format!("yield {y} percent is outside -5..30")));
             }

@@ -35,7 +35,7 @@ pub fn load_yahoo(path: &Path, as_of: NaiveDate) -> Result<Chain> {
 /// # Errors
 /// As [`load_yahoo`].
 pub fn parse_yahoo(text: &str, file: &str, as_of: NaiveDate) -> Result<Chain> {
-    let unix = tenor_core::text::normalise_text(tenor_core::text::strip_bom(text));
+    let unix = tenor_ports::text::normalise_text(tenor_ports::text::strip_bom(text));
     let text: &str = &unix;
     let row_err = |line: u64, message: String| MarketError::Row { file: file.to_owned(), line, message };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
@@ -64,7 +64,7 @@ pub fn parse_yahoo(text: &str, file: &str, as_of: NaiveDate) -> Result<Chain> {
         let field = |c: usize| record.get(c).unwrap_or("").trim();
         let num = |c: usize| -> Result<f64> {
             let v = field(c);
-            match tenor_core::number::parse_grouped(v) {
+            match tenor_ports::number::parse_grouped(v) {
                 Ok(x) if x.is_finite() => Ok(x),
                 Ok(x) => Err(cell(c, format!("{x} is not finite"))),
                 Err(e) => Err(cell(c, e)),
@@ -82,12 +82,12 @@ pub fn parse_yahoo(text: &str, file: &str, as_of: NaiveDate) -> Result<Chain> {
             o => {
                 return Err(cell(
                     c_type,
-                    format!("option type {:?} is neither call nor put", tenor_core::text::excerpt(o)),
+                    format!("option type {:?} is neither call nor put", tenor_ports::text::excerpt(o)),
                 ))
             }
         };
         let expiry = NaiveDate::parse_from_str(field(c_exp), "%Y-%m-%d")
-            .map_err(|e| cell(c_exp, format!("expiration {:?}: {e}", tenor_core::text::excerpt(field(c_exp)))))?;
+            .map_err(|e| cell(c_exp, format!("expiration {:?}: {e}", tenor_ports::text::excerpt(field(c_exp)))))?;
         if occ.expiry != expiry || occ.option_type != option_type || (occ.strike - strike).abs() > 1e-9 {
             return Err(cell(
                 c_sym,

@@ -3,7 +3,7 @@
 //! repricing of the input instruments.
 use std::collections::BTreeMap;
 
-use tenor_core::{Access, Arg, Compute, ComputeExt};
+use tenor_ports::{Access, Arg, Compute, ComputeExt};
 use tenor_market::curve::DiscountCurve;
 use tenor_market::treasury::{load_treasury, ParYieldRow};
 

@@ -9,7 +9,7 @@ use tenor_market::MarketError;
 fn cboe_head(rows: usize) -> (Vec<String>, Vec<String>) {
     let path = tenor_testdata::shared("data/options/spx_cboe_2025-10-01/spx_quotedata-3.csv");
     let text = std::fs::read_to_string(&path).expect("the Cboe snapshot");
-    let lines: Vec<String> = tenor_core::text::lines(&text).map(|l| l.text.to_owned()).collect();
+    let lines: Vec<String> = tenor_ports::text::lines(&text).map(|l| l.text.to_owned()).collect();
     (lines[..4].to_vec(), lines[4..4 + rows].to_vec())
 }
 
@@ -93,7 +93,7 @@ fn fuzz_the_cboe_reader() {
             bytes.extend_from_slice(end.as_bytes());
         }
         let mut finding = tenor_testdata::fuzz::Finding::default();
-        let parsed = match tenor_core::text::decode(&bytes, "fuzz.csv") {
+        let parsed = match tenor_ports::text::decode(&bytes, "fuzz.csv") {
             Ok(text) => parse_cboe(text, "fuzz.csv"),
             Err(e) => Err(MarketError::NotUtf8(e)),
         };

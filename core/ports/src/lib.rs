@@ -1,4 +1,4 @@
-//! # tenor-core: the ports of Tenor's hexagon
+//! # tenor-ports: the ports of Tenor's hexagon
 //!
 //! Backend-neutral pricing and backtesting code talks to two ports defined here:
 //!

@@ -1,5 +1,5 @@
 //! The Longstaff-Schwartz kernels against host computations of their documented semantics.
-use tenor_core::{Access, Arg, Compute, ComputeExt};
+use tenor_ports::{Access, Arg, Compute, ComputeExt};
 
 #[test]
 fn lsm_paths_are_antithetic_pairs_of_the_documented_gbm() {
@@ -70,15 +70,15 @@ fn lsm_basis_and_gemm_give_the_normal_equations() {
     )
     .expect("launch");
     let normal = dev.alloc_elems::<f64>(&s, nb * (nb + 1)).expect("alloc");
-    let desc = tenor_core::GemmDesc::new(
-        tenor_core::Precision::F64,
-        tenor_core::Transpose::Yes,
-        tenor_core::Transpose::No,
+    let desc = tenor_ports::GemmDesc::new(
+        tenor_ports::Precision::F64,
+        tenor_ports::Transpose::Yes,
+        tenor_ports::Transpose::No,
         nb,
         nb + 1,
         paths,
     );
-    let desc = tenor_core::GemmDesc { lda: paths, ldb: paths, ..desc };
+    let desc = tenor_ports::GemmDesc { lda: paths, ldb: paths, ..desc };
     dev.gemm(&s, &desc, &design, &design, &normal).expect("gemm");
     let ne = dev.download_vec::<f64>(&s, &normal).expect("download");
     // Host: Laguerre L0 = 1, L1 = 1 - x, L2 = 1 - 2x + x^2 / 2 on in-the-money put paths.

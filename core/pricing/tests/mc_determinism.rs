@@ -2,7 +2,7 @@
 //! streams, and on the simulated device (delayed, reordered multi-stream execution) as on the
 //! CPU backend.
 
-use tenor_core::Compute;
+use tenor_ports::Compute;
 use tenor_pricing::mc::{self, AsianOption, BarrierOption, FixingSchedule, McConfig, McProduct, Monitoring};
 use tenor_pricing::types::{BarrierType, OptionType, Vanilla};
 

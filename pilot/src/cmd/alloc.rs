@@ -16,7 +16,7 @@ use tenor_alloc::desk::{desk_trace, DeskConfig};
 use tenor_alloc::pricing::{run_pricing, PricingRun};
 use tenor_alloc::replay::{replay, Kind, ReplayOptions, ReplayResult};
 use tenor_alloc::{Recorder, Trace};
-use tenor_core::Device;
+use tenor_ports::Device;
 
 use super::alloc_charts;
 
@@ -125,7 +125,7 @@ pub fn run(args: AllocArgs) -> anyhow::Result<ExitCode> {
 
 fn load(c: &Common) -> anyhow::Result<Trace> {
     let trace = if let Some(path) = &c.trace {
-        tenor::alloc_trace::read_trace(path)?
+        tenor_pilot::alloc_trace::read_trace(path)?
     } else {
         match c.source {
             Source::Desk => {
@@ -148,7 +148,7 @@ fn load(c: &Common) -> anyhow::Result<Trace> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        tenor_core::files::write_atomic(path, trace.to_text().as_bytes())?;
+        tenor_ports::files::write_atomic(path, trace.to_text().as_bytes())?;
         println!("trace written to {}", path.display());
     }
     Ok(trace)
@@ -166,8 +166,8 @@ fn mib(b: usize) -> f64 {
 fn profile(c: &Common) -> anyhow::Result<ExitCode> {
     let trace = load(c)?;
     let p = Profile::from_trace(&trace);
-    let hist = tenor::alloc_trace::size_histogram(&trace);
-    let frees = tenor::alloc_trace::frees(&trace);
+    let hist = tenor_pilot::alloc_trace::size_histogram(&trace);
+    let frees = tenor_pilot::alloc_trace::frees(&trace);
     println!("events            {}", trace.events.len());
     println!("allocations       {} ({} freed)", p.allocs, frees);
     println!("peak used         {:.2} MiB (requested bytes of live allocations)", mib(trace.peak_live_bytes()));

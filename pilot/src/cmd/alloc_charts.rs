@@ -18,7 +18,7 @@ fn err(e: impl std::fmt::Display) -> anyhow::Error {
 pub fn size_histogram(path: &Path, hist: &[u64]) -> anyhow::Result<()> {
     let mut svg = String::new();
     draw_size_histogram(&mut svg, hist)?;
-    tenor_core::files::write_atomic(path, svg.as_bytes())?;
+    tenor_ports::files::write_atomic(path, svg.as_bytes())?;
     Ok(())
 }
 
@@ -67,7 +67,7 @@ fn draw_size_histogram(svg: &mut String, hist: &[u64]) -> anyhow::Result<()> {
 pub fn reserved_over_time(path: &Path, results: &[ReplayResult]) -> anyhow::Result<()> {
     let mut svg = String::new();
     draw_reserved_over_time(&mut svg, results)?;
-    tenor_core::files::write_atomic(path, svg.as_bytes())?;
+    tenor_ports::files::write_atomic(path, svg.as_bytes())?;
     Ok(())
 }
 
@@ -112,7 +112,7 @@ fn draw_reserved_over_time(svg: &mut String, results: &[ReplayResult]) -> anyhow
 pub fn fragmentation_over_time(path: &Path, reports: &[DeviceReplayReport]) -> anyhow::Result<()> {
     let mut svg = String::new();
     draw_fragmentation(&mut svg, reports)?;
-    tenor_core::files::write_atomic(path, svg.as_bytes())?;
+    tenor_ports::files::write_atomic(path, svg.as_bytes())?;
     Ok(())
 }
 

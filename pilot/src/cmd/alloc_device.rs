@@ -23,7 +23,7 @@ use serde_json::json;
 use tenor_alloc::device_replay::{replay_on, DeviceReplayReport, Percentiles, SoakOptions, Target};
 use tenor_alloc::replay::{build, Kind, ReplayOptions};
 use tenor_alloc::Trace;
-use tenor_core::{Allocator, ComputeError, Driver, Stream};
+use tenor_ports::{Allocator, ComputeError, Driver, Stream};
 
 use super::alloc_charts;
 
@@ -71,7 +71,7 @@ fn sim_targets(trace: &Trace, lanes: usize) -> Result<Vec<Run>, ComputeError> {
 fn cuda_targets(_trace: &Trace, _lanes: usize) -> Result<Vec<Run>, ComputeError> {
     Err(ComputeError::Unavailable {
         backend: "cuda".into(),
-        reason: "this tenor was built without the `cuda` feature (cargo build -p tenor --features cuda)".into(),
+        reason: "this tenor was built without the `cuda` feature (cargo build -p tenor-pilot --features cuda)".into(),
     })
 }
 
@@ -239,9 +239,9 @@ pub fn run(trace: &Trace, backend: &str, soak_s: Option<f64>, out: &Path) -> any
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let json_path = out.join(format!("alloc-replay-{backend}.json"));
     let doc = serde_json::to_vec_pretty(&to_json(backend, soak_s, &reports))?;
-    tenor_core::files::write_atomic(&json_path, &doc)?;
+    tenor_ports::files::write_atomic(&json_path, &doc)?;
     let csv_path = out.join(format!("fragmentation-{backend}.csv"));
-    tenor_core::files::write_atomic(&csv_path, &to_csv(&reports)?)?;
+    tenor_ports::files::write_atomic(&csv_path, &to_csv(&reports)?)?;
     let svg_path = out.join(format!("fragmentation-{backend}.svg"));
     alloc_charts::fragmentation_over_time(&svg_path, &reports)?;
     println!("\nfiles: {}, {}, {}", json_path.display(), csv_path.display(), svg_path.display());

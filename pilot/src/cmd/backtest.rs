@@ -76,12 +76,12 @@ pub enum CashArg {
     Resize,
 }
 
-use tenor::backtest_config::refuse;
-pub use tenor::backtest_config::ArgError;
+use tenor_pilot::backtest_config::refuse;
+pub use tenor_pilot::backtest_config::ArgError;
 
-/// The engine settings of the flags, checked (`tenor::backtest_config::engine_config`).
+/// The engine settings of the flags, checked (`tenor_pilot::backtest_config::engine_config`).
 fn engine_config(a: &BacktestArgs) -> Result<EngineConfig, ArgError> {
-    tenor::backtest_config::engine_config(&tenor::backtest_config::Settings {
+    tenor_pilot::backtest_config::engine_config(&tenor_pilot::backtest_config::Settings {
         cash: a.cash,
         per_share: a.per_share,
         commission_bps: a.commission_bps,
@@ -126,12 +126,12 @@ fn parse_sweep(s: &str) -> anyhow::Result<(String, Vec<f64>)> {
     Ok((k.trim().to_owned(), (0..n).map(|i| a + i as f64 * step).collect()))
 }
 
-/// The files of one run, written into `--out` as one set ([`tenor_core::files::OutputDir`]).
+/// The files of one run, written into `--out` as one set ([`tenor_ports::files::OutputDir`]).
 const RUN_OUTPUTS: [&str; 4] = ["trades.csv", "equity.csv", "metrics.json", "equity.svg"];
 
 /// Writes trades.csv, equity.csv, metrics.json and equity.svg into the staged set and commits
 /// it (the folder then holds exactly this run's files); returns whether the chart was written.
-fn write_outputs(r: &RunResult, mut set: tenor_core::files::OutputDir) -> anyhow::Result<bool> {
+fn write_outputs(r: &RunResult, mut set: tenor_ports::files::OutputDir) -> anyhow::Result<bool> {
     set.write_with("trades.csv", |out| {
         let mut w = csv::Writer::from_writer(out);
         w.write_record(["time", "symbol", "quantity", "price", "commission", "order"])?;
@@ -247,12 +247,12 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
     // The output is prepared once the inputs are read and before any run: an unwritable --out
     // fails now, not after the work.
     let (run_set, sweep_file) = if a.sweeps.is_empty() {
-        (Some(tenor_core::files::OutputDir::create(&a.out, &RUN_OUTPUTS)?), None)
+        (Some(tenor_ports::files::OutputDir::create(&a.out, &RUN_OUTPUTS)?), None)
     } else {
         std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-        (None, Some(tenor_core::files::AtomicFile::create(&a.out.join("sweep.csv"))?))
+        (None, Some(tenor_ports::files::AtomicFile::create(&a.out.join("sweep.csv"))?))
     };
-    let compute = tenor_backends::open(&a.backend)?;
+    let compute = tenor_registry::open(&a.backend)?;
     let engine = Engine::new(config);
     if a.sweeps.is_empty() {
         let mut s = strategies::build(&a.strategy, &base, compute.clone())?;

@@ -57,7 +57,7 @@ fn spx_book(a: &SpxArgs) -> anyhow::Result<ExitCode> {
     let curve = load_par_curve(&a.rates, chain.as_of.date())?;
     let book = spx_book::build_spx_book(&chain, &curve)?;
 
-    let mut f = tenor_core::files::AtomicFile::create(&a.out)?;
+    let mut f = tenor_ports::files::AtomicFile::create(&a.out)?;
     portfolio::write_portfolio(&mut f, &book.trades).with_context(|| format!("writing {}", a.out.display()))?;
     f.commit()?;
 
@@ -90,7 +90,7 @@ fn spx_book(a: &SpxArgs) -> anyhow::Result<ExitCode> {
     println!("wrote       {} ({} trades)", a.out.display(), book.trades.len());
 
     let checks = spx_book::check_quotes(book.spot, &book.expiries)?;
-    let mut misses = tenor_core::files::AtomicFile::create(&a.misses)?;
+    let mut misses = tenor_ports::files::AtomicFile::create(&a.misses)?;
     let mut w = csv::Writer::from_writer(&mut misses);
     w.write_record([
         "symbol",

@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use plotters::prelude::*;
-pub use tenor::calibration::Pricer;
-use tenor::calibration::{calibrate, HestonSettings};
+pub use tenor_pilot::calibration::Pricer;
+use tenor_pilot::calibration::{calibrate, HestonSettings};
 use tenor_pricing::heston::Stop;
 
 /// Models `tenor calibrate` can fit.
@@ -104,7 +104,7 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
     let outputs = ["params.json", "fit.csv", "fit.svg"].map(|f| a.out.join(f));
     let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
     super::paths::refuse_overwrite(&[("<CHAIN>", &a.chain)], &outputs)?;
-    let dev = tenor_backends::open(&a.backend).with_context(|| format!("opening backend {}", a.backend))?;
+    let dev = tenor_registry::open(&a.backend).with_context(|| format!("opening backend {}", a.backend))?;
     let settings = a.settings();
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_message("calibrating Heston");
@@ -123,7 +123,7 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
     };
     let (res, quotes, wall) = (&fit.result, &fit.prepared.quotes, fit.wall_seconds);
 
-    let mut set = tenor_core::files::OutputDir::create(&a.out, &["params.json", "fit.csv", "fit.svg"])?;
+    let mut set = tenor_ports::files::OutputDir::create(&a.out, &["params.json", "fit.csv", "fit.svg"])?;
     let p = res.params;
     let params = fit.params_json(&settings, &a.backend);
     let params_path = a.out.join("params.json");

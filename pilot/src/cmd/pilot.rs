@@ -2,7 +2,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tenor::pilot::{self, Suite};
+use tenor_pilot::pilot::{self, Suite};
 
 /// Arguments of `tenor pilot run`.
 #[derive(Debug, clap::Args)]
@@ -96,12 +96,12 @@ fn positive_seconds(s: &str) -> Result<f64, String> {
 pub fn kernel(args: &KernelArgs) -> anyhow::Result<ExitCode> {
     use anyhow::Context as _;
     use std::fmt::Write as _;
-    use tenor::pilot::inhouse;
+    use tenor_pilot::pilot::inhouse;
     let k = inhouse::load(&args.dir)?;
     let reference_file = inhouse::reference_outputs(&k)?;
     if let Some(r) = &args.reference {
         // An unusable reference is an error, never a silent "unchecked".
-        tenor_backends::open(r).with_context(|| format!("--reference {r}: backend cannot be opened"))?;
+        tenor_registry::open(r).with_context(|| format!("--reference {r}: backend cannot be opened"))?;
         if !k.def.sources.contains_key(r.as_str()) {
             anyhow::bail!(
                 "--reference {r}: {} has no {r} source for kernel {} (the CPU backend runs built-in kernels only)",
@@ -120,7 +120,7 @@ pub fn kernel(args: &KernelArgs) -> anyhow::Result<ExitCode> {
     let mut reference_runs: std::collections::BTreeMap<u64, inhouse::Outputs> = Default::default();
     let mut failed = false;
     for b in &order {
-        let dev = match tenor_backends::open(b) {
+        let dev = match tenor_registry::open(b) {
             Ok(d) => d,
             Err(e) => {
                 skipped.push(format!("{b}: {e}"));
@@ -195,9 +195,9 @@ pub fn kernel(args: &KernelArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let md_path = args.out.join("kernel.md");
-    tenor_core::files::write_atomic(&md_path, md.as_bytes())?;
+    tenor_ports::files::write_atomic(&md_path, md.as_bytes())?;
     let json_path = args.out.join("kernel.json");
-    tenor_core::files::write_atomic(&json_path, serde_json::to_string_pretty(&rows)?.as_bytes())?;
+    tenor_ports::files::write_atomic(&json_path, serde_json::to_string_pretty(&rows)?.as_bytes())?;
     print!("{md}");
     if rows.is_empty() {
         eprintln!("no backend could run {}", k.def.name);

@@ -84,10 +84,10 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     }
     // The output is opened (as a temporary file beside it) before any work, so an unwritable
     // --out fails now and not after hours of pricing; it replaces the old file only at the end.
-    let out_file = args.out.as_deref().map(tenor_core::files::AtomicFile::create).transpose()?;
+    let out_file = args.out.as_deref().map(tenor_ports::files::AtomicFile::create).transpose()?;
     let parsed = portfolio::read_portfolio(&args.portfolio)?;
     let opening = Instant::now();
-    let compute = tenor_backends::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
+    let compute = tenor_registry::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
     let open_time = opening.elapsed();
     let config = BookConfig {
         engine: match args.engine {
@@ -111,7 +111,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let pricing = Instant::now();
     let run = portfolio::BookRun { batch: !args.unbatched };
     let book =
-        tenor::book_pricing::price_parsed(compute.as_ref(), &parsed, &args.portfolio, &config, &run, &mut |done| {
+        tenor_pilot::book_pricing::price_parsed(compute.as_ref(), &parsed, &args.portfolio, &config, &run, &mut |done| {
             bar.set_position(done as u64);
         });
     let pricing_time = pricing.elapsed();

@@ -46,7 +46,7 @@ pub struct Args {
 }
 
 fn load(path: &Path, as_of: Option<NaiveDate>) -> anyhow::Result<Chain> {
-    Ok(tenor::chains::load_chain(path, as_of)?)
+    Ok(tenor_pilot::chains::load_chain(path, as_of)?)
 }
 
 /// Runs the command.
@@ -59,10 +59,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
     super::paths::refuse_overwrite(&inputs, &outputs)?;
     let chain = load(&args.chain, args.as_of)?;
-    let compute = tenor_backends::open(&args.backend)?;
+    let compute = tenor_registry::open(&args.backend)?;
     // The output set is staged in --out from the start (an unwritable --out fails before any
     // work) and replaces the earlier set only once every file is written.
-    let mut set = tenor_core::files::OutputDir::create(&args.out, &OUTPUTS)?;
+    let mut set = tenor_ports::files::OutputDir::create(&args.out, &OUTPUTS)?;
     // What goes to stdout is kept until the files are safe: a reader that stops early
     // (`tenor surface ... | head`) then cannot cost a file.
     let mut report = String::new();

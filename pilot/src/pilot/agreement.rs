@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use tenor_core::{Access, Arg, Compute, ComputeError, ComputeExt};
+use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt};
 use tenor_pricing::analytic::black_scholes_price;
 use tenor_pricing::types::{OptionType, Vanilla};
 
@@ -138,8 +138,8 @@ pub fn rel(got: &[f64], want: &[f64]) -> f64 {
 /// # Errors
 /// Backend errors.
 pub fn against_cpu(backend: &str) -> Result<Vec<AgreementRow>, ComputeError> {
-    let dev = tenor_backends::open(backend)?;
-    let cpu = tenor_backends::open("cpu")?;
+    let dev = tenor_registry::open(backend)?;
+    let cpu = tenor_registry::open("cpu")?;
     let row = |w: &str, kind: &str, d: f64, tol: f64| AgreementRow {
         backend: backend.into(),
         workload: w.into(),

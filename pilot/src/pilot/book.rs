@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
-use tenor_core::{Compute, ComputeError};
+use tenor_ports::{Compute, ComputeError};
 use tenor_pricing::portfolio::{parse_portfolio, price_book, BookConfig, Engine};
 
 use super::Suite;

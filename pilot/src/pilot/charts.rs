@@ -22,7 +22,7 @@ fn line_chart(
     if pts.is_empty() {
         return Ok(());
     }
-    tenor_core::files::write_through(path, |tmp| draw_line_chart(tmp, title, xlabel, ylabel, series, log_x, &pts))
+    tenor_ports::files::write_through(path, |tmp| draw_line_chart(tmp, title, xlabel, ylabel, series, log_x, &pts))
 }
 
 #[allow(clippy::too_many_arguments)]

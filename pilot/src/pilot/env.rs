@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use tenor_core::DeviceInfo;
+use tenor_ports::DeviceInfo;
 
 /// A backend's on-disk kernel cache as found at the start of the run, before the pilot opened
 /// the backend: whether "cold" first calls compiled kernels or loaded them from disk.
@@ -157,7 +157,7 @@ impl BackendEnv {
     /// From the result of opening the backend and its cache state read before that.
     pub fn from_probe(
         backend: &str,
-        probe: &Result<DeviceInfo, tenor_core::ComputeError>,
+        probe: &Result<DeviceInfo, tenor_ports::ComputeError>,
         kernel_cache: KernelCache,
     ) -> Self {
         match probe {

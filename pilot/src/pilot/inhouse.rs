@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context as _};
 use serde::{Deserialize, Serialize};
-use tenor_core::{Access, Arg, ArgType, Compute, ComputeExt, DeviceBuffer, KernelDef};
+use tenor_ports::{Access, Arg, ArgType, Compute, ComputeExt, DeviceBuffer, KernelDef};
 
 use super::measure::{time, Stats};
 
@@ -157,7 +157,7 @@ impl Scalar {
 /// Converts `[args.<name>].value` of pilot.toml at `items` to the argument's type: out-of-range,
 /// fractional (for integer types) and non-finite values are errors naming the file and field,
 /// never truncated or saturated.
-fn scalar_arg(k: &InHouse, a: &tenor_core::ArgDef, items: u64) -> anyhow::Result<Scalar> {
+fn scalar_arg(k: &InHouse, a: &tenor_ports::ArgDef, items: u64) -> anyhow::Result<Scalar> {
     let file = k.dir.join("pilot.toml");
     let field = format!("{}: [args.{}].value", file.display(), a.name);
     let blocks = k.def.blocks(items);

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use tenor_core::{Compute, ComputeError, Stream};
+use tenor_ports::{Compute, ComputeError, Stream};
 
 use measure::{time, Stats};
 use workloads::{prepare, Workload};
@@ -273,7 +273,7 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
         bar.set_message(format!("{b}: switch (open, first verified price)"));
         let cache = env::kernel_cache(b);
         let t0 = Instant::now();
-        match tenor_backends::open(b) {
+        match tenor_registry::open(b) {
             Err(e) => envs.push(env::BackendEnv::from_probe(b, &Err(e), cache)),
             Ok(dev) => {
                 let open_s = t0.elapsed().as_secs_f64();
@@ -312,7 +312,7 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
             let loaded_before: Vec<String> =
                 kernels_of(w).into_iter().filter(|k| seen.contains(k)).map(str::to_owned).collect();
             let t0 = Instant::now();
-            let dev = tenor_backends::open(b)?;
+            let dev = tenor_registry::open(b)?;
             let open_s = t0.elapsed().as_secs_f64();
             let s = dev.default_stream().clone();
             let size = opts.suite.sizes(w)[0];
@@ -340,7 +340,7 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
 
     // (3) Warm figures.
     for b in &available {
-        let dev = tenor_backends::open(b)?;
+        let dev = tenor_registry::open(b)?;
         let s = dev.default_stream().clone();
         for w in Workload::ALL {
             for size in opts.suite.sizes(w) {
@@ -396,7 +396,7 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
             bar.set_message(format!("{b}: port overhead at {size} paths"));
             // Interleaved pairs need more time than one series: four times the suite's budget.
             let m = overhead::Measure { sizes: vec![size], budget_s: 4.0 * opts.suite.budget_s() };
-            rep.overhead.extend(tenor_backends::visit(b, m)??);
+            rep.overhead.extend(tenor_registry::visit(b, m)??);
             bar.inc(1);
         }
 
@@ -405,7 +405,7 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
         bar.inc(1);
 
         bar.set_message(format!("{b}: book (trades/s by kind, Greeks off and on)"));
-        let dev = tenor_backends::open(b)?;
+        let dev = tenor_registry::open(b)?;
         rep.book.extend(book::measure(b, &*dev, opts.suite)?);
         drop(dev);
         bar.inc(1);

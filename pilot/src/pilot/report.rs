@@ -243,9 +243,9 @@ pub fn write(r: &Report, dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> 
     if let Some(obj) = value.as_object_mut() {
         obj.insert("peer_ratios".into(), serde_json::to_value(peer_ratios(r))?);
     }
-    tenor_core::files::write_atomic(&json, serde_json::to_string_pretty(&value)?.as_bytes())?;
+    tenor_ports::files::write_atomic(&json, serde_json::to_string_pretty(&value)?.as_bytes())?;
     let md = dir.join("pilot.md");
-    tenor_core::files::write_atomic(&md, markdown(r, &charts).as_bytes())?;
+    tenor_ports::files::write_atomic(&md, markdown(r, &charts).as_bytes())?;
     let mut files = vec![json, md];
     files.extend(charts.iter().map(|c| dir.join(c)));
     Ok(files)

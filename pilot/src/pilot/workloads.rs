@@ -4,7 +4,7 @@
 //! paths or rows) and a count of work units for throughput (path-steps, paths, FLOP). Inputs
 //! are never zeros (METHOD: zeros hide unwritten outputs and can run faster than real data).
 
-use tenor_core::{
+use tenor_ports::{
     Access, Arg, Compute, ComputeError, ComputeExt, DeviceBuffer, GemmDesc, Kernel, Precision, Stream, Transpose,
 };
 

@@ -9,7 +9,7 @@ use tenor_alloc::{
     Arena, ArenaConfig, Binning, BinningConfig, Caching, CachingConfig, Pool, PoolConfig, Reuse, Slab, SlabConfig,
     Statistics,
 };
-use tenor_core::{AllocError, Allocator, Block, Stream};
+use tenor_ports::{AllocError, Allocator, Block, Stream};
 
 use crate::config::{Backend, Config, StrategyName};
 use crate::error::{Code, Failure};
@@ -65,7 +65,7 @@ impl Shared {
             Backend::Host => (Upstream::Host, Arc::new(tenor_cpu::HostAllocator::new())),
             Backend::Cuda => {
                 let backend =
-                    |e: tenor_core::ComputeError| Failure::new(Code::Backend, format!("device {device}: {e}"));
+                    |e: tenor_ports::ComputeError| Failure::new(Code::Backend, format!("device {device}: {e}"));
                 let ctx = tenor_cuda::Context::open(device).map_err(backend)?;
                 let pool = tenor_cuda::alloc::PoolConfig::from_env().map_err(backend)?;
                 let explicit = tenor_cuda::alloc::ExplicitPool::new(

@@ -9,7 +9,7 @@
 //! [`super::ExplicitPool`]) and configures only that one. Drawing from, and configuring, the
 //! device's default pool is an explicit opt-in: `TENOR_CUDA_POOL=device`.
 
-use tenor_core::ComputeError;
+use tenor_ports::ComputeError;
 
 use super::pool::PoolConfig;
 

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use cudarc::driver::sys;
-use tenor_core::{AllocError, AllocReport, Allocator, Block, ComputeError, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, ComputeError, Stream};
 
 use super::pool::{free_async, PoolConfig, PoolHandle};
 use crate::context::Context;

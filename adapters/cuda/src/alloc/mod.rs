@@ -1,4 +1,4 @@
-//! CUDA allocators behind the [`tenor_core::Allocator`] port.
+//! CUDA allocators behind the [`tenor_ports::Allocator`] port.
 //!
 //! * [`DefaultPool`]: the device's default memory pool through `cuMemAllocAsync` /
 //!   `cuMemFreeAsync` (CUDA Programming Guide, "Stream Ordered Memory Allocator").

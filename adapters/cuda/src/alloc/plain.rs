@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use cudarc::driver::sys;
-use tenor_core::{AllocError, AllocReport, Allocator, Block, ComputeError, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, ComputeError, Stream};
 
 use super::pool::raw_stream;
 use crate::context::Context;

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use cudarc::driver::{result as dr, sys};
-use tenor_core::{AllocError, AllocReport, Allocator, Block, ComputeError, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, ComputeError, Stream};
 
 use crate::context::Context;
 use crate::error::{alloc_err, check_alloc, drv};

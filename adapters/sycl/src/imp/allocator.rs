@@ -9,7 +9,7 @@
 //! never sees the memory reused. A pooling strategy from the allocation toolkit can wrap this
 //! allocator (`Device::with_allocator`).
 
-use tenor_core::{AllocError, AllocReport, Allocator, Block, Ledger, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, Ledger, Stream};
 
 use super::driver::SyclStream;
 use super::handle::Usm;
@@ -25,9 +25,9 @@ fn queue_of(stream: &Stream) -> Result<&SyclStream, AllocError> {
     stream.downcast::<SyclStream>().ok_or_else(|| AllocError::Stream(format!("{stream:?} is not a SYCL stream")))
 }
 
-fn backend(e: tenor_core::ComputeError) -> AllocError {
+fn backend(e: tenor_ports::ComputeError) -> AllocError {
     match e {
-        tenor_core::ComputeError::Alloc(a) => a,
+        tenor_ports::ComputeError::Alloc(a) => a,
         other => AllocError::Backend { backend: "sycl".into(), code: -1, message: other.to_string() },
     }
 }

@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use tenor_core::{
+use tenor_ports::{
     Allocator, ComputeError, DeviceInfo, Driver, Event, EventImpl, GemmDesc, Kernel, KernelDef, Pending, Precision,
     RawArg, Stream, StreamImpl, Transpose,
 };

@@ -4,7 +4,7 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 
-use tenor_core::{AllocError, ComputeError};
+use tenor_ports::{AllocError, ComputeError};
 
 pub type tsy_status = c_int;
 pub const TSY_OK: tsy_status = 0;

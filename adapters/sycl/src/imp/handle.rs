@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr::{self, NonNull};
 use std::sync::Arc;
 
-use tenor_core::ComputeError;
+use tenor_ports::ComputeError;
 
 use super::ffi::{self, check};
 

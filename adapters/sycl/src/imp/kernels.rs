@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use tenor_core::{ComputeError, KernelDef};
+use tenor_ports::{ComputeError, KernelDef};
 
 use super::handle::{Bundle, DeviceHandle};
 

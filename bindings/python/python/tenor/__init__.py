@@ -244,7 +244,7 @@ class Surface:
         return f"tenor.Surface({self.source!r}: {len(self.quotes)} quotes, {len(self.slices)} SVI slices)"
 
 
-def open(name: str = "cpu") -> Device:  # noqa: A001 - the library's verb, as tenor_backends::open
+def open(name: str = "cpu") -> Device:  # noqa: A001 - the library's verb, as tenor_registry::open
     """Opens backend ``name``: ``cpu``, ``sim``, ``cuda``, ``sycl`` or ``auto`` (the first that
     runs here), the names of ``tenor price --backend``. Raises ``BackendError`` with the reason
     when it cannot run here (not compiled in, no device)."""

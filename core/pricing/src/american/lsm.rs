@@ -11,7 +11,7 @@
 //! rule; Glasserman 2004, section 8.6); in-sample estimates carry a small high bias as well.
 
 use nalgebra::{DMatrix, DVector};
-use tenor_core::{Access, Arg, Compute, ComputeExt, DeviceBuffer, GemmDesc, Precision, Stream, Transpose};
+use tenor_ports::{Access, Arg, Compute, ComputeExt, DeviceBuffer, GemmDesc, Precision, Stream, Transpose};
 
 use super::{validate, AmericanError};
 use crate::types::Vanilla;
@@ -49,10 +49,10 @@ pub struct LsmResult {
 }
 
 struct Kernels {
-    paths: tenor_core::Kernel,
-    basis: tenor_core::Kernel,
-    exercise: tenor_core::Kernel,
-    reduce: tenor_core::Kernel,
+    paths: tenor_ports::Kernel,
+    basis: tenor_ports::Kernel,
+    exercise: tenor_ports::Kernel,
+    reduce: tenor_ports::Kernel,
 }
 
 /// American price of `v` by Longstaff-Schwartz on `dev`.
@@ -81,7 +81,7 @@ pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> 
     }
     let stream = dev.default_stream().clone();
     let load =
-        |name: &str| -> Result<tenor_core::Kernel, AmericanError> { Ok(dev.load_kernel(tenor_kernels::get(name)?)?) };
+        |name: &str| -> Result<tenor_ports::Kernel, AmericanError> { Ok(dev.load_kernel(tenor_kernels::get(name)?)?) };
     let k = Kernels {
         paths: load("lsm_paths")?,
         basis: load("lsm_basis")?,

@@ -48,7 +48,7 @@ pub enum AmericanError {
     },
     /// An error from the compute backend.
     #[error("compute backend: {0}")]
-    Compute(#[from] tenor_core::ComputeError),
+    Compute(#[from] tenor_ports::ComputeError),
 }
 
 /// Checks a contract's parameters: spot and strike positive and finite, maturity and vol

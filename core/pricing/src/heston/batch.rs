@@ -4,7 +4,7 @@
 //! ([`tenor_kernels::heston`] documents the method, its sources and its accuracy against the
 //! adaptive [`super::heston_price`]).
 
-use tenor_core::{Access, Arg, Compute, ComputeExt};
+use tenor_ports::{Access, Arg, Compute, ComputeExt};
 
 use super::{HestonError, HestonOption, HestonParams};
 use crate::types::OptionType;

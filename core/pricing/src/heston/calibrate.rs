@@ -14,7 +14,7 @@
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
-use tenor_core::Compute;
+use tenor_ports::Compute;
 
 use super::batch::{heston_prices_batch, DEFAULT_NODES};
 use super::{heston_price, HestonError, HestonOption, HestonParams};

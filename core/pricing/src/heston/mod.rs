@@ -111,7 +111,7 @@ pub enum HestonError {
     },
     /// An error from the compute backend.
     #[error("compute backend: {0}")]
-    Compute(#[from] tenor_core::ComputeError),
+    Compute(#[from] tenor_ports::ComputeError),
 }
 
 fn check(name: &'static str, value: f64, ok: bool, reason: &'static str) -> Result<(), HestonError> {

@@ -2,7 +2,7 @@
 //! port: the `heston_qe` kernel simulates terminal spots (one work item per path), the host
 //! evaluates payoffs and the sample mean and standard error.
 
-use tenor_core::{Access, Arg, Compute, ComputeExt};
+use tenor_ports::{Access, Arg, Compute, ComputeExt};
 
 use super::{HestonError, HestonOption, HestonParams};
 

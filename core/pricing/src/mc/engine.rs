@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use tenor_core::{Access, Arg, Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
+use tenor_ports::{Access, Arg, Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
 
 use super::fused::{self, Member, Partials};
 use super::greeks::Bumps;

@@ -21,7 +21,7 @@ pub enum McError {
     Unsupported(String),
     /// The device failed (launch, copy, asynchronous error).
     #[error("compute: {0}")]
-    Compute(#[from] tenor_core::ComputeError),
+    Compute(#[from] tenor_ports::ComputeError),
     /// The control variate's closed form refused its inputs.
     #[error("closed form: {0}")]
     Analytic(#[from] AsianError),

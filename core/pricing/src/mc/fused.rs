@@ -9,7 +9,7 @@
 //! bitwise the job finished from its own launch: one upload per parameter array, one launch,
 //! one output buffer and one download replace a launch, an allocation and a download per product.
 
-use tenor_core::{Access, Arg, Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
+use tenor_ports::{Access, Arg, Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
 
 use super::plan::{f64s, Launch, Scalar};
 use super::McError;
@@ -184,7 +184,7 @@ mod tests {
             let def = tenor_kernels::get(kernel).expect("batch kernel");
             assert_eq!(def.args.len(), 1 + scalars + 4, "{kernel} arguments");
         }
-        let f32_cfg = McConfig { precision: tenor_core::Precision::F32, ..cfg };
+        let f32_cfg = McConfig { precision: tenor_ports::Precision::F32, ..cfg };
         let job = plan(&McProduct::AsianArithmetic(asian), &f32_cfg).expect("plan");
         assert!(Member::of(job.launch.as_ref().expect("launch")).is_none());
     }

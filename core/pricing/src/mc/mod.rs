@@ -1,4 +1,4 @@
-//! Monte Carlo pricing on the [`tenor_core::Compute`] port.
+//! Monte Carlo pricing on the [`tenor_ports::Compute`] port.
 //!
 //! Engines are generic over `C: Compute + ?Sized` and run the fused kernels of `kernels/`
 //! (`mc_european`, `mc_barrier`, `mc_asian` and their fp32 variants). Every estimator uses
@@ -35,7 +35,7 @@ pub use error::McError;
 pub use product::{AsianOption, BarrierOption, FixingSchedule, McProduct, Monitoring};
 pub use stats::{control_variate, plain_estimate};
 
-use tenor_core::Precision;
+use tenor_ports::Precision;
 
 /// Monte Carlo settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

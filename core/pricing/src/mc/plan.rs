@@ -1,6 +1,6 @@
 //! Turns a product into kernel launches and the estimator that reads their partial sums.
 
-use tenor_core::{ComputeError, Precision};
+use tenor_ports::{ComputeError, Precision};
 
 use super::parity;
 use super::product::{AsianOption, BarrierOption, McProduct, Monitoring};
@@ -224,7 +224,7 @@ pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> 
     }
 }
 
-impl From<Scalar> for tenor_core::Arg<'_> {
+impl From<Scalar> for tenor_ports::Arg<'_> {
     fn from(s: Scalar) -> Self {
         match s {
             Scalar::U32(v) => Self::U32(v),

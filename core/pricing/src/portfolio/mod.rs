@@ -5,7 +5,7 @@
 //!   reported with file, line and column while the good rows are kept).
 //! * [`trade`]: one type per kind ([`TradeKind`]).
 //! * [`price`]: [`price_book`] dispatches each trade to a closed form or a Monte Carlo engine
-//!   on any [`tenor_core::Compute`] backend, with Greeks.
+//!   on any [`tenor_ports::Compute`] backend, with Greeks.
 //! * [`write`]: the output rows `id,price,stderr,delta,gamma,vega,theta,rho,method,backend`
 //!   and the portfolio format itself (for generated books).
 

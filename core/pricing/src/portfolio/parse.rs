@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::error::{Location, PortfolioError, RowError, RowProblem};
 use super::trade::{parse_barrier_type, AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
 use crate::types::{OptionType, Vanilla};
-use tenor_core::text::excerpt;
+use tenor_ports::text::excerpt;
 
 /// Every column the format defines, in the order [`super::write_portfolio`] writes them.
 pub const COLUMNS: [&str; 18] = [
@@ -100,8 +100,8 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
     let mut bytes = Vec::new();
     reader.read_to_end(&mut bytes).map_err(|source| PortfolioError::Io { path: file.to_owned(), source })?;
     // CRLF (Excel) and bare-CR files read as LF files: the CSV reader's line numbers count LFs,
-    // so every error's line is then the same as in the LF copy (tenor_core::text's line rule).
-    if let std::borrow::Cow::Owned(lf) = tenor_core::text::normalise_line_ends(&bytes) {
+    // so every error's line is then the same as in the LF copy (tenor_ports::text's line rule).
+    if let std::borrow::Cow::Owned(lf) = tenor_ports::text::normalise_line_ends(&bytes) {
         bytes = lf;
     }
     let builder = |has_headers: bool| {

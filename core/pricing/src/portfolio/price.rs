@@ -27,7 +27,7 @@
 //! not on its position in the book or the number of streams and threads. Closed forms run on the
 //! host (on all cores, beside the device's work); their rows say `host` in the `backend` column.
 
-use tenor_core::{Compute, Precision};
+use tenor_ports::{Compute, Precision};
 use thiserror::Error;
 
 use super::trade::{AsianTrade, BarrierTrade, Trade, TradeKind};

@@ -306,7 +306,7 @@ fn read_text(file: &Path) -> Result<String, BaselineError> {
 
 fn read_csv<T: serde::de::DeserializeOwned>(file: &Path) -> Result<Vec<T>, BaselineError> {
     let text = read_text(file)?;
-    let text = tenor_core::text::strip_bom(&text);
+    let text = tenor_ports::text::strip_bom(&text);
     let mut r = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let mut rows = Vec::new();
     for rec in r.deserialize() {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
-use tenor_core::Compute;
+use tenor_ports::Compute;
 
 use format::{Baseline, BaselineError, FloorRow, Manifest, Part, FORMAT_VERSION};
 use suite::{Inputs, SuiteKind};
@@ -151,7 +151,7 @@ fn progress(len: u64) -> ProgressBar {
 /// Runs the whole suite on `backend`.
 fn run_suite(backend: &str, kind: SuiteKind, inputs: &Inputs) -> anyhow::Result<Baseline> {
     let dev: Arc<dyn Compute> =
-        tenor_backends::open(backend).with_context(|| format!("opening backend {backend:?}"))?;
+        tenor_registry::open(backend).with_context(|| format!("opening backend {backend:?}"))?;
     let bar = progress(6);
     let mut parts = Vec::new();
     let mut values = Vec::new();
@@ -195,7 +195,7 @@ fn run_suite(backend: &str, kind: SuiteKind, inputs: &Inputs) -> anyhow::Result<
     latency.extend(per_kernel);
     let floors = floors(dev.as_ref());
     let info = dev.info().clone();
-    let env = tenor::pilot::env::fingerprint(vec![]);
+    let env = tenor_pilot::pilot::env::fingerprint(vec![]);
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         suite: kind.name().into(),
@@ -300,7 +300,7 @@ pub fn compare(a: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let base = format::read(&a.baseline)?;
     let manifest_file = a.baseline.join(format::MANIFEST);
-    let dev = tenor_backends::open(&base.manifest.backend)
+    let dev = tenor_registry::open(&base.manifest.backend)
         .with_context(|| format!("opening backend {:?} (from {})", base.manifest.backend, manifest_file.display()))?;
     let here = dev.info().name.clone();
     drop(dev);

@@ -15,9 +15,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use tenor::pilot::measure::Stats;
-use tenor::pilot::workloads::{prepare, Workload};
-use tenor_core::Compute;
+use tenor_pilot::pilot::measure::Stats;
+use tenor_pilot::pilot::workloads::{prepare, Workload};
+use tenor_ports::Compute;
 use tenor_pricing::portfolio::{self, BookConfig, Engine};
 
 use super::format::{LatencyRow, Precision, Rule, ValueRow};
@@ -253,7 +253,7 @@ pub fn kernels(dev: &dyn Compute, suite: SuiteKind) -> anyhow::Result<(PartResul
     let mut rows = Vec::new();
     let mut lat = Vec::new();
     for w in Workload::ALL {
-        let sizes = tenor::pilot::Suite::Quick.sizes(w);
+        let sizes = tenor_pilot::pilot::Suite::Quick.sizes(w);
         let size = sizes[usize::from(suite == SuiteKind::Default)];
         let p = prepare(dev, &s, w, size)?;
         let (out, l) = timed(&format!("kernel {}", w.name()), suite.repeats(), || {
@@ -289,7 +289,7 @@ pub fn kernels(dev: &dyn Compute, suite: SuiteKind) -> anyhow::Result<(PartResul
 /// # Errors
 /// Chain, implied-vol or calibration errors.
 pub fn heston(dev: &dyn Compute, inputs: &Inputs, suite: SuiteKind) -> anyhow::Result<PartResult> {
-    use tenor::calibration::{prepare, HestonSettings, Pricer};
+    use tenor_pilot::calibration::{prepare, HestonSettings, Pricer};
     let quick = suite == SuiteKind::Quick;
     let args = HestonSettings {
         chain: inputs.examples.join("data/spx_cboe_2025-10-01"),
