@@ -319,10 +319,10 @@ fn the_summary_reports_open_read_pricing_write_and_exit_apart() {
         .and_then(|t| t.trim().trim_end_matches(" s").parse().ok())
         .expect("time line");
     let (open, wait, read, pricing, write) =
-        (figure("open backend "), figure("waited "), figure("read "), figure("pricing "), figure("write "));
-    // The wait is part of the open, and the phases on the command's own thread fit in its time.
-    assert!(wait <= open + 0.001, "{phases}");
-    assert!(read + wait + pricing + write <= time + 0.002, "{phases} / {time}");
+        (figure("open backend "), figure("waited "), figure(", read "), figure("pricing "), figure("write "));
+    // The phases on the command's own thread (the wait for the opening thread included) fit in
+    // its time; the open itself ran beside the read.
+    assert!(open >= 0.0 && read + wait + pricing + write <= time + 0.002, "{phases} / {time}");
     assert!(r.stdout.contains("exit        backend left to the operating system"), "{}", r.stdout);
 
     let input = file("phases.csv", &text);

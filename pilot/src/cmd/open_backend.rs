@@ -85,3 +85,16 @@ pub fn finish(compute: Arc<dyn Compute>) -> Exit {
         Exit::LeftToTheOs
     }
 }
+
+/// Ends the process now with status `code` after flushing stdout and stderr, without running
+/// exit handlers or destructors (`_exit`, POSIX): the CUDA driver's own handlers would tear down
+/// the context that [`finish`] left alive. Call it only once every output is written and synced.
+pub fn exit_now(code: u8) -> ! {
+    use std::io::Write as _;
+    // A failed flush leaves nothing to report to: the streams are the reporting channel.
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` only ends the process; every file the command wrote is closed, synced and
+    // renamed, and the standard streams were flushed above.
+    unsafe { libc::_exit(i32::from(code)) }
+}

@@ -118,10 +118,16 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     );
     let pricing = Instant::now();
     let run = portfolio::BookRun { batch: !args.unbatched };
-    let book =
-        tenor_pilot::book_pricing::price_parsed(compute.as_ref(), &parsed, &args.portfolio, &config, &run, &mut |done| {
+    let book = tenor_pilot::book_pricing::price_parsed(
+        compute.as_ref(),
+        &parsed,
+        &args.portfolio,
+        &config,
+        &run,
+        &mut |done| {
             bar.set_position(done as u64);
-        });
+        },
+    );
     let pricing_time = pricing.elapsed();
     bar.finish_and_clear();
 
@@ -255,13 +261,16 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         summary += &format!("output      {note}\n");
     }
     // Every output is written (and synced): the backend's teardown is not waited for.
-    summary += &match super::open_backend::finish(compute) {
+    let exit = super::open_backend::finish(compute);
+    summary += &match exit {
         super::open_backend::Exit::LeftToTheOs => {
             "exit        backend left to the operating system (no teardown before exit; \
              TENOR_EXIT_TEARDOWN=1 tears it down and times it)\n"
                 .to_owned()
         }
-        super::open_backend::Exit::TornDown(t) => format!("exit        backend torn down in {:.3} s\n", t.as_secs_f64()),
+        super::open_backend::Exit::TornDown(t) => {
+            format!("exit        backend torn down in {:.3} s\n", t.as_secs_f64())
+        }
     };
     if args.out.is_some() {
         print!("{summary}");
@@ -272,8 +281,8 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     for f in &failures {
         writeln!(err, "error: {f}")?;
     }
-    if failures.is_empty() {
-        Ok(ExitCode::SUCCESS)
+    let code = if failures.is_empty() {
+        0
     } else {
         if header_problems > 0 {
             writeln!(err, "error: the header of {file} has {header_problems} problem(s)")?;
@@ -288,8 +297,13 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
             };
             writeln!(err, "error: {} bad row(s) in {file}; {rest}", bad_lines.len())?;
         }
-        Ok(ExitCode::FAILURE)
+        1
+    };
+    drop(err);
+    if exit == super::open_backend::Exit::LeftToTheOs {
+        super::open_backend::exit_now(code);
     }
+    Ok(ExitCode::from(code))
 }
 
 /// A summary figure: 4 decimals, or 6 significant digits in scientific notation from 1e12 on

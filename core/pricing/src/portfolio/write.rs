@@ -52,7 +52,8 @@ pub fn push_number(out: &mut String, x: f64) {
     use std::fmt::Write as _;
     let a = x.abs();
     // Writing to a String cannot fail.
-    let _ = if a == 0.0 || !a.is_finite() || (1e-6..1e16).contains(&a) { write!(out, "{x}") } else { write!(out, "{x:e}") };
+    let _ =
+        if a == 0.0 || !a.is_finite() || (1e-6..1e16).contains(&a) { write!(out, "{x}") } else { write!(out, "{x:e}") };
 }
 
 /// Rows formatted per task when [`write_priced`] formats on all cores.
@@ -124,7 +125,16 @@ mod tests {
     fn one_writer(rows: &[PricedRow]) -> Vec<u8> {
         let mut w = csv::Writer::from_writer(Vec::new());
         w.write_record(OUTPUT_COLUMNS).expect("header");
-        let cell = |x: Option<f64>| x.map(|x| if x == 0.0 || (1e-6..1e16).contains(&x.abs()) || !x.is_finite() { format!("{x}") } else { format!("{x:e}") }).unwrap_or_default();
+        let cell = |x: Option<f64>| {
+            x.map(|x| {
+                if x == 0.0 || (1e-6..1e16).contains(&x.abs()) || !x.is_finite() {
+                    format!("{x}")
+                } else {
+                    format!("{x:e}")
+                }
+            })
+            .unwrap_or_default()
+        };
         for r in rows {
             w.write_record([
                 r.id.clone(),
