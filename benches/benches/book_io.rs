@@ -4,6 +4,7 @@
 //! milliseconds (ADR 0019).
 //!
 //! `cargo bench -p tenor-benches --bench book_io`
+#![allow(missing_docs)] // criterion_group! generates undocumented functions
 
 use std::io::Write;
 use std::path::Path;

@@ -16,11 +16,14 @@ use tenor_ports::{Compute, ComputeError};
 /// it) instead of leaving it to the operating system, for comparison.
 pub const TEARDOWN_ENV: &str = "TENOR_EXIT_TEARDOWN";
 
+/// What the opening thread returns: the backend or why not, and how long opening took.
+type Opened = (Result<Arc<dyn Compute>, ComputeError>, Duration);
+
 /// A backend being opened on a thread of its own ([`OpenBackend::start`]).
 #[derive(Debug)]
 pub struct OpenBackend {
     name: String,
-    thread: Option<JoinHandle<(Result<Arc<dyn Compute>, ComputeError>, Duration)>>,
+    thread: Option<JoinHandle<Opened>>,
 }
 
 impl OpenBackend {
