@@ -1,8 +1,8 @@
 //! Records the git commit, whether tracked files had uncommitted changes (`dirty`), and the
 //! lines of adapter code per backend for the pilot's report;
 //! with the `sycl` feature, also embeds the DPC++ runtime's library directory (found by
-//! tenor-sycl's build script, passed on through its `links` metadata) as the binary's rpath, so
-//! `tenor` runs without LD_LIBRARY_PATH.
+//! tenor-sycl's build script, passed on by tenor-registry's `links` metadata, so this crate names
+//! no adapter) as the binary's rpath, so `tenor` runs without LD_LIBRARY_PATH.
 use std::path::Path;
 
 fn count_lines(dir: &Path, exts: &[&str]) -> usize {
@@ -78,8 +78,8 @@ fn watch_git(root: &Path) {
 }
 
 fn main() {
-    println!("cargo:rerun-if-env-changed=DEP_TENOR_SYCL_SHIM_ROOT");
-    if let Ok(root) = std::env::var("DEP_TENOR_SYCL_SHIM_ROOT") {
+    println!("cargo:rerun-if-env-changed=DEP_TENOR_REGISTRY_SYCL_ROOT");
+    if let Ok(root) = std::env::var("DEP_TENOR_REGISTRY_SYCL_ROOT") {
         println!("cargo:rustc-link-arg-bins=-Wl,-rpath,{root}/lib");
         println!("cargo:rustc-link-arg-tests=-Wl,-rpath,{root}/lib");
     }

@@ -11,7 +11,7 @@ use tenor_alloc::{Recorder, Trace, TraceEvent, TraceOp};
 use tenor_ports::Device;
 
 fn run(trace: &Trace, kind: Kind, opts: &ReplayOptions) -> ReplayResult {
-    let r = replay(trace, kind, opts, &mut |_| {}).expect("replay");
+    let r = replay(trace, kind, opts, &tenor_sim::checked_device, &mut |_| {}).expect("replay");
     assert!(r.hazards.is_empty(), "{kind:?}: {:?}", r.hazards.first());
     assert_eq!(r.left_reserved, 0, "{kind:?} returns every byte to the device");
     assert_eq!(r.peak_used, trace.peak_live_bytes(), "{kind:?}: used follows the trace");

@@ -21,7 +21,7 @@ pub struct BacktestArgs {
     #[arg(long, num_args = 1.., required = true)]
     pub data: Vec<PathBuf>,
     /// Backend the strategy's pricing runs on.
-    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
+    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu", help = tenor_registry::help())]
     pub backend: String,
     /// Strategy parameter, `name=value` (repeatable).
     #[arg(long = "param")]

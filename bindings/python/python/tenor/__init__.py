@@ -67,10 +67,10 @@ def _pandas():
 
 def backends() -> "Any":
     """Every backend Tenor knows and whether it can run here, as a DataFrame with columns
-    ``name``, ``available`` and ``detail`` (the device's name, or why it is unavailable):
-    the table of ``tenor backends``."""
+    ``name``, ``available``, ``detail`` (the device's name, or why it is unavailable) and
+    ``description``: the registry's table, as ``tenor backends`` prints it."""
     rows = _tenor.backends()
-    return _pandas().DataFrame(rows, columns=["name", "available", "detail"])
+    return _pandas().DataFrame(rows, columns=["name", "available", "detail", "description"])
 
 
 def _number(x: Any) -> str:
