@@ -25,6 +25,25 @@ fn count_lines(dir: &Path, exts: &[&str]) -> usize {
         .sum()
 }
 
+/// The name of backend `backend`'s kernel source file (`cuda.cu`): the first file of a kernel
+/// folder (one with a `kernel.toml`) whose stem is the backend's name; `None` when no kernel
+/// has one.
+fn kernel_file(kernels: &Path, backend: &str) -> Option<String> {
+    let mut folders: Vec<_> = std::fs::read_dir(kernels)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|d| d.join("kernel.toml").is_file())
+        .collect();
+    folders.sort();
+    folders.iter().filter_map(|d| std::fs::read_dir(d).ok()).flatten().filter_map(Result::ok).find_map(|f| {
+        let p = f.path();
+        (p.is_file() && p.file_stem().and_then(|s| s.to_str()) == Some(backend))
+            .then(|| p.file_name().and_then(|n| n.to_str()).map(str::to_owned))
+            .flatten()
+    })
+}
+
 fn kernel_sources(kernels: &Path, file: &str) -> usize {
     let Ok(rd) = std::fs::read_dir(kernels) else { return 0 };
     rd.filter_map(Result::ok)
@@ -96,21 +115,22 @@ fn main() {
     watch_git(&root);
     let kernels = root.join("kernels");
     let mut rows = Vec::new();
-    for (backend, dir, src) in [
-        ("cpu", "adapters/cpu", "cpu.rs"),
-        ("cuda", "adapters/cuda", "cuda.cu"),
-        ("sycl", "adapters/sycl", "sycl.cpp"),
-        ("opencl", "adapters/opencl", "opencl.cl"),
-    ] {
-        let adapter = count_lines(&root.join(dir), &["rs", "cpp", "hpp", "h", "cu", "cuh"]);
-        let kernel = kernel_sources(&kernels, src);
+    // Every adapter folder with kernel sources of its own (`kernels/*/<folder name>.*`: cpu.rs,
+    // cuda.cu, sycl.cpp, opencl.cl), so a new adapter needs no line here (ADR 0016).
+    let mut backends: Vec<String> = std::fs::read_dir(root.join("adapters"))
+        .map(|rd| rd.filter_map(Result::ok).filter_map(|e| e.file_name().to_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    backends.sort();
+    for backend in backends {
+        let Some(src) = kernel_file(&kernels, &backend) else { continue };
+        let dir = root.join("adapters").join(&backend);
+        let adapter = count_lines(&dir, &["rs", "cpp", "hpp", "h", "cu", "cuh"]);
+        let kernel = kernel_sources(&kernels, &src);
         rows.push(format!("(\"{backend}\", {adapter}, {kernel})"));
-        // A missing path would make Cargo rerun this script on every build; the adapter's
-        // arrival is seen through the watched `adapters` folder.
-        if root.join(dir).exists() {
-            println!("cargo:rerun-if-changed={}", root.join(dir).display());
-        }
+        println!("cargo:rerun-if-changed={}", dir.display());
     }
+    // A new adapter folder is seen through the watched `adapters` folder.
+    println!("cargo:rerun-if-changed={}", root.join("adapters").display());
     println!("cargo:rerun-if-changed={}", kernels.display());
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let text = format!(

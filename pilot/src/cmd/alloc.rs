@@ -13,9 +13,9 @@ use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tenor_alloc::advisor::{advise, Profile};
 use tenor_alloc::desk::{desk_trace, DeskConfig};
-use tenor_alloc::pricing::{run_pricing, PricingRun};
 use tenor_alloc::replay::{replay, Kind, ReplayOptions, ReplayResult};
 use tenor_alloc::{Recorder, Trace};
+use tenor_pilot::alloc_pricing::{run_pricing, PricingRun};
 
 use super::alloc_charts;
 
