@@ -21,7 +21,7 @@ use std::sync::Arc;
 use tenor_ports::{Allocator, CheckedDevice, Compute, ComputeError, Device, DeviceInfo, Driver};
 
 pub use memory::{replay_memory, NativeTarget, ReplayMemory, Upstream};
-pub use table::{Backend, BACKENDS};
+pub use table::{Backend, OpenFn, OpenOverFn, ReplayFn, BACKENDS};
 
 /// The row of backend `name`, if Tenor knows it (built into this binary or not).
 pub fn backend(name: &str) -> Option<&'static Backend> {

@@ -115,6 +115,13 @@ macro_rules! backends {
     };
 }
 
+/// Opens a backend.
+pub type OpenFn = fn() -> Result<Arc<dyn Compute>, ComputeError>;
+/// Opens a backend with its device memory from the given allocator.
+pub type OpenOverFn = fn(Arc<dyn Allocator>) -> Result<Arc<dyn Compute>, ComputeError>;
+/// Opens a backend's replay allocators: (lanes, memory bytes of a simulated device).
+pub type ReplayFn = fn(usize, usize) -> Result<ReplayMemory, ComputeError>;
+
 /// One backend: a row of the registration table.
 #[derive(Debug, Clone, Copy)]
 pub struct Backend {
@@ -130,13 +137,13 @@ pub struct Backend {
     pub description: &'static str,
     /// Opens it; [`ComputeError::Unavailable`] naming the feature when it was not built, or why
     /// it cannot run here.
-    pub open: fn() -> Result<Arc<dyn Compute>, ComputeError>,
+    pub open: OpenFn,
     /// Opens it with device memory from the given allocator (recording a trace), where its
     /// memory can come from any allocator (host memory).
-    pub open_over: Option<fn(Arc<dyn Allocator>) -> Result<Arc<dyn Compute>, ComputeError>>,
+    pub open_over: Option<OpenOverFn>,
     /// Opens its allocators for the timed replay ([`crate::replay_memory`]: lanes, memory
     /// bytes of a simulated device), where it has them.
-    pub replay: Option<fn(usize, usize) -> Result<ReplayMemory, ComputeError>>,
+    pub replay: Option<ReplayFn>,
 }
 
 fn cpu_over(memory: Arc<dyn Allocator>) -> Result<Arc<dyn Compute>, ComputeError> {

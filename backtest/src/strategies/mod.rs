@@ -76,6 +76,9 @@ pub(crate) fn take(params: &Params, strategy: &str, allowed: &[(&str, f64)]) -> 
     Ok(values)
 }
 
+/// Builds a strategy from parameters, option pricing sent to the pricer.
+pub type BuildFn = fn(&Params, Pricer) -> Result<Box<dyn Strategy>, ParamError>;
+
 /// One strategy: a row of the registration table.
 #[derive(Debug, Clone, Copy)]
 pub struct StrategyDef {
@@ -88,7 +91,7 @@ pub struct StrategyDef {
     /// Whether it prices options (and so takes a [`Pricer`] worth batching in sweeps).
     pub prices_options: bool,
     /// Builds it from parameters, option pricing sent to the pricer.
-    pub build: fn(&Params, Pricer) -> Result<Box<dyn Strategy>, ParamError>,
+    pub build: BuildFn,
 }
 
 /// Every built-in strategy.

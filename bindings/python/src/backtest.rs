@@ -506,10 +506,15 @@ fn run_sweep<'py>(
         .collect()
 }
 
-/// The built-in strategies (the registration table of `tenor_backtest::strategies`), as
-/// (name, description, [(parameter, default)], prices options).
+/// One row of the strategy table for Python: (name, description, [(parameter, default)],
+/// prices options).
+type StrategyRow = (String, String, Vec<(String, f64)>, bool);
+
+/// The built-in strategies (the registration table of `tenor_backtest::strategies`), one
+/// [`StrategyRow`] each.
 #[pyfunction]
-fn strategies() -> Vec<(String, String, Vec<(String, f64)>, bool)> {
+#[pyo3(name = "strategies")]
+fn strategy_table() -> Vec<StrategyRow> {
     strategies::STRATEGIES
         .iter()
         .map(|s| {
@@ -527,6 +532,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Context>()?;
     m.add_function(wrap_pyfunction!(run_backtest, m)?)?;
     m.add_function(wrap_pyfunction!(run_sweep, m)?)?;
-    m.add_function(wrap_pyfunction!(strategies, m)?)?;
+    m.add_function(wrap_pyfunction!(strategy_table, m)?)?;
     Ok(())
 }

@@ -15,8 +15,11 @@ fn this_workspace_keeps_its_layers() {
     assert!(bad.is_empty(), "{} dependencies break the layering:\n{}", bad.len(), text.join("\n"));
 }
 
-/// `cargo metadata` JSON for crates given as (folder, name, [(dependency, kind)]).
-fn metadata(crates: &[(&str, &str, &[(&str, Option<&str>)])]) -> Value {
+/// A hand-made crate: (folder, name, [(dependency, kind: None normal, "dev", "build")]).
+type HandCrate<'a> = (&'a str, &'a str, &'a [(&'a str, Option<&'a str>)]);
+
+/// `cargo metadata` JSON for hand-made crates.
+fn metadata(crates: &[HandCrate<'_>]) -> Value {
     let packages: Vec<Value> = crates
         .iter()
         .map(|(folder, name, deps)| {
