@@ -19,17 +19,19 @@
 //! **Poisoned frees.** A free is a write to the block, and when it runs it fills the block with
 //! `0xFF` bytes (a NaN in every float format), so a read through a missing wait shows as NaN.
 
+mod checked;
+pub use checked::checked_device;
 mod memory;
 mod sched;
 
 use std::any::Any;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use tenor_kernels::cpu::CpuKernelFn;
 use tenor_ports::{
     Access, Allocator, ComputeError, Device, DeviceInfo, Driver, Event, EventImpl, GemmDesc, Kernel, KernelDef,
     Pending, RawArg, Stream, StreamImpl,
 };
-use tenor_kernels::cpu::CpuKernelFn;
 
 pub use memory::SimAllocator;
 use sched::{Op, Sched};
