@@ -31,6 +31,7 @@ pub mod buffer;
 pub mod compute;
 pub mod device;
 pub mod error;
+pub mod expr;
 pub mod files;
 pub mod kernel;
 pub mod number;
@@ -42,6 +43,7 @@ pub use buffer::{Access, Arg, DeviceBuffer, RawArg};
 pub use compute::{Compute, ComputeExt, DeviceInfo, GemmDesc, Precision, Transpose};
 pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};
+pub use expr::{Expr, ExprError};
 pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 
