@@ -8,8 +8,10 @@ use tenor_kernels::philox::normal_f64;
 
 fn run(name: &str, items: u64, block: u32, args: &[RawArg]) {
     let f = lookup(name).expect("reference exists");
-    let call = KernelCall { items, block, args };
-    // SAFETY: the buffers passed in `args` are sized for the launch by the callers below.
+    // SAFETY: the buffers passed in `args` are live, aligned vectors of the callers below, not
+    // otherwise used during the call (their lengths are checked by the views).
+    let call = unsafe { KernelCall::new(items, block, args) };
+    // SAFETY: one call over all blocks.
     unsafe { f(&call, 0..call.blocks()) };
 }
 
