@@ -44,6 +44,15 @@ fn conformance_on_the_default_pool() {
     tenor_conformance::assert_all(&dev);
 }
 
+/// A launch with a too-short buffer is a typed error before anything is enqueued, not an
+/// out-of-bounds write that faults asynchronously (issue 16).
+#[test]
+#[ignore = "needs an NVIDIA GPU: run by scripts/gpu-check with --ignored"]
+fn short_buffers_are_typed_errors_on_cuda() {
+    let Some(dev) = device() else { return };
+    tenor_conformance::bounds::assert_short_buffers(&dev);
+}
+
 #[test]
 #[ignore = "needs an NVIDIA GPU: run by scripts/gpu-check with --ignored"]
 fn conformance_on_the_explicit_pool_and_cumemalloc() {
