@@ -84,8 +84,10 @@ impl StreamImpl for CpuStream {
     fn record(&self) -> Result<Event, ComputeError> {
         Ok(Event::completed())
     }
-    fn wait_event(&self, _event: &Event) -> Result<(), ComputeError> {
-        Ok(())
+    fn wait_event(&self, event: &Event) -> Result<(), ComputeError> {
+        // Work runs at enqueue time, so the native wait is the host's (CPU events are complete
+        // when recorded).
+        event.synchronize()
     }
     fn synchronize(&self) -> Result<(), ComputeError> {
         Ok(())

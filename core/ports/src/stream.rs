@@ -25,8 +25,9 @@ pub trait StreamImpl: Send + Sync + fmt::Debug {
     /// The host does not block.
     ///
     /// [`Stream::wait`] calls this only for an event recorded on another stream of the same
-    /// [`crate::Device`]; events of other devices and backends are handled there, once for all
-    /// adapters (the host waits for them), so an adapter never needs a fallback of its own.
+    /// [`crate::Device`] (or, for streams made outside any device, of the same kind); events of
+    /// other devices and backends are handled there, once for all adapters (the host waits for
+    /// them), so an adapter never needs a fallback of its own.
     ///
     /// # Errors
     /// [`ComputeError::ForeignHandle`] when the event is not the adapter's own type (a broken
@@ -88,9 +89,11 @@ impl Stream {
     /// The foreign-event policy, the same for every adapter: an event of this stream needs no
     /// wait; an event recorded on another stream of the same device is a device-side wait
     /// ([`StreamImpl::wait_event`], the host does not block); any other event (another device,
-    /// another backend, a stream made outside a device, [`Event::completed`]) is waited for by
-    /// the host here, before later work is enqueued, which orders that work after it on every
-    /// backend.
+    /// another backend, [`Event::completed`], or a device's event on a stream made outside any
+    /// device, and the other way round) is waited for by the host here, before later work is
+    /// enqueued, which orders that work after it on every backend. Streams made outside any
+    /// device (an adapter's own, device id 0) wait on each other's events natively, as the
+    /// adapter that made them defines.
     ///
     /// # Errors
     /// A backend error of the wait, or the asynchronous error of the work a foreign event
@@ -99,7 +102,7 @@ impl Stream {
         if event.stream_id() == Some(self.id) {
             return Ok(()); // an event of this stream is already ordered before later work
         }
-        if self.domain != 0 && event.domain == self.domain {
+        if event.domain == self.domain {
             return self.inner.wait_event(event);
         }
         event.synchronize()
