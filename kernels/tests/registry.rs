@@ -29,7 +29,8 @@ fn a_buffer_without_a_valid_len_is_refused() {
     let tail = "[[args]]\nname = \"n\"\ntype = \"u64\"\n[[args]]\nname = \"vol\"\ntype = \"f64\"\n";
     let e = tenor_ports::KernelDef::from_toml(&format!("{head}{tail}"), "kernels/x/kernel.toml").expect_err("no len");
     assert!(e.to_string().contains("kernels/x/kernel.toml") && e.to_string().contains("without len"), "{e}");
-    let e = tenor_ports::KernelDef::from_toml(&format!("{head}len = \"2*vol\"\n{tail}"), "k.toml").expect_err("f64 name");
+    let e =
+        tenor_ports::KernelDef::from_toml(&format!("{head}len = \"2*vol\"\n{tail}"), "k.toml").expect_err("f64 name");
     assert!(e.to_string().contains("unknown name \"vol\""), "{e}");
     let e = tenor_ports::KernelDef::from_toml(&format!("{head}len = \"2*\"\n{tail}"), "k.toml").expect_err("syntax");
     assert!(e.to_string().contains("column 3"), "{e}");

@@ -54,7 +54,13 @@ impl Compute for Recording {
     fn upload(&self, stream: &Stream, dst: &DeviceBuffer, offset: usize, src: &[u8]) -> Result<(), ComputeError> {
         self.inner.upload(stream, dst, offset, src)
     }
-    fn download(&self, stream: &Stream, src: &DeviceBuffer, offset: usize, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
+    fn download(
+        &self,
+        stream: &Stream,
+        src: &DeviceBuffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<Pending<Vec<u8>>, ComputeError> {
         let digest = self.digest.clone();
         Ok(self.inner.download(stream, src, offset, len)?.map(move |v| {
             digest.lock().unwrap_or_else(PoisonError::into_inner).add(&v);
@@ -67,7 +73,14 @@ impl Compute for Recording {
     fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
         self.inner.launch(stream, kernel, items, args)
     }
-    fn gemm(&self, stream: &Stream, desc: &GemmDesc, a: &DeviceBuffer, b: &DeviceBuffer, c: &DeviceBuffer) -> Result<(), ComputeError> {
+    fn gemm(
+        &self,
+        stream: &Stream,
+        desc: &GemmDesc,
+        a: &DeviceBuffer,
+        b: &DeviceBuffer,
+        c: &DeviceBuffer,
+    ) -> Result<(), ComputeError> {
         self.inner.gemm(stream, desc, a, b, c)
     }
     fn synchronize(&self) -> Result<(), ComputeError> {

@@ -75,16 +75,37 @@ pub fn short_buffers(dev: &dyn Compute) -> Result<(), String> {
     let k = kernel(dev, "mc_european")?;
     let pairs = 1_000_000u64;
     let tiny = dev.upload_slice(&s, &[SENTINEL]).map_err(e)?;
-    expect_too_short(dev.launch(&s, &k, pairs, &mc_european_args(&tiny, pairs)), "mc_european", "partials", "2*blocks", 490, 1)?;
+    expect_too_short(
+        dev.launch(&s, &k, pairs, &mc_european_args(&tiny, pairs)),
+        "mc_european",
+        "partials",
+        "2*blocks",
+        490,
+        1,
+    )?;
     dev.synchronize().map_err(e)?;
     untouched(dev, &s, &tiny, &[SENTINEL], "mc_european partials of 1 element")?;
     let short = dev.upload_slice(&s, &[SENTINEL; 489]).map_err(e)?;
-    expect_too_short(dev.launch(&s, &k, pairs, &mc_european_args(&short, pairs)), "mc_european", "partials", "2*blocks", 490, 489)?;
+    expect_too_short(
+        dev.launch(&s, &k, pairs, &mc_european_args(&short, pairs)),
+        "mc_european",
+        "partials",
+        "2*blocks",
+        490,
+        489,
+    )?;
     dev.synchronize().map_err(e)?;
     untouched(dev, &s, &short, &[SENTINEL; 489], "mc_european partials of 489 elements")?;
     // 12 bytes hold one whole f64.
     let ragged = dev.upload_slice(&s, &[0u32; 3]).map_err(e)?;
-    expect_too_short(dev.launch(&s, &k, 4097, &mc_european_args(&ragged, 4097)), "mc_european", "partials", "2*blocks", 4, 1)?;
+    expect_too_short(
+        dev.launch(&s, &k, 4097, &mc_european_args(&ragged, 4097)),
+        "mc_european",
+        "partials",
+        "2*blocks",
+        4,
+        1,
+    )?;
     let exact = dev.alloc_elems::<f64>(&s, 490).map_err(e)?;
     dev.launch(&s, &k, pairs, &mc_european_args(&exact, pairs)).map_err(|x| format!("exact length refused: {x}"))?;
     dev.synchronize().map_err(e)?;

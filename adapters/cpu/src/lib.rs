@@ -15,11 +15,11 @@ use std::any::Any;
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use tenor_kernels::cpu::{CpuKernelFn, KernelCall};
 use tenor_ports::{
     Allocator, ComputeError, Device, DeviceInfo, Driver, Event, GemmDesc, Kernel, KernelDef, Pending, Precision,
     RawArg, Stream, StreamImpl, Transpose,
 };
-use tenor_kernels::cpu::{CpuKernelFn, KernelCall};
 
 pub use allocator::HostAllocator;
 
@@ -153,13 +153,7 @@ unsafe impl Driver for CpuDriver {
         Ok(Arc::new(f))
     }
 
-    unsafe fn launch(
-        &self,
-        stream: &Stream,
-        kernel: &Kernel,
-        items: u64,
-        args: &[RawArg],
-    ) -> Result<(), ComputeError> {
+    unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
         check_stream(stream)?;
         let f = *kernel.backend().downcast_ref::<CpuKernelFn>().ok_or_else(|| {
             ComputeError::ForeignHandle(format!("kernel {} was not loaded by the CPU backend", kernel.def().name))

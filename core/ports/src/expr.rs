@@ -137,12 +137,10 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
                 let s: String = self.chars[start..self.pos].iter().collect();
-                let v = s.parse::<u64>().map_err(|_| {
-                    ExprError::Syntax {
-                        expr: self.text.to_owned(),
-                        column: start + 1,
-                        reason: format!("{s} does not fit in 64 bits"),
-                    }
+                let v = s.parse::<u64>().map_err(|_| ExprError::Syntax {
+                    expr: self.text.to_owned(),
+                    column: start + 1,
+                    reason: format!("{s} does not fit in 64 bits"),
                 })?;
                 self.ops.push(Op::Num(v));
                 Ok(())

@@ -202,9 +202,10 @@ impl KernelDef {
                     let known = |n: &str| {
                         n == "items"
                             || n == "blocks"
-                            || self.args.iter().any(|b| {
-                                b.name == n && matches!(b.ty, ArgType::U32 | ArgType::U64 | ArgType::I32)
-                            })
+                            || self
+                                .args
+                                .iter()
+                                .any(|b| b.name == n && matches!(b.ty, ArgType::U32 | ArgType::U64 | ArgType::I32))
                     };
                     if let Err(e) = e.check_names(known, "items, blocks or an integer scalar argument") {
                         return bad(format!("argument {i} ({}) len: {e}", a.name));

@@ -121,7 +121,8 @@ pub fn load(dir: &Path) -> anyhow::Result<InHouse> {
 /// ([`tenor_ports::expr`]) over `items` and `blocks`.
 fn count(expr: &str, items: u64, blocks: u64, what: &str) -> anyhow::Result<u64> {
     let e = Expr::parse(expr).map_err(|e| anyhow!("{what}: {e}"))?;
-    e.check_names(|n| n == "items" || n == "blocks", "pilot.toml knows items and blocks").map_err(|e| anyhow!("{what}: {e}"))?;
+    e.check_names(|n| n == "items" || n == "blocks", "pilot.toml knows items and blocks")
+        .map_err(|e| anyhow!("{what}: {e}"))?;
     e.eval(|n| match n {
         "items" => Some(items),
         "blocks" => Some(blocks),

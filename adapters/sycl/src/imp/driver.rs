@@ -237,7 +237,8 @@ unsafe impl Driver for SyclDriver {
         let raw: Vec<ffi::tsy_arg> = args.iter().map(raw_arg).collect();
         let groups = items.div_ceil(u64::from(k.block));
         // SAFETY: the caller's contract (live ranges holding the manifest's lengths).
-        unsafe { s.queue.launch(&k.bundle, groups, k.local, &raw) }.map_err(|e| ComputeError::Launch { kernel: kernel.def().name.clone(), reason: e.to_string() })
+        unsafe { s.queue.launch(&k.bundle, groups, k.local, &raw) }
+            .map_err(|e| ComputeError::Launch { kernel: kernel.def().name.clone(), reason: e.to_string() })
     }
 
     unsafe fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {

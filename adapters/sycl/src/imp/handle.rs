@@ -281,7 +281,13 @@ impl Queue {
     ///
     /// # Errors
     /// Runtime errors (argument kinds, work-group size).
-    pub unsafe fn launch(&self, bundle: &Bundle, groups: u64, local: u32, args: &[ffi::tsy_arg]) -> Result<(), ComputeError> {
+    pub unsafe fn launch(
+        &self,
+        bundle: &Bundle,
+        groups: u64,
+        local: u32,
+        args: &[ffi::tsy_arg],
+    ) -> Result<(), ComputeError> {
         // SAFETY: live queue and bundle; args valid for args.len() elements during the call;
         // the buffers are the caller's.
         check(
