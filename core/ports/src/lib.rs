@@ -32,6 +32,7 @@ pub mod checked;
 pub mod compute;
 pub mod device;
 pub mod error;
+pub mod expr;
 pub mod files;
 pub mod kernel;
 pub mod number;
@@ -44,6 +45,7 @@ pub use checked::CheckedDevice;
 pub use compute::{Compute, ComputeExt, DeviceInfo, GemmDesc, Precision, Transpose};
 pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};
+pub use expr::{Expr, ExprError};
 pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 
