@@ -105,6 +105,15 @@ fn typed_struct(def: &KernelDef, folder: &str) -> String {
     writeln!(s, "    /// The kernel's name in the registry.\n    pub const NAME: &'static str = {:?};", def.name).ok();
     writeln!(
         s,
+        "    /// Work items per block (`launch.block`); a kernel with per-block partials writes \
+         `items.div_ceil(BLOCK)` of them.\n    pub const BLOCK: u32 = {};\n    \
+         /// Blocks of a launch over `items` work items.\n    pub fn blocks(items: u64) -> u64 {{\n        \
+         items.div_ceil(u64::from(Self::BLOCK))\n    }}",
+        def.launch.block
+    )
+    .ok();
+    writeln!(
+        s,
         "    /// Work items of the launch: the `{}` field.\n    pub fn items(&self) -> u64 {{\n        {items}\n    }}",
         def.launch.items
     )
@@ -125,17 +134,25 @@ fn typed_struct(def: &KernelDef, folder: &str) -> String {
     writeln!(s, "        ]\n    }}").ok();
     writeln!(
         s,
+        "    /// Loads the kernel on `compute` (compiled once and cached by the device), for \
+         [`Self::launch_loaded`].\n    ///\n    /// # Errors\n    /// As [`Compute::load_kernel`].\n    \
+         pub fn load<C: Compute + ?Sized>(compute: &C) -> Result<Kernel, ComputeError> {{\n        \
+         compute.load_kernel(crate::get(Self::NAME)?)\n    }}"
+    )
+    .ok();
+    writeln!(
+        s,
         "    /// Loads the kernel through `compute` (compiled once and cached by the device) and \
          launches it on `stream`.\n    ///\n    /// # Errors\n    /// As [`Compute::load_kernel`] and \
-         [`Compute::launch`].\n    pub fn launch(&self, compute: &dyn Compute, stream: &Stream) -> Result<(), ComputeError> {{\n        \
+         [`Compute::launch`].\n    pub fn launch<C: Compute + ?Sized>(&self, compute: &C, stream: &Stream) -> Result<(), ComputeError> {{\n        \
          launch_typed(compute, stream, Self::NAME, self.items(), &self.args())\n    }}"
     )
     .ok();
     writeln!(
         s,
-        "    /// Launches on `stream` with `kernel` loaded earlier (a hot loop's way to skip the cache \
-         lookup).\n    ///\n    /// # Errors\n    /// [`ComputeError::KernelArg`] when `kernel` is not `{}`; \
-         as [`Compute::launch`].\n    pub fn launch_loaded(&self, compute: &dyn Compute, stream: &Stream, kernel: &Kernel) -> Result<(), ComputeError> {{\n        \
+        "    /// Launches on `stream` with `kernel` loaded earlier by [`Self::load`] (a hot loop's way to \
+         skip the cache lookup).\n    ///\n    /// # Errors\n    /// [`ComputeError::KernelArg`] when `kernel` is not `{}`; \
+         as [`Compute::launch`].\n    pub fn launch_loaded<C: Compute + ?Sized>(&self, compute: &C, stream: &Stream, kernel: &Kernel) -> Result<(), ComputeError> {{\n        \
          launch_loaded(compute, stream, kernel, Self::NAME, self.items(), &self.args())\n    }}",
         def.name
     )

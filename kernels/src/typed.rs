@@ -6,8 +6,9 @@
 //! field's documentation; the access is the manifest's, so a call site cannot give another),
 //! scalars as their Rust type (`u32`, `i32`, `u64`, `f32`, `f64`). `launch(compute, stream)`
 //! loads the kernel through [`Compute::load_kernel`] (the device compiles it once and caches it)
-//! and launches over the manifest's `launch.items` argument; `launch_loaded` takes a kernel
-//! loaded earlier for hot loops. The device still checks every argument against the manifest.
+//! and launches over the manifest's `launch.items` argument; `load` and `launch_loaded` keep a
+//! loaded kernel for hot loops. `compute` is any `C: Compute + ?Sized`, so `&dyn Compute` and
+//! the generic pricing engines alike. The device still checks every argument against the manifest.
 //!
 //! A call names every argument, so arguments cannot be swapped by position, and a missing or
 //! misspelt one is a compile error:
@@ -90,15 +91,15 @@ pub trait TypedLaunch {
     ///
     /// # Errors
     /// As [`Compute::load_kernel`] and [`Compute::launch`].
-    fn launch_on(&self, compute: &dyn Compute, stream: &Stream) -> Result<(), ComputeError> {
+    fn launch_on<C: Compute + ?Sized>(&self, compute: &C, stream: &Stream) -> Result<(), ComputeError> {
         launch_typed(compute, stream, Self::NAME, self.items(), &self.to_args())
     }
 }
 
 /// Loads built-in kernel `name` through `compute` and launches it over `items` with `args`: the
 /// one body behind every generated `launch`.
-fn launch_typed(
-    compute: &dyn Compute,
+fn launch_typed<C: Compute + ?Sized>(
+    compute: &C,
     stream: &Stream,
     name: &str,
     items: u64,
@@ -110,8 +111,8 @@ fn launch_typed(
 
 /// Launches `kernel`, which must be built-in kernel `name`: the one body behind every generated
 /// `launch_loaded`.
-fn launch_loaded(
-    compute: &dyn Compute,
+fn launch_loaded<C: Compute + ?Sized>(
+    compute: &C,
     stream: &Stream,
     kernel: &Kernel,
     name: &str,
