@@ -4,9 +4,8 @@
 //! backend, a hand-made case).
 #![cfg(feature = "runtime")]
 
-use tenor_ports::{
-    Access, Allocator, Arg, Compute, ComputeError, ComputeExt, GemmDesc, KernelDef, Precision, Transpose,
-};
+use tenor_kernels::typed::{PhiloxNormals, ReduceSumSumsq};
+use tenor_ports::{Allocator, Compute, ComputeError, ComputeExt, GemmDesc, KernelDef, Precision, Transpose};
 use tenor_sycl::{sycl, SyclCompute};
 
 fn cpu_device() -> SyclCompute {

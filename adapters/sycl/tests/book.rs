@@ -30,11 +30,11 @@ fn estimate(
     dev: &dyn Compute,
     pairs: u64,
     stride: usize,
-    launch: impl Fn(&DeviceBuffer) -> Result<(), ComputeError>,
+    launch: impl Fn(&dyn Compute, &DeviceBuffer) -> Result<(), ComputeError>,
 ) -> (f64, f64) {
     let s = dev.default_stream().clone();
     let partials = dev.alloc_elems::<f64>(&s, stride * pairs.div_ceil(4096) as usize).expect("alloc");
-    launch(&partials).expect("launch");
+    launch(dev, &partials).expect("launch");
     let p: Vec<f64> = dev.download_vec(&s, &partials).expect("download");
     let (sum, sq): (f64, f64) = p.chunks(stride).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
     let mean = sum / pairs as f64;
@@ -58,24 +58,22 @@ fn price_book(sycl: &dyn Compute, cpu: &dyn Compute) -> Vec<Priced> {
         let (spot, strike, q, rate, t, v) =
             (num(r, "spot"), num(r, "strike"), num(r, "q"), num(r, "r"), num(r, "t"), num(r, "v"));
         let pairs = 1u64 << 16;
-        let launch = |dev: &dyn Compute| {
-            move |partials: &DeviceBuffer| {
-                McEuropean {
-                    partials,
-                    seed: seed + i as u64,
-                    pairs,
-                    spot,
-                    strike,
-                    is_call: is_call(r),
-                    drift: (rate - q - 0.5 * v * v) * t,
-                    vol_sqrt_t: v * t.sqrt(),
-                    discount: (-rate * t).exp(),
-                }
-                .launch(dev, dev.default_stream())
+        let launch = |dev: &dyn Compute, partials: &DeviceBuffer| {
+            McEuropean {
+                partials,
+                seed: seed + i as u64,
+                pairs,
+                spot,
+                strike,
+                is_call: is_call(r),
+                drift: (rate - q - 0.5 * v * v) * t,
+                vol_sqrt_t: v * t.sqrt(),
+                discount: (-rate * t).exp(),
             }
+            .launch(dev, dev.default_stream())
         };
-        let (a, se) = estimate(sycl, pairs, 2, launch(sycl));
-        let (b, _) = estimate(cpu, pairs, 2, launch(cpu));
+        let (a, se) = estimate(sycl, pairs, 2, launch);
+        let (b, _) = estimate(cpu, pairs, 2, launch);
         out.push(Priced {
             what: format!("european_haug line {}", r["source_line"]),
             sycl: a,
@@ -143,30 +141,28 @@ fn price_book(sycl: &dyn Compute, cpu: &dyn Compute) -> Vec<Priced> {
         }
         let (steps, pairs) = (32u32, 1u64 << 14);
         let dt = t / f64::from(steps);
-        let launch = |dev: &dyn Compute| {
-            move |partials: &DeviceBuffer| {
-                McBarrier {
-                    partials,
-                    seed,
-                    pairs,
-                    steps,
-                    spot,
-                    strike,
-                    barrier,
-                    rebate,
-                    is_call: is_call(r),
-                    kind: kind as u32,
-                    continuous: 1,
-                    drift_dt: (rate - q - 0.5 * v * v) * dt,
-                    vol_sqrt_dt: v * dt.sqrt(),
-                    rate_dt: rate * dt,
-                    discount: (-rate * t).exp(),
-                }
-                .launch(dev, dev.default_stream())
+        let launch = |dev: &dyn Compute, partials: &DeviceBuffer| {
+            McBarrier {
+                partials,
+                seed,
+                pairs,
+                steps,
+                spot,
+                strike,
+                barrier,
+                rebate,
+                is_call: is_call(r),
+                kind: kind as u32,
+                continuous: 1,
+                drift_dt: (rate - q - 0.5 * v * v) * dt,
+                vol_sqrt_dt: v * dt.sqrt(),
+                rate_dt: rate * dt,
+                discount: (-rate * t).exp(),
             }
+            .launch(dev, dev.default_stream())
         };
-        let (a, se) = estimate(sycl, pairs, 2, launch(sycl));
-        let (b, _) = estimate(cpu, pairs, 2, launch(cpu));
+        let (a, se) = estimate(sycl, pairs, 2, launch);
+        let (b, _) = estimate(cpu, pairs, 2, launch);
         out.push(Priced {
             what: format!("barrier_haug line {} ({})", r["source_line"], r["barrier_type"]),
             sycl: a,
