@@ -25,12 +25,12 @@ use anyhow::{bail, Context as _, Result};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 use tenor_alloc as ta;
-use tenor_kernels::typed::{GbmPaths, McAsianF32, McEuropean, McEuropeanF32, PayoffAsian, ReduceSumSumsq};
-use tenor_ports::{Allocator, Compute, ComputeExt, Stream};
 use tenor_cuda::alloc::{
     DefaultPool, ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing,
 };
 use tenor_cuda::{cuda_stream, cuda_with_allocator, CudaCompute};
+use tenor_kernels::typed::{GbmPaths, McAsianF32, McEuropean, McEuropeanF32, PayoffAsian, ReduceSumSumsq};
+use tenor_ports::{Allocator, Compute, ComputeExt, Stream};
 
 /// CUDA backend checks and benchmarks.
 #[derive(Debug, Parser)]

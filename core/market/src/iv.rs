@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 use std::fmt;
 
+pub use tenor_kernels::black::IvStatus;
 use tenor_kernels::typed::ImpliedVol;
 use tenor_ports::{Compute, ComputeExt};
-pub use tenor_kernels::black::IvStatus;
 use tenor_pricing::types::OptionType;
 
 use crate::error::Result;

@@ -11,9 +11,9 @@
 //! CPU+SYCL report showed -19 % and 966 µs).
 
 use serde::Serialize;
-use tenor_registry::DeviceVisitor;
 use tenor_kernels::typed::McEuropean;
 use tenor_ports::{Arg, Compute, ComputeError, ComputeExt, Device, Driver, RawArg};
+use tenor_registry::DeviceVisitor;
 
 use super::measure::{time_pairs, Stats};
 
