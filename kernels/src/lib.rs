@@ -4,6 +4,9 @@
 //! [`tenor_ports::KernelDef`]), `cpu.rs` (the Rust reference implementation, the numerical
 //! oracle for every backend), and one source per GPU backend (`cuda.cu`, `sycl.cpp`,
 //! `opencl.cl`). `build.rs` embeds them; [`registry`] parses and validates the manifests once.
+//! From the same manifests `build.rs` generates [`typed`], one typed launch struct per kernel
+//! (`McBarrier { partials: &p, seed, pairs, .. }.launch(compute, stream)`), and
+//! [`for_each_kernel!`], the kernel list adapters/conformance builds its checks from.
 //!
 //! Random numbers come from Philox4x32-10 ([`philox`]) indexed by (seed, path, step), so every
 //! backend generates the same paths and no result depends on launch geometry or thread count.
@@ -17,6 +20,7 @@ pub mod fastmath;
 pub mod heston;
 pub mod philox;
 mod simd;
+pub mod typed;
 
 use std::sync::OnceLock;
 
