@@ -8,6 +8,14 @@
 // uniform and normal mapping, written exactly as kernels/src/philox.rs: the 32-bit words agree
 // bitwise with the CPU reference, the fp64 normals to the last ulps of log, sqrt, sin and cos.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+// No contraction of a b + c into one rounding unless asked for (build option
+// -DTENOR_FP_CONTRACT): OpenCL C contracts by default, and Intel's OpenCL CPU compiler then
+// moved curve_build 2.8e-12 from the CPU reference (the conformance tolerance is 1e-12).
+#ifdef TENOR_FP_CONTRACT
+#pragma OPENCL FP_CONTRACT ON
+#else
+#pragma OPENCL FP_CONTRACT OFF
+#endif
 
 #ifndef TENOR_BLOCK
 #define TENOR_BLOCK 256u
