@@ -102,7 +102,7 @@ fn main() {
         ("sycl", "adapters/sycl", "sycl.cpp"),
         ("opencl", "adapters/opencl", "opencl.cl"),
     ] {
-        let adapter = count_lines(&root.join(dir), &["rs", "cpp", "hpp", "h", "cu", "cuh"]);
+        let adapter = count_lines(&root.join(dir), &["rs", "cpp", "hpp", "h", "cu", "cuh", "cl"]);
         let kernel = kernel_sources(&kernels, src);
         rows.push(format!("(\"{backend}\", {adapter}, {kernel})"));
         // A missing path would make Cargo rerun this script on every build; the adapter's

@@ -39,11 +39,7 @@ pub fn open(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
 }
 
 fn not_built(name: &str) -> ComputeError {
-    let reason = if name == "opencl" {
-        "no OpenCL adapter exists yet (kernels carry OpenCL C sources for it)".to_owned()
-    } else {
-        format!("this build has no {name} adapter (rebuild with `--features {name}`)")
-    };
+    let reason = format!("this build has no {name} adapter (rebuild with `--features {name}`)");
     ComputeError::Unavailable { backend: name.into(), reason }
 }
 
@@ -58,6 +54,10 @@ fn open_feature(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
         "sycl" => Ok(Arc::new(tenor_sycl::sycl_from_env()?)),
         #[cfg(not(feature = "sycl"))]
         "sycl" => Err(not_built(name)),
+        // The device comes from TENOR_OPENCL_DEVICE (default, cpu, gpu, index:N or part of a name).
+        #[cfg(feature = "opencl")]
+        "opencl" => Ok(Arc::new(tenor_opencl::opencl_from_env()?)),
+        #[cfg(not(feature = "opencl"))]
         "opencl" => Err(not_built(name)),
         other => {
             Err(ComputeError::InvalidArgument(format!("unknown backend {other:?}; known: {}, auto", KNOWN.join(", "))))
@@ -102,6 +102,9 @@ fn visit_feature<V: DeviceVisitor>(name: &str, visitor: V) -> Result<V::Output, 
         "sycl" => Ok(visitor.visit(&tenor_sycl::sycl_from_env()?)),
         #[cfg(not(feature = "sycl"))]
         "sycl" => Err(not_built(name)),
+        #[cfg(feature = "opencl")]
+        "opencl" => Ok(visitor.visit(&tenor_opencl::opencl_from_env()?)),
+        #[cfg(not(feature = "opencl"))]
         "opencl" => {
             let _ = visitor;
             Err(not_built(name))
