@@ -49,6 +49,24 @@ typedef ulong tenor_u64;
 #define TENOR_SCRATCH_PARAM , __local double* tenor_scratch
 #define TENOR_SCRATCH_ARG , tenor_scratch
 
+// The fp32 normals' and mc_european_f32's log, sin, cos, exp and division: OpenCL C's accurate
+// functions (within 4 ulp), or with -DTENOR_NATIVE_F32 the native_ ones (implementation-defined
+// accuracy; what CUDA's __logf, __sincosf, __expf and __fdividef are on NVIDIA), for
+// measurements against CUDA's fast intrinsics.
+#ifdef TENOR_NATIVE_F32
+#define TENOR_F32_LOG(x) native_log(x)
+#define TENOR_F32_SIN(x) native_sin(x)
+#define TENOR_F32_COS(x) native_cos(x)
+#define TENOR_F32_EXP(x) native_exp(x)
+#define TENOR_F32_DIV(a, b) native_divide((a), (b))
+#else
+#define TENOR_F32_LOG(x) log(x)
+#define TENOR_F32_SIN(x) sin(x)
+#define TENOR_F32_COS(x) cos(x)
+#define TENOR_F32_EXP(x) exp(x)
+#define TENOR_F32_DIV(a, b) ((a) / (b))
+#endif
+
 #define TENOR_PHILOX_M0 0xD2511F53u
 #define TENOR_PHILOX_M1 0xCD9E8D57u
 #define TENOR_PHILOX_W0 0x9E3779B9u
@@ -113,14 +131,13 @@ static inline double tenor_normal_f64(ulong seed, ulong path, uint step) {
     return (step & 1u) ? b : a;
 }
 
-// Box-Muller in fp32 on words (a, b), with OpenCL C's log, sqrt, sin and cos (within 4 ulp:
-// the fp32 kernels' tolerance holds; CUDA takes its fast intrinsics here).
+// Box-Muller in fp32 on words (a, b), with the TENOR_F32_ functions above (OpenCL C's log, sin
+// and cos by default, within 4 ulp; CUDA takes its fast intrinsics here).
 static inline void tenor_box_muller_f32(uint a, uint b, float* z0, float* z1) {
-    const float r = sqrt(-2.0f * log(tenor_uniform_f32(a)));
-    float c;
-    const float s = sincos(2.0f * 3.14159265358979323846f * tenor_uniform_f32(b), &c);
-    *z0 = r * c;
-    *z1 = r * s;
+    const float r = sqrt(-2.0f * TENOR_F32_LOG(tenor_uniform_f32(a)));
+    const float t = 2.0f * 3.14159265358979323846f * tenor_uniform_f32(b);
+    *z0 = r * TENOR_F32_COS(t);
+    *z1 = r * TENOR_F32_SIN(t);
 }
 
 // The four fp32 normals of steps 4 quad .. 4 quad + 3 of `path`.
@@ -172,7 +189,7 @@ static inline double tenor_group_sum(__local double* scratch, double x) {
 // per block.
 static inline double tenor_mc_european_pair(int call, double spot_fwd, double strike, double e) {
     const double up = spot_fwd * e;
-    const double dn = spot_fwd / e;
+    const double dn = spot_fwd * (1.0 / e);  // the correctly rounded reciprocal, as CUDA's __drcp_rn
     return call ? fmax(up - strike, 0.0) + fmax(dn - strike, 0.0) : fmax(strike - up, 0.0) + fmax(strike - dn, 0.0);
 }
 

@@ -69,8 +69,7 @@ fn defines(text: &str, name: &str) -> bool {
         (l.starts_with(&format!("#define {name}")) && {
             let rest = &l[8 + name.len()..];
             rest.is_empty() || rest.starts_with(['(', ' '])
-        })
-            || (l.starts_with("typedef ") && l.ends_with(&format!(" {name};")))
+        }) || (l.starts_with("typedef ") && l.ends_with(&format!(" {name};")))
     })
 }
 
@@ -159,10 +158,7 @@ fn the_shared_kernels_sources_are_entry_points_calling_the_shared_code() {
     for (kernel, call) in SHARED_KERNELS {
         let def = tenor_kernels::get(kernel).expect("built-in kernel");
         let name = call.split(['<', '(']).next().unwrap_or(call);
-        assert!(
-            defines_at_file_scope(SHARED_H, name) || in_asian(name),
-            "shared.h and asian.h do not define {name}"
-        );
+        assert!(defines_at_file_scope(SHARED_H, name) || in_asian(name), "shared.h and asian.h do not define {name}");
         for backend in ["cuda", "sycl", "opencl"] {
             let src = def.sources.get(backend).unwrap_or_else(|| panic!("{kernel} has no {backend} source"));
             let words = identifiers(src, "");

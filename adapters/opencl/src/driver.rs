@@ -153,11 +153,11 @@ impl StreamImpl for OpenClStream {
     fn wait_event(&self, event: &Event) -> Result<(), ComputeError> {
         match event.downcast::<OpenClEvent>() {
             // SAFETY: an event of the same context may be in the wait list of any of its queues.
-            Some(e) if e.context == self.ctx.raw() => unsafe {
-                self.queue.enqueue_barrier_with_wait_list(&[e.event.get()])
+            Some(e) if e.context == self.ctx.raw() => {
+                unsafe { self.queue.enqueue_barrier_with_wait_list(&[e.event.get()]) }
+                    .map(drop)
+                    .map_err(|err| backend("clEnqueueBarrierWithWaitList", err))
             }
-            .map(drop)
-            .map_err(|err| backend("clEnqueueBarrierWithWaitList", err)),
             // An event of another context or backend (or an already complete one): the host waits.
             _ => event.synchronize(),
         }
@@ -235,7 +235,8 @@ impl OpenClDriver {
         }
         let context = Context::from_device(&dev).map_err(|e| q("clCreateContext", e))?;
         let max_alloc = dev.max_mem_alloc_size().map_err(|e| q("CL_DEVICE_MAX_MEM_ALLOC_SIZE", e))?;
-        let ctx = Arc::new(Ctx { context, device: choice.id, max_alloc: usize::try_from(max_alloc).unwrap_or(usize::MAX) });
+        let ctx =
+            Arc::new(Ctx { context, device: choice.id, max_alloc: usize::try_from(max_alloc).unwrap_or(usize::MAX) });
         let max_work_group = dev.max_work_group_size().map_err(|e| q("CL_DEVICE_MAX_WORK_GROUP_SIZE", e))?;
         let svm_alloc = Arc::new(SvmAllocator::new(ctx.clone()));
         let default: Arc<dyn Allocator> = Arc::new(tenor_alloc::Pool::new(
@@ -287,8 +288,10 @@ impl OpenClDriver {
         let mut g = self.gemm.lock().unwrap_or_else(|p| p.into_inner());
         if g.is_none() {
             let src = include_str!("gemm.cl");
-            let f64k = kernels::load_source(&self.ctx, &self.key, self.max_work_group, "tenor_gemm_f64", GEMM_LOCAL, src)?;
-            let f32k = kernels::load_source(&self.ctx, &self.key, self.max_work_group, "tenor_gemm_f32", GEMM_LOCAL, src)?;
+            let f64k =
+                kernels::load_source(&self.ctx, &self.key, self.max_work_group, "tenor_gemm_f64", GEMM_LOCAL, src)?;
+            let f32k =
+                kernels::load_source(&self.ctx, &self.key, self.max_work_group, "tenor_gemm_f32", GEMM_LOCAL, src)?;
             *g = Some((Arc::new(f64k), Arc::new(f32k)));
         }
         let (a, b) = g.as_ref().ok_or_else(|| ComputeError::InvalidArgument("gemm kernels not loaded".into()))?;
@@ -342,7 +345,8 @@ impl Driver for OpenClDriver {
     fn create_stream(&self) -> Result<Stream, ComputeError> {
         let queue = CommandQueue::create_default_with_properties(&self.ctx.context, 0, 0)
             .map_err(|e| backend("clCreateCommandQueueWithProperties", e))?;
-        let inner = Arc::new(OpenClStream { queue, ctx: self.ctx.clone(), id: OnceLock::new(), staged: Mutex::default() });
+        let inner =
+            Arc::new(OpenClStream { queue, ctx: self.ctx.clone(), id: OnceLock::new(), staged: Mutex::default() });
         {
             let mut v = self.queues.lock().unwrap_or_else(|p| p.into_inner());
             v.retain(|w| w.strong_count() > 0);

@@ -132,7 +132,12 @@ pub(crate) fn load_source(
 ///
 /// # Errors
 /// [`ComputeError::UnknownKernel`] when the manifest has no OpenCL C source; build errors.
-pub(crate) fn load(ctx: &Ctx, device_key: &str, max_work_group: usize, def: &KernelDef) -> Result<Loaded, ComputeError> {
+pub(crate) fn load(
+    ctx: &Ctx,
+    device_key: &str,
+    max_work_group: usize,
+    def: &KernelDef,
+) -> Result<Loaded, ComputeError> {
     let src = def.sources.get("opencl").ok_or_else(|| ComputeError::UnknownKernel {
         kernel: def.name.clone(),
         backend: BACKEND.into(),

@@ -27,16 +27,33 @@ unsafe impl Send for DeviceChoice {}
 // SAFETY: as above; the handle is never mutated.
 unsafe impl Sync for DeviceChoice {}
 
+/// Environment variable naming the OpenCL library files to try, `;`-separated (read by `cl3`).
+pub const DYLIB_ENV: &str = "OPENCL_DYLIB_PATH";
+
 /// Opens the OpenCL library once (`libOpenCL.so.1`, or the files `OPENCL_DYLIB_PATH` names).
+///
+/// Where `OPENCL_DYLIB_PATH` names files by path (with a `/`) and none of them exists, the
+/// library is unavailable: `cl3` would otherwise fall back to whatever `libOpenCL.so.1` the
+/// dynamic loader finds, which is not what was asked for.
 ///
 /// # Errors
 /// [`ComputeError::Unavailable`] with the dynamic loader's message and what to set.
 pub fn load() -> Result<(), ComputeError> {
+    if let Ok(list) = std::env::var(DYLIB_ENV) {
+        let entries: Vec<&str> = list.split(';').filter(|e| !e.is_empty()).collect();
+        let by_path = !entries.is_empty() && entries.iter().all(|e| e.contains('/'));
+        if by_path && !entries.iter().any(|e| std::path::Path::new(e).is_file()) {
+            return Err(unavailable(format!(
+                "cannot load the OpenCL library: {DYLIB_ENV}={list} names no existing file; install an ICD \
+                 loader (ocl-icd-libopencl1) or set {DYLIB_ENV} to libOpenCL.so.1"
+            )));
+        }
+    }
     match cl3::load_library() {
         Ok(_) => Ok(()),
         Err(e) => Err(unavailable(format!(
             "cannot load the OpenCL library ({e}); install an ICD loader (ocl-icd-libopencl1) or set \
-             OPENCL_DYLIB_PATH to libOpenCL.so.1"
+             {DYLIB_ENV} to libOpenCL.so.1"
         ))),
     }
 }

@@ -7,7 +7,10 @@ fn device() -> Option<tenor_opencl::OpenClCompute> {
         Ok(d) => Some(d),
         Err(e) => {
             let required = std::env::var("TENOR_REQUIRE_BACKENDS").unwrap_or_default();
-            assert!(!required.split(',').any(|b| b == "opencl"), "TENOR_REQUIRE_BACKENDS={required} asks for opencl: {e}");
+            assert!(
+                !required.split(',').any(|b| b == "opencl"),
+                "TENOR_REQUIRE_BACKENDS={required} asks for opencl: {e}"
+            );
             eprintln!("opencl unavailable, nothing run: {e}");
             None
         }

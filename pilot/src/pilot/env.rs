@@ -141,7 +141,7 @@ pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) 
                 .or_else(|| get("HOME").map(|h| Path::new(&h).join(".nv").join("ComputeCache")));
             let summary = "no Tenor cache: each process builds every program at its first use (clBuildProgram)";
             match nv {
-                Some(dir) if !get("CUDA_CACHE_DISABLE").is_some_and(|v| v == "1") => {
+                Some(dir) if get("CUDA_CACHE_DISABLE").is_none_or(|v| v != "1") => {
                     let (n, state) = describe(&dir, "NVIDIA's compute cache (NVIDIA OpenCL only)", "the build");
                     KernelCache {
                         dir: Some(dir.display().to_string()),
