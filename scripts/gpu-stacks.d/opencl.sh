@@ -5,7 +5,8 @@
 #   stack_opencl_stage DEST   here: that executable and an ICD loader (libOpenCL.so.1 from
 #                             Debian's ocl-icd-libopencl1, pinned, which needs only libc) into DEST
 #   stack_opencl_env          on the GPU machine: NVIDIA's OpenCL driver as the only ICD
-#                             (OCL_ICD_FILENAMES; /etc/OpenCL/vendors there lists only PoCL),
+#                             (OCL_ICD_FILENAMES and OCL_ICD_VENDORS; /etc/OpenCL/vendors there
+#                             lists only PoCL),
 #                             the staged loader (OPENCL_DYLIB_PATH), the GPU as device
 #   stack_opencl_steps        on the GPU machine: the conformance suite on NVIDIA's OpenCL, then
 #                             again with contraction allowed (-DTENOR_FP_CONTRACT -cl-mad-enable)
@@ -51,7 +52,13 @@ stack_opencl_env() {
         done
     fi
     echo "opencl: ICD $icd ($(ls -la "$icd" 2>&1 | head -1)); loader $PWD/dist/opencl/libOpenCL.so.1"
-    export OCL_ICD_FILENAMES=$icd
+    # Both loaders' ways of naming the only implementation: the Khronos loader reads
+    # OCL_ICD_FILENAMES, ocl-icd (the staged one, Debian 2.3.1) ignores it and reads
+    # OCL_ICD_VENDORS, a folder of .icd files (checked on Intel's CPU runtime: with
+    # OCL_ICD_FILENAMES alone ocl-icd finds no platform).
+    mkdir -p "$PWD/dist/opencl/vendors"
+    echo "$icd" >"$PWD/dist/opencl/vendors/nvidia.icd"
+    export OCL_ICD_FILENAMES=$icd OCL_ICD_VENDORS=$PWD/dist/opencl/vendors
     export OPENCL_DYLIB_PATH="$PWD/dist/opencl/libOpenCL.so.1;libOpenCL.so.1"
     export TENOR_OPENCL_DEVICE=${TENOR_OPENCL_DEVICE:-gpu}
 }
