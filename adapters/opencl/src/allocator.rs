@@ -48,7 +48,7 @@ impl Allocator for SvmAllocator {
 
     fn allocate(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError> {
         let s = queue_of(stream)?;
-        if !Arc::ptr_eq(s.ctx(), &self.ctx) {
+        if s.ctx().raw() != self.ctx.raw() {
             return Err(AllocError::Stream(format!("{stream:?} belongs to another OpenCL context")));
         }
         let size = bytes.max(1);

@@ -2,6 +2,7 @@
 //! and coarse-grained SVM.
 
 use std::any::Any;
+use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
@@ -20,10 +21,25 @@ use crate::error::{backend, unavailable, BACKEND};
 use crate::kernels::{self, Loaded};
 use crate::platform;
 
+/// The one context of each device for the process: every driver opened on the device shares it,
+/// so programs (cached per device, [`kernels`]), SVM blocks and events of one driver are valid
+/// for the others (a program built in another context would be `CL_INVALID_CONTEXT` on this
+/// one's queues).
+fn shared_context(choice: &platform::DeviceChoice) -> Result<Arc<Context>, opencl3::error_codes::ClError> {
+    static CONTEXTS: OnceLock<Mutex<HashMap<usize, Arc<Context>>>> = OnceLock::new();
+    let mut map = CONTEXTS.get_or_init(|| Mutex::new(HashMap::new())).lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(c) = map.get(&(choice.id as usize)) {
+        return Ok(c.clone());
+    }
+    let c = Arc::new(Context::from_device(&ClDevice::new(choice.id))?);
+    map.insert(choice.id as usize, c.clone());
+    Ok(c)
+}
+
 /// What a driver's streams, events and allocations share: the context on one device.
 #[derive(Debug)]
 pub struct Ctx {
-    context: Context,
+    context: Arc<Context>,
     device: cl_device_id,
     max_alloc: usize,
 }
@@ -233,7 +249,7 @@ impl OpenClDriver {
                 choice.name, choice.platform
             )));
         }
-        let context = Context::from_device(&dev).map_err(|e| q("clCreateContext", e))?;
+        let context = shared_context(&choice).map_err(|e| q("clCreateContext", e))?;
         let max_alloc = dev.max_mem_alloc_size().map_err(|e| q("CL_DEVICE_MAX_MEM_ALLOC_SIZE", e))?;
         let ctx =
             Arc::new(Ctx { context, device: choice.id, max_alloc: usize::try_from(max_alloc).unwrap_or(usize::MAX) });
