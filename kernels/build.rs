@@ -215,7 +215,7 @@ fn main() {
             writeln!(cpu_table, "    ({name:?}, {name}::run as CpuKernelFn),").ok();
         }
     }
-    for f in ["prelude.cuh", "prelude.hpp", "prelude.cl", "shared.h"] {
+    for f in ["prelude.cuh", "prelude.hpp", "prelude.cl", "shared.h", "asian.h"] {
         println!("cargo:rerun-if-changed={}", root.join("common").join(f).display());
     }
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR set by cargo"));
