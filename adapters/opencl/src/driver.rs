@@ -353,7 +353,11 @@ fn enqueue(s: &OpenClStream, k: &Loaded, groups: u64, args: &[RawArg]) -> Result
         .map_err(|e| format!("clEnqueueNDRangeKernel (global {global}, local {local}): {e}"))
 }
 
-impl Driver for OpenClDriver {
+// SAFETY: streams are `OpenClStream`s of this context (`stream_of` refuses others), kernels
+// are programs this driver built, and device addresses are coarse-grained SVM blocks of this
+// context from the adapter's allocator, live until their stream-ordered `clEnqueueSVMFree`; the
+// raw methods below enqueue only within the ranges `Device` checked.
+unsafe impl Driver for OpenClDriver {
     fn info(&self) -> DeviceInfo {
         self.info.clone()
     }
@@ -377,7 +381,7 @@ impl Driver for OpenClDriver {
         self.default.clone()
     }
 
-    fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
+    unsafe fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
         let s = stream_of(stream)?;
         if src.is_empty() {
             return Ok(());
@@ -394,7 +398,7 @@ impl Driver for OpenClDriver {
         Ok(())
     }
 
-    fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
+    unsafe fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
         let s = stream_of(stream)?;
         let mut buf = vec![0u8; len];
         if len == 0 {
@@ -419,7 +423,7 @@ impl Driver for OpenClDriver {
         Ok(Arc::new(kernels::load(&self.ctx, &self.key, self.max_work_group, def)?))
     }
 
-    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
+    unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
         let s = stream_of(stream)?;
         let k = kernel.backend().downcast_ref::<Loaded>().ok_or_else(|| {
             ComputeError::ForeignHandle(format!("kernel {} was not loaded by the OpenCL backend", kernel.def().name))
@@ -430,7 +434,7 @@ impl Driver for OpenClDriver {
         s.queue.flush().map_err(|e| backend("clFlush", e))
     }
 
-    fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
+    unsafe fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
         let s = stream_of(stream)?;
         let k = self.gemm_kernel(d.precision)?;
         let t = |x: Transpose| RawArg::U32(u32::from(x == Transpose::Yes));
