@@ -1,6 +1,8 @@
 // Tenor's SYCL device prelude, prepended to every kernels/<name>/sycl.cpp before the run-time
 // compilation (sycl_ext_oneapi_kernel_compiler). The SYCL adapter puts `#define TENOR_BLOCK n`
-// (the manifest's launch block) in front of it.
+// (the manifest's launch block) in front of it. Built with AdaptiveCpp (docs/sycl.md, ADR 0018)
+// the same translation unit is compiled by `acpp` ahead of time (or, for an in-house kernel, at
+// run time into a shared library): the few spellings that differ are under TENOR_SYCL_ACPP.
 //
 // Philox4x32-10 (Salmon, Moraes, Dror and Shaw, SC'11) and Tenor's (seed, path, step) to
 // uniform and normal mapping, written exactly as kernels/src/philox.rs: the 32-bit words agree
@@ -9,7 +11,15 @@
 
 #include <cstdint>
 
+#if defined(__ADAPTIVECPP__)
+#define TENOR_SYCL_ACPP 1
+// AdaptiveCpp has no free-function kernels: the kernel is an ordinary function that the
+// adapter's launcher (TENOR_ACPP_KERNEL below) calls from a parallel_for over an nd_range.
+#define SYCL_EXT_ONEAPI_FUNCTION_PROPERTY(props)
+namespace syclexp {}
+#else
 namespace syclexp = sycl::ext::oneapi::experimental;
+#endif
 
 #ifndef TENOR_BLOCK
 #define TENOR_BLOCK 256u
@@ -107,7 +117,26 @@ inline float normal_f32(uint64_t seed, uint64_t path, uint32_t step) {
 }
 
 // This work-item's nd_item inside a free-function kernel.
+#if defined(TENOR_SYCL_ACPP)
+// AdaptiveCpp: built the way its own nd_range launchers build it (glue/llvm-sscp/
+// sscp_kernel_launcher.hpp for the generic target, the CUDA launcher for cuda:sm_XX): every
+// query is answered by the backend's builtins, not by stored values. get_offset() is zero
+// (Tenor launches have no offset).
+inline const sycl::id<1> *zero_offset() {
+    static const sycl::id<1> zero{};
+    return &zero;
+}
+inline sycl::nd_item<1> item() {
+#if defined(HIPSYCL_ONDEMAND_ITERATION_SPACE_INFO)
+    return sycl::nd_item<1>(zero_offset());
+#else
+    return sycl::nd_item<1>(zero_offset(), sycl::detail::get_group_id<1>(), sycl::detail::get_local_id<1>(),
+                            sycl::detail::get_local_size<1>(), sycl::detail::get_grid_size<1>());
+#endif
+}
+#else
 inline sycl::nd_item<1> item() { return sycl::ext::oneapi::this_work_item::get_nd_item<1>(); }
+#endif
 
 // Block-reduction helpers: work-group g covers items g TENOR_BLOCK .. (g + 1) TENOR_BLOCK of
 // `items`; each work-item takes a strided share. `first` and `stride` give that share.

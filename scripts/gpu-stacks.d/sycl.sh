@@ -1,0 +1,116 @@
+# scripts/gpu-stacks part: SYCL through AdaptiveCpp (docs/sycl.md, ADR 0018). Sourced by
+# scripts/gpu-stacks; see its header for the hooks.
+STACKS+=(sycl)
+FEATURES+=(sycl)
+
+stack_sycl_build() {
+    local root
+    root=$(scripts/install-acpp | tail -1)
+    export TENOR_SYCL_IMPL=acpp TENOR_ACPP_ROOT=$root TENOR_ACPP_TARGETS=generic
+}
+
+# After the main build: the same tenor with its SYCL kernels compiled ahead of time for sm_90
+# (no JIT, no libLLVM on the device), for the AOT-vs-JIT measurement. When AdaptiveCpp cannot
+# build it, the reason goes into dist/stacks/tenor-sm90.failed and the run reports it.
+stack_sycl_after_build() {
+    local feats
+    feats=$(cat dist/stacks/features)
+    rm -f dist/stacks/tenor-sm90 dist/stacks/tenor-sm90.failed
+    if TENOR_ACPP_TARGETS=cuda:sm_90 cargo build --release -p tenor-pilot --features "$feats" >dist/stacks/sm90-build.log 2>&1; then
+        cp target/release/tenor dist/stacks/tenor-sm90
+        rm -f dist/stacks/sm90-build.log
+    else
+        grep -E "error|Error" dist/stacks/sm90-build.log | head -40 >dist/stacks/tenor-sm90.failed
+        rm -f dist/stacks/sm90-build.log
+        echo "gpu-stacks: the cuda:sm_90 build failed, see dist/stacks/tenor-sm90.failed" >&2
+    fi
+    # Leave target/release with the generic build, as staged.
+    TENOR_ACPP_TARGETS=generic cargo build --release -p tenor-pilot --features "$feats" >/dev/null 2>&1 || true
+}
+
+# Libraries a shared object needs that an Ubuntu 24.04 machine without LLVM lacks: everything
+# ldd resolves except the C runtime, libstdc++/libgcc and the CUDA driver.
+_acpp_deps() {
+    ldd "$@" 2>/dev/null | awk '/=> \//{print $3}' | sort -u |
+        grep -vE '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux-x86-64|libcuda|libacpp-[a-z]+)\.so'
+}
+
+stack_sycl_stage() {
+    local dest=$1 root tmp cache
+    root=$(scripts/install-acpp | tail -1)
+    cache=$(dirname "$root")
+    tmp=$(mktemp -d)
+    mkdir -p "$tmp/acpp/prefix" "$tmp/acpp/llvm" "$tmp/acpp/libdevice"
+    cp -a "$root/lib" "$root/etc" "$tmp/acpp/prefix/"
+    mkdir -p "$tmp/acpp/prefix/bin"
+    cp "$root/bin/acpp-info" "$tmp/acpp/prefix/bin/" 2>/dev/null || true
+    # shellcheck disable=SC2046
+    for l in $(_acpp_deps $(find "$root/lib" -name '*.so*' -type f) "$root/bin/acpp-info"); do
+        cp -L "$l" "$tmp/acpp/llvm/"
+    done
+    cp "$cache"/cuda/nvidia/cu13/nvvm/libdevice/libdevice*.bc "$tmp/acpp/libdevice/"
+    # The JIT reads libdevice under the CUDA path compiled into it (HIPSYCL_CUDA_PATH).
+    echo "$cache/cuda/nvidia/cu13" >"$tmp/acpp/cuda-path.txt"
+    # The in-house sample's SYCL source, compiled by acpp here (the GPU machine has no compiler)
+    # into the kernel cache the adapter reads: the same unit the GPU run asks for, same hash.
+    TENOR_SYCL_DEVICE=cpu ACPP_VISIBILITY_MASK=omp TENOR_ACPP_KERNEL_CACHE="$tmp/acpp/kernels" \
+        dist/stacks/tenor pilot kernel examples/inhouse/bs_batch --backends sycl --out "$tmp/inhouse-cpu" >&2 ||
+        echo "gpu-stacks: the in-house kernel did not build on the host's SYCL CPU device" >&2
+    rm -f "$tmp"/acpp/kernels/*.tmp.so
+    tar -cf - -C "$tmp" acpp | xz -9 -T2 >"$dest/acpp.tar.xz"
+    du -sh "$tmp/acpp" "$dest/acpp.tar.xz" >&2
+    rm -rf "$tmp"
+}
+
+stack_sycl_env() {
+    tar -xJf acpp.tar.xz -C "$W"
+    local A=$W/acpp cuda_path
+    export LD_LIBRARY_PATH=$A/prefix/lib:$A/llvm:$LD_LIBRARY_PATH
+    export XDG_DATA_HOME=$W/xdg TENOR_ACPP_KERNEL_CACHE=$A/kernels TENOR_SYCL_DEVICE=${TENOR_SYCL_DEVICE:-gpu}
+    cuda_path=$(cat "$A/cuda-path.txt")
+    if mkdir -p "$cuda_path/nvvm/libdevice" 2>/dev/null && cp "$A"/libdevice/*.bc "$cuda_path/nvvm/libdevice/"; then
+        echo "sycl: libdevice placed at $cuda_path/nvvm/libdevice (the JIT's compiled-in CUDA path)"
+    else
+        echo "sycl: cannot create $cuda_path/nvvm/libdevice: the generic target's JIT will not find libdevice"
+    fi
+    "$A/prefix/bin/acpp-info" -l >"$W/acpp-info.txt" 2>&1 || true
+    echo "sycl: acpp-info -l"
+    grep -iE "device [0-9]|name|backend" "$W/acpp-info.txt" | head -12
+}
+
+stack_sycl_steps() {
+    # Ahead-of-time sm_90 against the generic JIT, on SYCL alone, while time is left.
+    if [[ -f dist/stacks/tenor-sm90.failed ]]; then
+        echo "=== sycl-sm90: not built: $(head -5 dist/stacks/tenor-sm90.failed)"
+    elif [[ -x dist/stacks/tenor-sm90 ]]; then
+        if (($(since_start) < 330)); then
+            XDG_DATA_HOME=$W/xdg-sm90 TENOR_REQUIRE_BACKENDS=sycl step sycl-sm90 \
+                dist/stacks/tenor-sm90 pilot run --backends sycl --suite default --max-mib 8192 --out "$W/pilot-sycl-sm90"
+        else
+            echo "=== sycl-sm90: skipped, $(since_start) s used of the 8 minutes"
+        fi
+    fi
+    # Generated code: the PTX the JIT wrote into AdaptiveCpp's kernel cache, the cubins NVRTC
+    # wrote into Tenor's CUDA cache, and SASS and resource usage where the device has the tools.
+    mkdir -p "$W/code/sycl-ptx" "$W/code/cuda-cubin" "$W/code/sass"
+    find "$W/xdg" -type f -size +1k -exec cp {} "$W/code/sycl-ptx/" \; 2>/dev/null
+    cp "$TENOR_CUDA_CACHE"/*mc_* "$W/code/cuda-cubin/" 2>/dev/null
+    ls /usr/local/cuda/bin >"$W/code/cuda-bin.txt" 2>&1
+    local bin=/usr/local/cuda/bin f
+    for f in "$W"/code/sycl-ptx/*; do
+        [[ -f $f ]] || continue
+        if grep -q "^.version" "$f" 2>/dev/null && [[ -x $bin/ptxas ]]; then
+            "$bin/ptxas" -arch=sm_90 -O3 -v "$f" -o "$f.cubin" >"$f.ptxas.txt" 2>&1
+        fi
+    done
+    if [[ -x $bin/cuobjdump ]]; then
+        for f in "$W"/code/cuda-cubin/* "$W"/code/sycl-ptx/*.cubin; do
+            [[ -f $f ]] || continue
+            "$bin/cuobjdump" -res-usage "$f" >"$W/code/sass/$(basename "$f").res.txt" 2>&1
+            "$bin/cuobjdump" -sass "$f" >"$W/code/sass/$(basename "$f").sass" 2>&1
+        done
+    fi
+    echo "=== code: $(find "$W/code" -type f | wc -l) files (sycl PTX, cuda cubins, SASS/resource usage where the tools exist)"
+    grep -h "Used [0-9]* registers" "$W"/code/sycl-ptx/*.ptxas.txt 2>/dev/null | sort | uniq -c | head -20
+    grep -h "REG:" "$W"/code/sass/*.res.txt 2>/dev/null | head -40
+}
