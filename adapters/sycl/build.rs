@@ -12,7 +12,7 @@
 //!   kernel (tenor_kernels' registry) and the gemm kernels are compiled ahead of time, one
 //!   translation unit each (`unit.rs`, the text the adapter builds at run time), into the shim's
 //!   static library with a table of (name, hash of the unit, launcher) the shim looks kernels
-//!   up in. Units are compiled in parallel and kept in OUT_DIR by hash.
+//!   up in. Units are compiled in parallel and kept by hash beside the AdaptiveCpp install.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -133,7 +133,17 @@ fn acpp() {
     let targets = std::env::var("TENOR_ACPP_TARGETS").unwrap_or_else(|_| "generic".into());
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR set by cargo")).join("acpp");
     std::fs::create_dir_all(&out).expect("create OUT_DIR/acpp");
-    let flags = ["-O3".to_owned(), "-std=c++17".to_owned(), "-fPIC".to_owned(), format!("--acpp-targets={targets}")];
+    // Compiled units are kept beside the AdaptiveCpp install (its folder name holds every pin),
+    // by unit hash and target list: the same text with the same flags is the same object for
+    // every profile, worktree and CI run (TENOR_ACPP_UNIT_CACHE overrides the folder).
+    println!("cargo:rerun-if-env-changed=TENOR_ACPP_UNIT_CACHE");
+    let objs = std::env::var_os("TENOR_ACPP_UNIT_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.parent().map_or_else(|| out.clone(), |p| p.join("units")));
+    std::fs::create_dir_all(&objs).unwrap_or_else(|e| panic!("cannot create {}: {e}", objs.display()));
+    let mut flags =
+        vec!["-O3".to_owned(), "-std=c++17".to_owned(), "-fPIC".to_owned(), format!("--acpp-targets={targets}")];
+    flags.extend(cuda_aot_flags(&root, &targets));
     let all = units();
     // The built-in table, then every unit whose object is not there yet, `jobs` at a time.
     let mut table = String::from(
@@ -156,11 +166,20 @@ fn acpp() {
     ));
     let table_src = out.join("builtins.cpp");
     std::fs::write(&table_src, table).expect("write builtins.cpp");
-    let todo: Vec<&Unit> = all
+    // Every unit's text beside its object (rewritten each build: the newest is the current one,
+    // which scripts/gpu-stacks.d/sycl.sh compiles again for other targets).
+    for u in &all {
+        let src = objs.join(format!("{}.cpp", u.stem));
+        std::fs::write(&src, &u.text).unwrap_or_else(|e| panic!("cannot write {}: {e}", src.display()));
+    }
+    let todo: Vec<&Unit> =
+        all.iter().filter(|u| !objs.join(format!("{}-{}.o", u.stem, fnv(&targets))).is_file()).collect();
+    println!("cargo:rerun-if-env-changed=TENOR_ACPP_JOBS");
+    let jobs = ["TENOR_ACPP_JOBS", "NUM_JOBS"]
         .iter()
-        .filter(|u| !out.join(format!("{}-{}.o", u.stem, fnv(&targets))).is_file())
-        .collect();
-    let jobs = std::env::var("NUM_JOBS").ok().and_then(|j| j.parse::<usize>().ok()).unwrap_or(2).max(1);
+        .find_map(|v| std::env::var(v).ok().and_then(|j| j.parse::<usize>().ok()))
+        .unwrap_or(2)
+        .max(1);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::<String>::new());
     std::thread::scope(|s| {
@@ -168,10 +187,10 @@ fn acpp() {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some(u) = todo.get(i) else { break };
-                let src = out.join(format!("{}.cpp", u.stem));
-                let obj = out.join(format!("{}-{}.o", u.stem, fnv(&targets)));
-                let tmp = out.join(format!("{}-{}.o.tmp", u.stem, fnv(&targets)));
-                let result = std::fs::write(&src, &u.text).map_err(|e| e.to_string()).and_then(|()| {
+                let src = objs.join(format!("{}.cpp", u.stem));
+                let obj = objs.join(format!("{}-{}.o", u.stem, fnv(&targets)));
+                let tmp = objs.join(format!("{}-{}.{}.o.tmp", u.stem, fnv(&targets), std::process::id()));
+                let result = {
                     Command::new(&acpp)
                         .args(&flags)
                         .arg("-c")
@@ -180,7 +199,7 @@ fn acpp() {
                         .arg(&tmp)
                         .output()
                         .map_err(|e| format!("cannot run {}: {e}", acpp.display()))
-                });
+                };
                 match result {
                     Ok(o) if o.status.success() => {
                         if let Err(e) = std::fs::rename(&tmp, &obj) {
@@ -215,8 +234,11 @@ fn acpp() {
         .file(&table_src)
         .define("TENOR_ACPP_ROOT", Some(format!("{:?}", root.display().to_string()).as_str()))
         .define("TENOR_ACPP_TARGETS", Some(format!("{targets:?}").as_str()));
+    for f in cuda_aot_flags(&root, &targets) {
+        build.flag(f);
+    }
     for u in &all {
-        build.object(out.join(format!("{}-{}.o", u.stem, fnv(&targets))));
+        build.object(objs.join(format!("{}-{}.o", u.stem, fnv(&targets))));
     }
     build.compile("tenor_sycl_shim");
     let lib = root.join("lib");
@@ -229,6 +251,24 @@ fn acpp() {
     println!("cargo:rustc-cfg=tenor_sycl_acpp");
     println!("cargo:root={}", root.display());
     println!("cargo:implementation=acpp");
+}
+
+/// For ahead-of-time CUDA targets (`cuda:sm_XX`): clang 16's CUDA toolchain against CUDA 13
+/// through what scripts/install-acpp puts in `<cache>/cuda-aot` (the prefix's sibling).
+fn cuda_aot_flags(root: &Path, targets: &str) -> Vec<String> {
+    if !targets.split(';').any(|t| t.starts_with("cuda:")) {
+        return Vec::new();
+    }
+    let aot = root.parent().map(|p| p.join("cuda-aot")).unwrap_or_default();
+    if !aot.join("root/bin/fatbinary").is_file() {
+        panic!("TENOR_ACPP_TARGETS={targets}: {} is missing; run scripts/install-acpp", aot.display());
+    }
+    vec![
+        format!("--acpp-cuda-path={}", aot.join("root").display()),
+        format!("-I{}", aot.join("compat").display()),
+        format!("-I{}", aot.join("cccl/include").display()),
+        "-Wno-unknown-cuda-version".to_owned(),
+    ]
 }
 
 /// A short tag of the target list for object names (objects of other targets stay apart).

@@ -9,30 +9,51 @@ stack_sycl_build() {
     export TENOR_SYCL_IMPL=acpp TENOR_ACPP_ROOT=$root TENOR_ACPP_TARGETS=generic
 }
 
-# After the main build: the same tenor with its SYCL kernels compiled ahead of time for sm_90
-# (no JIT, no libLLVM on the device), for the AOT-vs-JIT measurement. When AdaptiveCpp cannot
-# build it, the reason goes into dist/stacks/tenor-sm90.failed and the run reports it.
+# After the main build: the AOT-vs-JIT comparison program (adapters/sycl/benches/acpp_targets.cpp)
+# linked with the fused Monte Carlo kernels' units, once for the generic target (the objects the
+# build just made) and once compiled ahead of time for sm_90 (no JIT, no libLLVM on the device).
+# When AdaptiveCpp cannot build the sm_90 one, the reason goes into
+# dist/stacks/acpp-targets-sm90.failed and the run reports it.
 stack_sycl_after_build() {
-    local feats
-    feats=$(cat dist/stacks/features)
-    rm -f dist/stacks/tenor-sm90 dist/stacks/tenor-sm90.failed
-    if TENOR_ACPP_TARGETS=cuda:sm_90 cargo build --release -p tenor-pilot --features "$feats" >dist/stacks/sm90-build.log 2>&1; then
-        cp target/release/tenor dist/stacks/tenor-sm90
-        rm -f dist/stacks/sm90-build.log
+    local units aot k f srcs=() objs=() jobs=()
+    units=$(dirname "$TENOR_ACPP_ROOT")/units
+    aot=$(dirname "$TENOR_ACPP_ROOT")/cuda-aot
+    for k in mc_european mc_european_f32 mc_asian mc_asian_f32; do
+        # shellcheck disable=SC2012
+        f=$(ls -t "$units" | grep -E "^${k}_[0-9a-f]{16}\.cpp$" | head -1)
+        srcs+=("$units/$f")
+        objs+=("$units/${f%.cpp}-$(stem_tag generic).o")
+    done
+    "$TENOR_ACPP_ROOT/bin/acpp" -O3 -std=c++17 --acpp-targets=generic -DTENOR_ACPP_BENCH_TARGET='"generic"' \
+        adapters/sycl/benches/acpp_targets.cpp "${objs[@]}" -o dist/stacks/acpp-targets-generic
+    rm -f dist/stacks/acpp-targets-sm90 dist/stacks/acpp-targets-sm90.failed
+    local tmp
+    tmp=$(mktemp -d)
+    if "$TENOR_ACPP_ROOT/bin/acpp" -O3 -std=c++17 --acpp-targets=cuda:sm_90 --acpp-cuda-path="$aot/root" \
+        -I"$aot/compat" -I"$aot/cccl/include" -Wno-unknown-cuda-version -DTENOR_ACPP_BENCH_TARGET='"cuda:sm_90"' \
+        adapters/sycl/benches/acpp_targets.cpp "${srcs[@]}" -o dist/stacks/acpp-targets-sm90 >"$tmp/log" 2>&1; then
+        echo "gpu-stacks: acpp-targets-sm90 built" >&2
     else
-        grep -E "error|Error" dist/stacks/sm90-build.log | head -40 >dist/stacks/tenor-sm90.failed
-        rm -f dist/stacks/sm90-build.log
-        echo "gpu-stacks: the cuda:sm_90 build failed, see dist/stacks/tenor-sm90.failed" >&2
+        grep -E "error" "$tmp/log" | head -40 >dist/stacks/acpp-targets-sm90.failed
+        echo "gpu-stacks: the cuda:sm_90 build failed, see dist/stacks/acpp-targets-sm90.failed" >&2
     fi
-    # Leave target/release with the generic build, as staged.
-    TENOR_ACPP_TARGETS=generic cargo build --release -p tenor-pilot --features "$feats" >/dev/null 2>&1 || true
+    rm -rf "$tmp"
+}
+
+# The target tag in unit object names (build.rs: FNV-1a of the target list, low 32 bits).
+stem_tag() {
+    python3 -c 'import sys
+h = 0xcbf29ce484222325
+for b in sys.argv[1].encode():
+    h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+print(f"{h & 0xffffffff:08x}")' "$1"
 }
 
 # Libraries a shared object needs that an Ubuntu 24.04 machine without LLVM lacks: everything
 # ldd resolves except the C runtime, libstdc++/libgcc and the CUDA driver.
 _acpp_deps() {
     ldd "$@" 2>/dev/null | awk '/=> \//{print $3}' | sort -u |
-        grep -vE '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux-x86-64|libcuda|libacpp-[a-z]+)\.so'
+        grep -vE '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux-x86-64|libcuda|libcudart|libacpp-[a-z]+)\.so'
 }
 
 stack_sycl_stage() {
@@ -45,7 +66,7 @@ stack_sycl_stage() {
     mkdir -p "$tmp/acpp/prefix/bin"
     cp "$root/bin/acpp-info" "$tmp/acpp/prefix/bin/" 2>/dev/null || true
     # shellcheck disable=SC2046
-    for l in $(_acpp_deps $(find "$root/lib" -name '*.so*' -type f) "$root/bin/acpp-info"); do
+    for l in $(_acpp_deps $(find "$root/lib" -name '*.so*' -type f) "$root/bin/acpp-info" dist/stacks/tenor dist/stacks/acpp-targets-*); do
         cp -L "$l" "$tmp/acpp/llvm/"
     done
     cp "$cache"/cuda/nvidia/cu13/nvvm/libdevice/libdevice*.bc "$tmp/acpp/libdevice/"
@@ -79,17 +100,15 @@ stack_sycl_env() {
 }
 
 stack_sycl_steps() {
-    # Ahead-of-time sm_90 against the generic JIT, on SYCL alone, while time is left.
-    if [[ -f dist/stacks/tenor-sm90.failed ]]; then
-        echo "=== sycl-sm90: not built: $(head -5 dist/stacks/tenor-sm90.failed)"
-    elif [[ -x dist/stacks/tenor-sm90 ]]; then
-        if (($(since_start) < 330)); then
-            XDG_DATA_HOME=$W/xdg-sm90 TENOR_REQUIRE_BACKENDS=sycl step sycl-sm90 \
-                dist/stacks/tenor-sm90 pilot run --backends sycl --suite default --max-mib 8192 --out "$W/pilot-sycl-sm90"
-        else
-            echo "=== sycl-sm90: skipped, $(since_start) s used of the 8 minutes"
-        fi
+    # Ahead-of-time sm_90 against the generic JIT on the fused Monte Carlo kernels: cold (first
+    # launch, the JIT included for generic) and warm, one JSON line per kernel.
+    step acpp-targets-generic sh -c "dist/stacks/acpp-targets-generic >'$W/acpp-targets-generic.jsonl'"
+    if [[ -x dist/stacks/acpp-targets-sm90 ]]; then
+        step acpp-targets-sm90 sh -c "dist/stacks/acpp-targets-sm90 >'$W/acpp-targets-sm90.jsonl'"
+    else
+        echo "=== acpp-targets-sm90: not built: $(head -5 dist/stacks/acpp-targets-sm90.failed 2>/dev/null)"
     fi
+    cat "$W"/acpp-targets-*.jsonl 2>/dev/null
     # Generated code: the PTX the JIT wrote into AdaptiveCpp's kernel cache, the cubins NVRTC
     # wrote into Tenor's CUDA cache, and SASS and resource usage where the device has the tools.
     mkdir -p "$W/code/sycl-ptx" "$W/code/cuda-cubin" "$W/code/sass"

@@ -46,3 +46,33 @@ pub fn fnv1a64(text: &str) -> u64 {
     }
     h
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a64_matches_the_published_test_vectors() {
+        // Fowler, Noll and Vo's FNV-1a 64-bit test vectors (the offset basis for the empty
+        // string; "a" and "foobar").
+        assert_eq!(fnv1a64(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64("foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn the_acpp_unit_is_the_translation_unit_then_the_launchers_then_one_line_per_kernel() {
+        let tu = translation_unit(64, "// prelude", "void k(double *x) {}");
+        assert_eq!(tu, "#define TENOR_BLOCK 64u\n// prelude\nvoid k(double *x) {}\n");
+        let unit = acpp_unit(&tu, &["k", "k2"]);
+        assert!(unit.starts_with(&tu));
+        let rest = &unit[tu.len()..];
+        assert!(rest.starts_with(ACPP_LAUNCHERS));
+        assert_eq!(&rest[ACPP_LAUNCHERS.len()..], "TENOR_ACPP_KERNEL(k)\nTENOR_ACPP_KERNEL(k2)\n");
+        // A one-character change of the source is another key.
+        assert_ne!(
+            fnv1a64(&unit),
+            fnv1a64(&acpp_unit(&translation_unit(64, "// prelude", "void k(double *y) {}"), &["k", "k2"]))
+        );
+    }
+}
