@@ -121,11 +121,14 @@ inline float normal_f32(uint64_t seed, uint64_t path, uint32_t step) {
 // AdaptiveCpp: built the way its own nd_range launchers build it (glue/llvm-sscp/
 // sscp_kernel_launcher.hpp for the generic target, the CUDA launcher for cuda:sm_XX): every
 // query is answered by the backend's builtins, not by stored values. get_offset() is zero
-// (Tenor launches have no offset).
-inline const sycl::id<1> *zero_offset() {
-    static const sycl::id<1> zero{};
-    return &zero;
-}
+// (Tenor launches have no offset). sycl::id's constructor is not constexpr, so a static
+// sycl::id would need a guarded initialisation, which device code cannot link: the zero is a
+// constant-initialised array of the same layout (AdaptiveCpp's id<1> holds one size_t).
+struct zero_offset_storage {
+    size_t value[1];
+};
+inline constexpr zero_offset_storage zero_offset_value{{0}};
+inline const sycl::id<1> *zero_offset() { return reinterpret_cast<const sycl::id<1> *>(&zero_offset_value); }
 inline sycl::nd_item<1> item() {
 #if defined(HIPSYCL_ONDEMAND_ITERATION_SPACE_INFO)
     return sycl::nd_item<1>(zero_offset());
@@ -152,9 +155,41 @@ inline uint64_t block_end_of(uint64_t blk, uint64_t items) {
     uint64_t e = (blk + 1) * static_cast<uint64_t>(TENOR_BLOCK);
     return e < items ? e : items;
 }
+#if defined(TENOR_SYCL_ACPP) && ACPP_LIBKERNEL_IS_DEVICE_PASS_SSCP
+// AdaptiveCpp's generic target has no group reductions at the pinned commit (the
+// __acpp_sscp_work_group_reduce_* builtins are declared, defined for no backend): the sum is a
+// tree over work-group local memory (the launcher's local_accessor of local-range doubles,
+// AdaptiveCpp's dynamic local memory at offset 0, as its local_memory_allocator addresses it)
+// with group barriers. Another order of the same additions than reduce_over_group's: the
+// conformance suite compares block sums within FP64_RTOL.
+inline double group_sum_tree(const sycl::nd_item<1> &it, double x) {
+    double *s = reinterpret_cast<double *>((char *)__acpp_sscp_get_dynamic_local_memory());
+    const size_t l = it.get_local_id(0), n = it.get_local_range(0);
+    size_t p = 1;
+    while (p < n) p <<= 1;
+    s[l] = x;
+    sycl::group_barrier(it.get_group());
+    for (size_t stride = p >> 1; stride > 0; stride >>= 1) {
+        if (l < stride && l + stride < n) s[l] += s[l + stride];
+        sycl::group_barrier(it.get_group());
+    }
+    double r = s[0];
+    sycl::group_barrier(it.get_group());  // s is free for the next call
+    return r;
+}
+// The branch per backend as AdaptiveCpp's own local memory access chooses it (the host branch
+// is the host fallback, never run for a generic-target kernel).
+inline double group_sum(const sycl::nd_item<1> &it, double x) {
+    __acpp_backend_switch(return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>()),
+                          return group_sum_tree(it, x),
+                          return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>()),
+                          return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>()));
+}
+#else
 inline double group_sum(const sycl::nd_item<1> &it, double x) {
     return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>());
 }
+#endif
 
 // One block of mc_european (see its kernel.toml): pairs c TENOR_BLOCK .. min(pairs, (c + 1)
 // TENOR_BLOCK) of one product, summed by the work-group (pairs 2j and 2j + 1 share Philox call

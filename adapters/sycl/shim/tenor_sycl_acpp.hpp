@@ -81,8 +81,16 @@ struct kernel<F> {
     static void submit(sycl::queue &q, uint64_t groups, uint32_t local, const arg *args, const char *name,
                        std::index_sequence<I...>) {
         values v{{take<std::decay_t<A>>(args[I], I, name)}...};
-        q.parallel_for(sycl::nd_range<1>(sycl::range<1>(groups * local), sycl::range<1>(local)),
-                       [=](sycl::nd_item<1>) { F(get<I>(v)...); });
+        q.submit([&](sycl::handler &h) {
+            // Work-group scratch of local-range doubles: tenor::group_sum's local memory under
+            // the generic target (kernels/common/prelude.hpp).
+            sycl::local_accessor<double, 1> scratch(sycl::range<1>(local), h);
+            h.parallel_for(sycl::nd_range<1>(sycl::range<1>(groups * local), sycl::range<1>(local)),
+                           [=](sycl::nd_item<1>) {
+                               (void)scratch;
+                               F(get<I>(v)...);
+                           });
+        });
     }
     static void launch(void *queue, uint64_t groups, uint32_t local, const void *args, size_t nargs,
                        const char *name) {

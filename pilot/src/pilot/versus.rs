@@ -246,7 +246,11 @@ pub fn markdown(v: &Versus, m: &mut String) {
         v.base, v.base
     );
     for c in &v.cold {
-        let _ = writeln!(m, "| {} | {} | {:.3e} | {:.3e} | {:.2}x |", c.backend, c.workload, c.cold_s, c.base_cold_s, c.ratio);
+        let _ = writeln!(
+            m,
+            "| {} | {} | {:.3e} | {:.3e} | {:.2}x |",
+            c.backend, c.workload, c.cold_s, c.base_cold_s, c.ratio
+        );
     }
     let _ = writeln!(
         m,
@@ -278,14 +282,7 @@ mod tests {
 
     fn row(backend: &str, workload: &str, size: u64, rate: f64) -> ThroughputRow {
         let warm = Stats { median_s: 1.0, min_s: 1.0, max_s: 1.0, rel_iqr: 0.0, repeats: 1 };
-        ThroughputRow {
-            backend: backend.into(),
-            workload: workload.into(),
-            size,
-            unit: "paths/s".into(),
-            warm,
-            rate,
-        }
+        ThroughputRow { backend: backend.into(), workload: workload.into(), size, unit: "paths/s".into(), warm, rate }
     }
 
     #[test]
@@ -321,7 +318,8 @@ mod tests {
             rate,
             unit: "paths/s".into(),
         };
-        let rows = vec![s("cuda", 1, 10.0), s("cuda", 4, 20.0), s("sycl", 1, 8.0), s("sycl", 2, 12.0), s("sycl", 8, 11.0)];
+        let rows =
+            vec![s("cuda", 1, 10.0), s("cuda", 4, 20.0), s("sycl", 1, 8.0), s("sycl", 2, 12.0), s("sycl", 8, 11.0)];
         let out = stream_summaries(&rows, "cuda");
         let sy = out.iter().find(|x| x.backend == "sycl").expect("sycl row");
         assert_eq!(sy.best_streams, 2);
