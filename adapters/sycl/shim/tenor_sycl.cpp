@@ -17,6 +17,8 @@
 #include <sycl/sycl.hpp>
 #if defined(__ADAPTIVECPP__)
 #define TENOR_SYCL_ACPP 1
+#include <hipSYCL/runtime/error.hpp>
+
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -549,9 +551,14 @@ tsy_status tsy_queue_fail_async(tsy_queue *q, const char *message) noexcept {
         if (q == nullptr || message == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_fail_async: null argument");
         std::string msg(message);
 #if defined(TENOR_SYCL_ACPP)
-        // AdaptiveCpp has no host_task: a custom operation runs on the host in queue order.
+        // AdaptiveCpp has no host_task, and an exception thrown in a custom operation ends the
+        // process (its worker thread does not catch it): the custom operation registers the
+        // error in the runtime's asynchronous error queue instead, as AdaptiveCpp's backends do
+        // with theirs (hipSYCL/runtime/error.hpp); the next wait hands it to the async_handler.
         q->q.submit([&](sycl::handler &h) {
-            h.AdaptiveCpp_enqueue_custom_operation([msg](sycl::interop_handle &) { throw std::runtime_error(msg); });
+            h.AdaptiveCpp_enqueue_custom_operation([msg](sycl::interop_handle &) {
+                hipsycl::rt::register_error(__acpp_here(), hipsycl::rt::error_info{msg});
+            });
         });
 #else
         q->q.submit([&](sycl::handler &h) { h.host_task([msg] { throw std::runtime_error(msg); }); });
