@@ -264,7 +264,23 @@ struct tsy_queue {
 struct tsy_event {
     tsy_device *owner;
     sycl::event ev;
+    // AdaptiveCpp: the queue it was recorded on. Its events carry no async_handler
+    // (event::wait_and_throw calls an empty one), so a wait delivers the runtime's
+    // asynchronous errors through the queue's handler instead (throw_asynchronous).
+    sycl::queue queue;
 };
+
+namespace {
+// Waits for ev, then hands asynchronous errors to the queue's async_handler (kept on the device).
+void wait_and_deliver(tsy_event *ev) {
+#if defined(TENOR_SYCL_ACPP)
+    ev->ev.wait();
+    ev->queue.throw_asynchronous();
+#else
+    ev->ev.wait_and_throw();
+#endif
+}
+}  // namespace
 
 struct tsy_usm {
     void *ptr;
@@ -523,7 +539,7 @@ tsy_status tsy_queue_wait(tsy_queue *q) noexcept {
 tsy_status tsy_queue_record(tsy_queue *q, tsy_event **out) noexcept {
     return guard([&] {
         if (q == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_record: null argument");
-        auto e = std::make_unique<tsy_event>(tsy_event{q->owner, barrier(q->q)});
+        auto e = std::make_unique<tsy_event>(tsy_event{q->owner, barrier(q->q), q->q});
         *out = e.release();
         return TSY_OK;
     });
@@ -570,7 +586,7 @@ tsy_status tsy_queue_fail_async(tsy_queue *q, const char *message) noexcept {
 tsy_status tsy_event_wait(tsy_event *ev) noexcept {
     return guard([&] {
         if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait: null event");
-        ev->ev.wait_and_throw();
+        wait_and_deliver(ev);
         return ev->owner->take_async();
     });
 }
@@ -578,7 +594,7 @@ tsy_status tsy_event_wait(tsy_event *ev) noexcept {
 tsy_status tsy_event_wait_keep(tsy_event *ev) noexcept {
     return guard([&] {
         if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait_keep: null event");
-        ev->ev.wait_and_throw();
+        wait_and_deliver(ev);
         return TSY_OK;
     });
 }
@@ -650,7 +666,7 @@ tsy_status tsy_copy_d2h(tsy_queue *q, void *dst, uint64_t src, size_t len, tsy_e
             return fail(TSY_ERR_INVALID, "tsy_copy_d2h: null argument");
         sycl::event e = len == 0 ? barrier(q->q)
                                  : q->q.memcpy(dst, reinterpret_cast<const void *>(src), len);
-        *out = new tsy_event{q->owner, std::move(e)};
+        *out = new tsy_event{q->owner, std::move(e), q->q};
         return TSY_OK;
     });
 }
