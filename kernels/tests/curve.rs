@@ -1,7 +1,7 @@
 //! `curve_build`'s reference: the tenor-major layout, and the NaN cases of its manifest.
-use tenor_ports::RawArg;
 use tenor_kernels::cpu::{lookup, KernelCall};
 use tenor_kernels::curve::{bootstrap, MAX_TENORS};
+use tenor_ports::RawArg;
 
 const CMT: [f64; 13] = [1. / 12., 2. / 12., 3. / 12., 4. / 12., 0.5, 1., 2., 3., 5., 7., 10., 20., 30.];
 
@@ -15,9 +15,11 @@ fn launch(par: &mut [f64], tenors: &mut [f64], n: u64, m: u32) -> Vec<f64> {
         RawArg::U64(n),
         RawArg::U32(m),
     ];
-    let call = KernelCall { items: n, block: 128, args: &args };
+    // SAFETY: live, aligned vectors of this function, not otherwise used during the call (the
+    // views check their lengths).
+    let call = unsafe { KernelCall::new(n, 128, &args) };
     let f = lookup("curve_build").expect("reference exists");
-    // SAFETY: par and out hold m * n values, tenors m.
+    // SAFETY: one call over all blocks.
     unsafe { f(&call, 0..call.blocks()) };
     out
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use tenor_ports::Compute;
-use tenor_pricing::portfolio::{self, BookConfig, BookRun, Kind, ParsedPortfolio, PricedRow, RowError};
+use tenor_pricing::portfolio::{self, BookConfig, BookRun, BookTimes, Kind, ParsedPortfolio, PricedRow, RowError};
 
 pub use tenor_pricing::portfolio::SettingError;
 
@@ -35,6 +35,8 @@ pub struct PricedBook {
     pub trade_failures: Vec<TradeFailure>,
     /// Every rejected line, sorted, without repeats.
     pub bad_lines: Vec<u64>,
+    /// Where the rows ran (host closed forms, backend Monte Carlo) and how long each took.
+    pub times: BookTimes,
 }
 
 impl PricedBook {
@@ -59,7 +61,7 @@ pub fn price_parsed(
     run: &BookRun,
     progress: &mut dyn FnMut(usize),
 ) -> PricedBook {
-    let results = portfolio::price_book_with(compute, &parsed.trades, config, run, progress);
+    let (results, times) = portfolio::price_book_timed(compute, &parsed.trades, config, run, progress);
     let file = file.display();
     let mut book = PricedBook {
         rows: Vec::with_capacity(results.len()),
@@ -67,6 +69,7 @@ pub fn price_parsed(
         read_errors: parsed.errors.clone(),
         trade_failures: Vec::new(),
         bad_lines: parsed.bad_lines(),
+        times,
     };
     for (trade, r) in parsed.trades.iter().zip(results) {
         match r {

@@ -22,6 +22,7 @@ pub mod context;
 mod driver;
 pub mod error;
 pub mod nvrtc;
+mod open_trace;
 pub mod probe;
 mod staging;
 pub mod stream;
@@ -30,6 +31,7 @@ use std::sync::Arc;
 
 pub use context::Context;
 pub use driver::{CudaDriver, CudaKernel};
+pub use open_trace::TRACE_OPEN_ENV;
 pub use probe::probe;
 pub use stream::{cuda_stream, CudaEvent, CudaStream};
 use tenor_ports::{Allocator, ComputeError, Device};

@@ -19,17 +19,19 @@
 //! **Poisoned frees.** A free is a write to the block, and when it runs it fills the block with
 //! `0xFF` bytes (a NaN in every float format), so a read through a missing wait shows as NaN.
 
+mod checked;
+pub use checked::checked_device;
 mod memory;
 mod sched;
 
 use std::any::Any;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use tenor_kernels::cpu::CpuKernelFn;
 use tenor_ports::{
     Access, Allocator, ComputeError, Device, DeviceInfo, Driver, Event, EventImpl, GemmDesc, Kernel, KernelDef,
     Pending, RawArg, Stream, StreamImpl,
 };
-use tenor_kernels::cpu::CpuKernelFn;
 
 pub use memory::SimAllocator;
 use sched::{Op, Sched};
@@ -191,7 +193,10 @@ impl StreamImpl for SimStream {
     }
 }
 
-impl Driver for SimDriver {
+// SAFETY: streams are `SimStream`s of this device, kernels the registry's reference
+// implementations (bounds-checked views), and every raw address is translated into the
+// simulated heap, whose accesses are range-checked; work runs in the scheduler.
+unsafe impl Driver for SimDriver {
     fn info(&self) -> DeviceInfo {
         DeviceInfo {
             backend: "sim".into(),
@@ -213,7 +218,7 @@ impl Driver for SimDriver {
         self.allocator.clone()
     }
 
-    fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
+    unsafe fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
         let s = self.stream_index(stream)?;
         let len = src.len() as u64;
         self.shared.lock().enqueue(
@@ -225,7 +230,7 @@ impl Driver for SimDriver {
         Ok(())
     }
 
-    fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
+    unsafe fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
         let s = self.stream_index(stream)?;
         let slot = Arc::new(Mutex::new(None));
         let event = {
@@ -256,7 +261,7 @@ impl Driver for SimDriver {
         Ok(Arc::new(f))
     }
 
-    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
+    unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
         let s = self.stream_index(stream)?;
         let f = *kernel.backend().downcast_ref::<CpuKernelFn>().ok_or_else(|| {
             ComputeError::ForeignHandle(format!("kernel {} was not loaded by the simulated device", kernel.def().name))
@@ -275,7 +280,7 @@ impl Driver for SimDriver {
         Ok(())
     }
 
-    fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
+    unsafe fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
         let s = self.stream_index(stream)?;
         let mut g = self.shared.lock();
         let c_acc = if d.beta == 0.0 { Access::Write } else { Access::ReadWrite };

@@ -28,9 +28,11 @@
 
 pub mod allocator;
 pub mod buffer;
+pub mod checked;
 pub mod compute;
 pub mod device;
 pub mod error;
+pub mod expr;
 pub mod files;
 pub mod kernel;
 pub mod number;
@@ -39,9 +41,11 @@ pub mod text;
 
 pub use allocator::{AllocReport, Allocator, Block, Ledger};
 pub use buffer::{Access, Arg, DeviceBuffer, RawArg};
+pub use checked::CheckedDevice;
 pub use compute::{Compute, ComputeExt, DeviceInfo, GemmDesc, Precision, Transpose};
 pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};
+pub use expr::{Expr, ExprError};
 pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 

@@ -33,7 +33,7 @@ pub struct PriceArgs {
     #[arg(long)]
     pub portfolio: PathBuf,
     /// Compute backend (`cpu`, `sim`, `auto`, or one compiled in with a feature).
-    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
+    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu", help = tenor_registry::help())]
     pub backend: String,
     /// Monte Carlo paths per valuation (even, 4 to 1e9).
     #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(4..=portfolio::MAX_PATHS))]
@@ -85,10 +85,18 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     // The output is opened (as a temporary file beside it) before any work, so an unwritable
     // --out fails now and not after hours of pricing; it replaces the old file only at the end.
     let out_file = args.out.as_deref().map(tenor_ports::files::AtomicFile::create).transpose()?;
-    let parsed = portfolio::read_portfolio(&args.portfolio)?;
-    let opening = Instant::now();
-    let compute = tenor_registry::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
-    let open_time = opening.elapsed();
+    // The backend opens on a thread of its own while the portfolio is read (opening CUDA is
+    // context creation, a few hundred milliseconds on a large GPU; reading 40,000 rows is tens
+    // of milliseconds): the two overlap, and `open_wait` is what the read did not hide.
+    let opener = super::open_backend::OpenBackend::start(&args.backend);
+    let reading = Instant::now();
+    let parsed = portfolio::read_portfolio(&args.portfolio);
+    let read_time = reading.elapsed();
+    let waiting = Instant::now();
+    let opened = opener.wait();
+    let open_wait = waiting.elapsed();
+    let parsed = parsed?;
+    let (compute, open_time) = opened.with_context(|| format!("opening backend {:?}", args.backend))?;
     let config = BookConfig {
         engine: match args.engine {
             EngineArg::Auto => Engine::Auto,
@@ -110,10 +118,16 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     );
     let pricing = Instant::now();
     let run = portfolio::BookRun { batch: !args.unbatched };
-    let book =
-        tenor_pilot::book_pricing::price_parsed(compute.as_ref(), &parsed, &args.portfolio, &config, &run, &mut |done| {
+    let book = tenor_pilot::book_pricing::price_parsed(
+        compute.as_ref(),
+        &parsed,
+        &args.portfolio,
+        &config,
+        &run,
+        &mut |done| {
             bar.set_position(done as u64);
-        });
+        },
+    );
     let pricing_time = pricing.elapsed();
     bar.finish_and_clear();
 
@@ -133,6 +147,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     }
 
     let mut kept_note = None;
+    let writing = Instant::now();
     match out_file {
         // A run that priced nothing leaves an existing output as it was.
         Some(f) if rows.is_empty() => {
@@ -147,6 +162,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         }
         None => portfolio::write_priced(std::io::stdout().lock(), rows)?,
     }
+    let write_time = writing.elapsed();
     let elapsed = started.elapsed();
 
     let mut summary = String::new();
@@ -209,10 +225,33 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     }
     summary += &format!("time        {:.3} s\n", elapsed.as_secs_f64());
     summary += &format!(
-        "phases      open backend {:.3} s, pricing {:.3} s ({}), the rest reading and writing\n",
+        "phases      open backend {:.3} s (on a thread beside the read; waited {:.3} s), read {:.3} s, \
+         pricing {:.3} s ({}), write {:.3} s (formatted, synced and renamed)\n",
         open_time.as_secs_f64(),
+        open_wait.as_secs_f64(),
+        read_time.as_secs_f64(),
         pricing_time.as_secs_f64(),
-        if args.unbatched { "one launch per job" } else { "batch launches" }
+        if args.unbatched { "one launch per job" } else { "batch launches" },
+        write_time.as_secs_f64(),
+    );
+    let t = &book.times;
+    summary += &format!(
+        "where       {} row(s) by closed form on the host's {} core(s) in {:.3} s ({}); {} Monte Carlo row(s) on {} in {:.3} s\n",
+        t.host_rows,
+        rayon::current_num_threads(),
+        t.host.as_secs_f64(),
+        if args.unbatched { "in sequence" } else { "beside the device's work" },
+        t.device_rows,
+        info.backend,
+        t.device.as_secs_f64(),
+    );
+    let mem = compute.allocator().report();
+    summary += &format!(
+        "memory      {}: peak {:.1} MiB used, {:.1} MiB reserved, {} block(s) live after pricing\n",
+        compute.allocator().name(),
+        mem.peak_used as f64 / 1048576.0,
+        mem.peak_reserved as f64 / 1048576.0,
+        mem.live_blocks
     );
     if !bad_lines.is_empty() {
         let lines: Vec<String> = bad_lines.iter().map(u64::to_string).collect();
@@ -221,6 +260,18 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = &kept_note {
         summary += &format!("output      {note}\n");
     }
+    // Every output is written (and synced): the backend's teardown is not waited for.
+    let exit = super::open_backend::finish(compute);
+    summary += &match exit {
+        super::open_backend::Exit::LeftToTheOs => {
+            "exit        backend left to the operating system (no teardown before exit; \
+             TENOR_EXIT_TEARDOWN=1 tears it down and times it)\n"
+                .to_owned()
+        }
+        super::open_backend::Exit::TornDown(t) => {
+            format!("exit        backend torn down in {:.3} s\n", t.as_secs_f64())
+        }
+    };
     if args.out.is_some() {
         print!("{summary}");
     } else {
@@ -230,8 +281,8 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     for f in &failures {
         writeln!(err, "error: {f}")?;
     }
-    if failures.is_empty() {
-        Ok(ExitCode::SUCCESS)
+    let code = if failures.is_empty() {
+        0
     } else {
         if header_problems > 0 {
             writeln!(err, "error: the header of {file} has {header_problems} problem(s)")?;
@@ -246,8 +297,13 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
             };
             writeln!(err, "error: {} bad row(s) in {file}; {rest}", bad_lines.len())?;
         }
-        Ok(ExitCode::FAILURE)
+        1
+    };
+    drop(err);
+    if exit == super::open_backend::Exit::LeftToTheOs {
+        super::open_backend::exit_now(code);
     }
+    Ok(ExitCode::from(code))
 }
 
 /// A summary figure: 4 decimals, or 6 significant digits in scientific notation from 1e12 on

@@ -19,8 +19,8 @@ pub mod write;
 pub use error::{Location, PortfolioError, RowError, RowProblem};
 pub use parse::{parse_portfolio, read_portfolio, ParsedPortfolio, COLUMNS, REQUIRED_COLUMNS};
 pub use price::{
-    price_book, price_book_with, price_trade, BookConfig, BookRun, Engine, PriceError, SettingError, MAX_PATHS,
-    MAX_ROW_PATH_STEPS, MAX_STEPS,
+    price_book, price_book_timed, price_book_with, price_trade, BookConfig, BookRun, BookTimes, Engine, PriceError,
+    SettingError, MAX_PATHS, MAX_ROW_PATH_STEPS, MAX_STEPS,
 };
 pub use trade::{AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
 pub use write::{write_portfolio, write_priced, PricedRow, OUTPUT_COLUMNS};
