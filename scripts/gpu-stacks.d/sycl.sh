@@ -78,7 +78,7 @@ stack_sycl_stage() {
         dist/stacks/tenor pilot kernel examples/inhouse/bs_batch --backends sycl --out "$tmp/inhouse-cpu" >&2 ||
         echo "gpu-stacks: the in-house kernel did not build on the host's SYCL CPU device" >&2
     rm -f "$tmp"/acpp/kernels/*.tmp.so
-    tar -cf - -C "$tmp" acpp | xz -9 -T2 >"$dest/acpp.tar.xz"
+    tar -cf - -C "$tmp" acpp | xz "-${TENOR_XZ_LEVEL:-9}" -T2 >"$dest/acpp.tar.xz"
     du -sh "$tmp/acpp" "$dest/acpp.tar.xz" >&2
     rm -rf "$tmp"
 }
