@@ -1,6 +1,8 @@
 // Tenor's SYCL device prelude, prepended to every kernels/<name>/sycl.cpp before the run-time
 // compilation (sycl_ext_oneapi_kernel_compiler). The SYCL adapter puts `#define TENOR_BLOCK n`
-// (the manifest's launch block) in front of it.
+// (the manifest's launch block) in front of it. Built with AdaptiveCpp (docs/sycl.md, ADR 0018)
+// the same translation unit is compiled by `acpp` ahead of time (or, for an in-house kernel, at
+// run time into a shared library): the few spellings that differ are under TENOR_SYCL_ACPP.
 //
 // Philox4x32-10 (Salmon, Moraes, Dror and Shaw, SC'11) and Tenor's (seed, path, step) to
 // uniform and normal mapping, written exactly as kernels/src/philox.rs: the 32-bit words agree
@@ -9,7 +11,15 @@
 
 #include <cstdint>
 
+#if defined(__ADAPTIVECPP__)
+#define TENOR_SYCL_ACPP 1
+// AdaptiveCpp has no free-function kernels: the kernel is an ordinary function that the
+// adapter's launcher (TENOR_ACPP_KERNEL below) calls from a parallel_for over an nd_range.
+#define SYCL_EXT_ONEAPI_FUNCTION_PROPERTY(props)
+namespace syclexp {}
+#else
 namespace syclexp = sycl::ext::oneapi::experimental;
+#endif
 
 #ifndef TENOR_BLOCK
 #define TENOR_BLOCK 256u
@@ -112,7 +122,29 @@ inline float normal_f32(uint64_t seed, uint64_t path, uint32_t step) {
 }
 
 // This work-item's nd_item inside a free-function kernel.
+#if defined(TENOR_SYCL_ACPP)
+// AdaptiveCpp: built the way its own nd_range launchers build it (glue/llvm-sscp/
+// sscp_kernel_launcher.hpp for the generic target, the CUDA launcher for cuda:sm_XX): every
+// query is answered by the backend's builtins, not by stored values. get_offset() is zero
+// (Tenor launches have no offset). sycl::id's constructor is not constexpr, so a static
+// sycl::id would need a guarded initialisation, which device code cannot link: the zero is a
+// constant-initialised array of the same layout (AdaptiveCpp's id<1> holds one size_t).
+struct zero_offset_storage {
+    size_t value[1];
+};
+inline constexpr zero_offset_storage zero_offset_value{{0}};
+inline const sycl::id<1> *zero_offset() { return reinterpret_cast<const sycl::id<1> *>(&zero_offset_value); }
+inline sycl::nd_item<1> item() {
+#if defined(HIPSYCL_ONDEMAND_ITERATION_SPACE_INFO)
+    return sycl::nd_item<1>(zero_offset());
+#else
+    return sycl::nd_item<1>(zero_offset(), sycl::detail::get_group_id<1>(), sycl::detail::get_local_id<1>(),
+                            sycl::detail::get_local_size<1>(), sycl::detail::get_grid_size<1>());
+#endif
+}
+#else
 inline sycl::nd_item<1> item() { return sycl::ext::oneapi::this_work_item::get_nd_item<1>(); }
+#endif
 
 // Block-reduction helpers: work-group g covers items g TENOR_BLOCK .. (g + 1) TENOR_BLOCK of
 // `items`; each work-item takes a strided share. `first` and `stride` give that share.
@@ -128,9 +160,41 @@ inline uint64_t block_end_of(uint64_t blk, uint64_t items) {
     uint64_t e = (blk + 1) * static_cast<uint64_t>(TENOR_BLOCK);
     return e < items ? e : items;
 }
+#if defined(TENOR_SYCL_ACPP) && ACPP_LIBKERNEL_IS_DEVICE_PASS_SSCP
+// AdaptiveCpp's generic target has no group reductions at the pinned commit (the
+// __acpp_sscp_work_group_reduce_* builtins are declared, defined for no backend): the sum is a
+// tree over work-group local memory (the launcher's local_accessor of local-range doubles,
+// AdaptiveCpp's dynamic local memory at offset 0, as its local_memory_allocator addresses it)
+// with group barriers. Another order of the same additions than reduce_over_group's: the
+// conformance suite compares block sums within FP64_RTOL.
+inline double group_sum_tree(const sycl::nd_item<1> &it, double x) {
+    double *s = reinterpret_cast<double *>((char *)__acpp_sscp_get_dynamic_local_memory());
+    const size_t l = it.get_local_id(0), n = it.get_local_range(0);
+    size_t p = 1;
+    while (p < n) p <<= 1;
+    s[l] = x;
+    sycl::group_barrier(it.get_group());
+    for (size_t stride = p >> 1; stride > 0; stride >>= 1) {
+        if (l < stride && l + stride < n) s[l] += s[l + stride];
+        sycl::group_barrier(it.get_group());
+    }
+    double r = s[0];
+    sycl::group_barrier(it.get_group());  // s is free for the next call
+    return r;
+}
+// The branch per backend as AdaptiveCpp's own local memory access chooses it (the host branch
+// is the host fallback, never run for a generic-target kernel).
+inline double group_sum(const sycl::nd_item<1> &it, double x) {
+    __acpp_backend_switch(return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>()),
+                          return group_sum_tree(it, x),
+                          return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>()),
+                          return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>()));
+}
+#else
 inline double group_sum(const sycl::nd_item<1> &it, double x) {
     return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>());
 }
+#endif
 
 // One block of mc_european (see its kernel.toml): pairs c TENOR_BLOCK .. min(pairs, (c + 1)
 // TENOR_BLOCK) of one product, summed by the work-group (pairs 2j and 2j + 1 share Philox call

@@ -1,12 +1,35 @@
-// Tenor's C ABI over the SYCL 2020 runtime (Intel DPC++), see tenor_sycl.h.
+// Tenor's C ABI over a SYCL 2020 runtime, see tenor_sycl.h. One source for both
+// implementations the adapter builds with (build.rs, TENOR_SYCL_IMPL):
 //
-// Host code only: compiled by g++ against the runtime's headers. Device code is compiled at run
-// time with sycl_ext_oneapi_kernel_compiler (Khronos SYCL 2020 and the oneAPI extension
-// specifications: kernel_compiler, free_function_kernels, enqueue_barrier, async_alloc).
+// - Intel DPC++ (default): host code only, compiled by g++ against the runtime's headers;
+//   device code is compiled at run time with sycl_ext_oneapi_kernel_compiler (Khronos SYCL 2020
+//   and the oneAPI extension specifications: kernel_compiler, free_function_kernels,
+//   enqueue_barrier, async_alloc).
+// - AdaptiveCpp (TENOR_SYCL_IMPL=acpp, __ADAPTIVECPP__): compiled by acpp; the built-in kernels
+//   were compiled ahead of time into the same library (build.rs, one translation unit per
+//   kernel, each ending in TENOR_ACPP_KERNEL launchers: shim/tenor_sycl_acpp.hpp) and are found
+//   by name and the hash of their translation unit; any other source (an in-house kernel) is
+//   compiled by acpp at run time into a shared library, kept in a kernel cache and dlopen'ed.
+//   Barriers are AdaptiveCpp custom operations; there is no stream-ordered allocation.
+//   The differences are the #if TENOR_SYCL_ACPP blocks below.
 #include "tenor_sycl.h"
 
 #include <sycl/sycl.hpp>
+#if defined(__ADAPTIVECPP__)
+#define TENOR_SYCL_ACPP 1
+#include <hipSYCL/runtime/error.hpp>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#else
 #include <sycl/ext/oneapi/experimental/async_alloc/async_alloc.hpp>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -22,7 +45,9 @@
 #include <string>
 #include <vector>
 
+#if !defined(TENOR_SYCL_ACPP)
 namespace syclex = sycl::ext::oneapi::experimental;
+#endif
 
 namespace {
 
@@ -132,6 +157,37 @@ bool complete(const sycl::event &e) {
            sycl::info::event_command_status::complete;
 }
 
+// An event completing when all work enqueued so far on the in-order queue q has, after `dep`
+// when given (enqueue_barrier; AdaptiveCpp: an empty custom operation, what its own
+// queue::get_wait_list uses as an asynchronous barrier).
+sycl::event barrier(sycl::queue &q, const sycl::event *dep = nullptr) {
+#if defined(TENOR_SYCL_ACPP)
+    return q.submit([&](sycl::handler &h) {
+        if (dep != nullptr) h.depends_on(*dep);
+        h.AdaptiveCpp_enqueue_custom_operation([](sycl::interop_handle &) {});
+    });
+#else
+    if (dep != nullptr) return q.ext_oneapi_submit_barrier({*dep});
+    return q.ext_oneapi_submit_barrier();
+#endif
+}
+
+#if defined(TENOR_SYCL_ACPP)
+// A kernel's launcher: TENOR_ACPP_KERNEL(name) in shim/tenor_sycl_acpp.hpp.
+typedef void (*acpp_launch_fn)(void *queue, uint64_t groups, uint32_t local, const void *args, size_t nargs);
+
+// FNV-1a, 64 bits: the key of a translation unit (the same function as acpp_unit.rs's fnv1a64,
+// which build.rs used to name the units it compiled).
+uint64_t fnv1a64(const char *s) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s != '\0'; ++s) {
+        h ^= static_cast<unsigned char>(*s);
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+#endif
+
 }  // namespace
 
 struct tsy_device {
@@ -208,7 +264,23 @@ struct tsy_queue {
 struct tsy_event {
     tsy_device *owner;
     sycl::event ev;
+    // AdaptiveCpp: the queue it was recorded on. Its events carry no async_handler
+    // (event::wait_and_throw calls an empty one), so a wait delivers the runtime's
+    // asynchronous errors through the queue's handler instead (throw_asynchronous).
+    sycl::queue queue;
 };
+
+namespace {
+// Waits for ev, then hands asynchronous errors to the queue's async_handler (kept on the device).
+void wait_and_deliver(tsy_event *ev) {
+#if defined(TENOR_SYCL_ACPP)
+    ev->ev.wait();
+    ev->queue.throw_asynchronous();
+#else
+    ev->ev.wait_and_throw();
+#endif
+}
+}  // namespace
 
 struct tsy_usm {
     void *ptr;
@@ -217,8 +289,92 @@ struct tsy_usm {
 };
 
 struct tsy_bundle {
+#if defined(TENOR_SYCL_ACPP)
+    acpp_launch_fn launch;
+    void *library;  // the dlopen handle of a run-time compiled kernel (never closed), or null
+#else
     sycl::kernel kernel;
+#endif
 };
+
+#if defined(TENOR_SYCL_ACPP)
+// The table build.rs generated: every built-in kernel, with the hash of its translation unit.
+struct tenor_acpp_builtin {
+    const char *name;
+    uint64_t unit_hash;
+    acpp_launch_fn launch;
+};
+extern "C" const tenor_acpp_builtin tenor_acpp_builtins[];
+extern "C" const size_t tenor_acpp_builtin_count;
+
+namespace {
+std::string env_or(const char *name, const std::string &fallback) {
+    const char *v = std::getenv(name);
+    return v != nullptr && *v != '\0' ? std::string(v) : fallback;
+}
+
+bool exists(const std::string &path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+// The kernel cache of run-time compiled units: TENOR_ACPP_KERNEL_CACHE, else
+// $HOME/.cache/tenor/acpp-kernels (one <hash>.so per translation unit and target list).
+std::string kernel_cache() {
+    return env_or("TENOR_ACPP_KERNEL_CACHE", env_or("HOME", "/tmp") + "/.cache/tenor/acpp-kernels");
+}
+
+// Compiles `source` with acpp into the kernel cache (or takes it from there), dlopens it and
+// finds `name`'s launcher. Call under guard().
+tsy_status build_at_run_time(const char *source, const char *name, tsy_bundle **out) {
+    std::string targets = TENOR_ACPP_TARGETS;
+    char key[40];
+    std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(fnv1a64(source) ^ fnv1a64(targets.c_str())));
+    std::string dir = kernel_cache();
+    std::string lib = dir + "/" + key + ".so";
+    if (!exists(lib)) {
+        std::string root = env_or("TENOR_ACPP_ROOT", TENOR_ACPP_ROOT);
+        std::string acpp = root + "/bin/acpp";
+        if (!exists(acpp))
+            return fail(TSY_ERR_COMPILE, std::string("kernel ") + name + ": not built in, not in the kernel cache (" + lib +
+                                             ") and no AdaptiveCpp compiler to build it at " + acpp +
+                                             " (set TENOR_ACPP_ROOT, or fill the cache where acpp exists)");
+        std::string mk = "mkdir -p '" + dir + "'";
+        if (std::system(mk.c_str()) != 0) return fail(TSY_ERR_COMPILE, "cannot create the kernel cache " + dir);
+        std::string src = dir + "/" + key + ".cpp";
+        std::string tmp = dir + "/" + key + "." + std::to_string(::getpid()) + ".tmp.so";
+        std::string log = dir + "/" + key + ".log";
+        {
+            std::ofstream f(src, std::ios::binary | std::ios::trunc);
+            f << source;
+            if (!f) return fail(TSY_ERR_COMPILE, "cannot write " + src);
+        }
+        std::string cmd = "'" + acpp + "' -O3 -std=c++17 --acpp-targets='" + targets + "' -fPIC -shared -o '" + tmp +
+                          "' '" + src + "' >'" + log + "' 2>&1";
+        int rc = std::system(cmd.c_str());
+        if (rc != 0) {
+            std::ifstream l(log);
+            std::stringstream text;
+            text << l.rdbuf();
+            std::remove(tmp.c_str());
+            return fail(TSY_ERR_COMPILE, std::string("acpp failed on kernel ") + name + " (" + src + "):\n" + text.str());
+        }
+        // Atomic: another process sees the whole library or none.
+        if (std::rename(tmp.c_str(), lib.c_str()) != 0) return fail(TSY_ERR_COMPILE, "cannot move " + tmp + " to " + lib);
+    }
+    void *h = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+        const char *e = ::dlerror();
+        return fail(TSY_ERR_COMPILE, "dlopen " + lib + ": " + (e != nullptr ? e : "unknown error"));
+    }
+    std::string sym = std::string("tenor_acpp_launch_") + name;
+    void *f = ::dlsym(h, sym.c_str());
+    if (f == nullptr) return fail(TSY_ERR_NOT_FOUND, std::string("the source defines no kernel named ") + name);
+    *out = new tsy_bundle{reinterpret_cast<acpp_launch_fn>(f), h};
+    return TSY_OK;
+}
+}  // namespace
+#endif
 
 extern "C" {
 
@@ -285,9 +441,15 @@ tsy_status tsy_device_open(const char *selector, tsy_device **out) noexcept {
         }
         auto d = std::make_unique<tsy_device>();
         d->dev = *chosen;
+#if defined(TENOR_SYCL_ACPP)
+        // AdaptiveCpp's contexts hold no state of their own: memory, events and kernels of
+        // one backend device are valid across them.
+        d->ctx = sycl::context(*chosen);
+#else
         // The platform's default context: every tsy_device of one SYCL device shares it, so
         // kernel bundles and events are valid across them.
         d->ctx = chosen->get_platform().ext_oneapi_get_default_context();
+#endif
         *out = d.release();
         return TSY_OK;
     });
@@ -308,8 +470,15 @@ tsy_status tsy_device_info(const tsy_device *dev, tsy_info *out) noexcept {
         out->max_work_group_size = static_cast<uint32_t>(d.get_info<sycl::info::device::max_work_group_size>());
         out->fp64 = d.has(sycl::aspect::fp64);
         out->usm_device = d.has(sycl::aspect::usm_device_allocations);
+#if defined(TENOR_SYCL_ACPP)
+        // No stream-ordered allocation; kernels are built in or compiled by acpp (or taken
+        // from the kernel cache): tsy_bundle_build says which when one is missing.
+        out->async_alloc = 0;
+        out->kernel_compiler = 1;
+#else
         out->async_alloc = d.has(sycl::aspect::ext_oneapi_async_memory_alloc);
         out->kernel_compiler = const_cast<sycl::device &>(d).ext_oneapi_can_build(syclex::source_language::sycl);
+#endif
         out->is_cpu = d.is_cpu();
         out->is_gpu = d.is_gpu();
         out->identity = static_cast<uint64_t>(std::hash<sycl::device>{}(d));
@@ -370,7 +539,7 @@ tsy_status tsy_queue_wait(tsy_queue *q) noexcept {
 tsy_status tsy_queue_record(tsy_queue *q, tsy_event **out) noexcept {
     return guard([&] {
         if (q == nullptr || out == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_record: null argument");
-        auto e = std::make_unique<tsy_event>(tsy_event{q->owner, q->q.ext_oneapi_submit_barrier()});
+        auto e = std::make_unique<tsy_event>(tsy_event{q->owner, barrier(q->q), q->q});
         *out = e.release();
         return TSY_OK;
     });
@@ -379,7 +548,7 @@ tsy_status tsy_queue_record(tsy_queue *q, tsy_event **out) noexcept {
 tsy_status tsy_queue_wait_event(tsy_queue *q, const tsy_event *ev) noexcept {
     return guard([&] {
         if (q == nullptr || ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_wait_event: null argument");
-        q->q.ext_oneapi_submit_barrier({ev->ev});
+        barrier(q->q, &ev->ev);
         return TSY_OK;
     });
 }
@@ -397,7 +566,19 @@ tsy_status tsy_queue_fail_async(tsy_queue *q, const char *message) noexcept {
     return guard([&] {
         if (q == nullptr || message == nullptr) return fail(TSY_ERR_INVALID, "tsy_queue_fail_async: null argument");
         std::string msg(message);
+#if defined(TENOR_SYCL_ACPP)
+        // AdaptiveCpp has no host_task, and an exception thrown in a custom operation ends the
+        // process (its worker thread does not catch it): the custom operation registers the
+        // error in the runtime's asynchronous error queue instead, as AdaptiveCpp's backends do
+        // with theirs (hipSYCL/runtime/error.hpp); the next wait hands it to the async_handler.
+        q->q.submit([&](sycl::handler &h) {
+            h.AdaptiveCpp_enqueue_custom_operation([msg](sycl::interop_handle &) {
+                hipsycl::rt::register_error(__acpp_here(), hipsycl::rt::error_info{msg});
+            });
+        });
+#else
         q->q.submit([&](sycl::handler &h) { h.host_task([msg] { throw std::runtime_error(msg); }); });
+#endif
         return TSY_OK;
     });
 }
@@ -405,7 +586,7 @@ tsy_status tsy_queue_fail_async(tsy_queue *q, const char *message) noexcept {
 tsy_status tsy_event_wait(tsy_event *ev) noexcept {
     return guard([&] {
         if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait: null event");
-        ev->ev.wait_and_throw();
+        wait_and_deliver(ev);
         return ev->owner->take_async();
     });
 }
@@ -413,7 +594,7 @@ tsy_status tsy_event_wait(tsy_event *ev) noexcept {
 tsy_status tsy_event_wait_keep(tsy_event *ev) noexcept {
     return guard([&] {
         if (ev == nullptr) return fail(TSY_ERR_INVALID, "tsy_event_wait_keep: null event");
-        ev->ev.wait_and_throw();
+        wait_and_deliver(ev);
         return TSY_OK;
     });
 }
@@ -434,7 +615,11 @@ tsy_status tsy_usm_alloc(tsy_queue *q, size_t bytes, int async, tsy_usm **out) n
         q->owner->reap(false);
         void *p = nullptr;
         if (async != 0) {
+#if defined(TENOR_SYCL_ACPP)
+            return fail(TSY_ERR_UNSUPPORTED, "stream-ordered allocation (async_alloc) is not in AdaptiveCpp");
+#else
             p = syclex::async_malloc(q->q, sycl::usm::alloc::device, bytes);
+#endif
         } else {
             p = sycl::malloc_device(bytes, q->owner->dev, q->owner->ctx);
         }
@@ -451,10 +636,12 @@ tsy_status tsy_usm_free(tsy_queue *q, tsy_usm *m) noexcept {
     return guard([&] {
         if (q == nullptr || m == nullptr) return fail(TSY_ERR_INVALID, "tsy_usm_free: null argument");
         if (m->async) {
+#if !defined(TENOR_SYCL_ACPP)
             syclex::async_free(q->q, m->ptr);
+#endif
         } else {
             // Stream-ordered release: the memory goes back once the queue's prior work is done.
-            q->owner->defer(q->q.ext_oneapi_submit_barrier(), m->ptr, nullptr);
+            q->owner->defer(barrier(q->q), m->ptr, nullptr);
         }
         delete m;
         return TSY_OK;
@@ -477,9 +664,9 @@ tsy_status tsy_copy_d2h(tsy_queue *q, void *dst, uint64_t src, size_t len, tsy_e
     return guard([&] {
         if (q == nullptr || out == nullptr || (dst == nullptr && len > 0))
             return fail(TSY_ERR_INVALID, "tsy_copy_d2h: null argument");
-        sycl::event e = len == 0 ? q->q.ext_oneapi_submit_barrier()
+        sycl::event e = len == 0 ? barrier(q->q)
                                  : q->q.memcpy(dst, reinterpret_cast<const void *>(src), len);
-        *out = new tsy_event{q->owner, std::move(e)};
+        *out = new tsy_event{q->owner, std::move(e), q->q};
         return TSY_OK;
     });
 }
@@ -488,6 +675,17 @@ tsy_status tsy_bundle_build(tsy_device *dev, const char *source, const char *nam
     return guard([&] {
         if (dev == nullptr || source == nullptr || name == nullptr || out == nullptr)
             return fail(TSY_ERR_INVALID, "tsy_bundle_build: null argument");
+#if defined(TENOR_SYCL_ACPP)
+        uint64_t h = fnv1a64(source);
+        for (size_t i = 0; i < tenor_acpp_builtin_count; ++i) {
+            const tenor_acpp_builtin &b = tenor_acpp_builtins[i];
+            if (b.unit_hash == h && std::strcmp(b.name, name) == 0) {
+                *out = new tsy_bundle{b.launch, nullptr};
+                return TSY_OK;
+            }
+        }
+        return build_at_run_time(source, name, out);
+#else
         std::string log;
         tsy_status s = guard([&] {
             if (!dev->dev.ext_oneapi_can_build(syclex::source_language::sycl))
@@ -503,6 +701,7 @@ tsy_status tsy_bundle_build(tsy_device *dev, const char *source, const char *nam
         });
         if (s == TSY_ERR_COMPILE && !log.empty()) g_error += "\n" + log;
         return s;
+#endif
     });
 }
 
@@ -518,6 +717,9 @@ tsy_status tsy_launch(tsy_queue *q, const tsy_bundle *b, uint64_t groups, uint32
                 return fail(TSY_ERR_INVALID, "tsy_launch: argument " + std::to_string(i) + " has unknown kind " +
                                                  std::to_string(args[i].kind));
         if (groups == 0) return TSY_OK;
+#if defined(TENOR_SYCL_ACPP)
+        b->launch(&q->q, groups, local, args, nargs);
+#else
         q->q.submit([&](sycl::handler &h) {
             for (size_t i = 0; i < nargs; ++i) {
                 uint64_t v = args[i].bits;
@@ -543,6 +745,7 @@ tsy_status tsy_launch(tsy_queue *q, const tsy_bundle *b, uint64_t groups, uint32
             }
             h.parallel_for(sycl::nd_range<1>(sycl::range<1>(groups * local), sycl::range<1>(local)), b->kernel);
         });
+#endif
         return TSY_OK;
     });
 }

@@ -31,5 +31,6 @@
 
 #[cfg(feature = "runtime")]
 mod imp;
+pub mod unit;
 #[cfg(feature = "runtime")]
 pub use imp::*;

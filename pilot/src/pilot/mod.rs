@@ -17,6 +17,7 @@ pub mod inhouse;
 pub mod measure;
 pub mod overhead;
 pub mod report;
+pub mod versus;
 pub mod workloads;
 
 use std::time::Instant;

@@ -221,6 +221,9 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
             );
         }
     }
+    if let Some(v) = super::versus::versus(r, "cuda") {
+        super::versus::markdown(&v, &mut m);
+    }
     if !charts.is_empty() {
         let _ = writeln!(m, "\n## Charts\n");
         for c in charts {
@@ -242,6 +245,7 @@ pub fn write(r: &Report, dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> 
     let mut value = serde_json::to_value(r)?;
     if let Some(obj) = value.as_object_mut() {
         obj.insert("peer_ratios".into(), serde_json::to_value(peer_ratios(r))?);
+        obj.insert("versus_cuda".into(), serde_json::to_value(super::versus::versus(r, "cuda"))?);
     }
     tenor_ports::files::write_atomic(&json, serde_json::to_string_pretty(&value)?.as_bytes())?;
     let md = dir.join("pilot.md");

@@ -163,14 +163,13 @@ impl SyclDriver {
             Precision::F64 => "tenor_gemm_f64",
             Precision::F32 => "tenor_gemm_f32",
         };
-        let src = kernels::translation_unit(GEMM_LOCAL, include_str!("gemm.cpp"));
+        let src = kernels::unit_for(GEMM_LOCAL, crate::unit::GEMM_SOURCE, crate::unit::GEMM_KERNELS);
         let bundle = kernels::build_cached(&self.dev, &self.key, name, &src)?;
         Ok(Loaded { bundle, block: GEMM_LOCAL, local: GEMM_LOCAL.min(self.raw.max_work_group_size.max(1)) })
     }
 }
 
-/// Work-items per work-group of the gemm kernel (one 4x4 tile of C each).
-const GEMM_LOCAL: u32 = 64;
+use crate::unit::GEMM_LOCAL;
 
 // SAFETY: streams are `SyclStream`s of this device, kernels the manifests' SYCL sources (checked
 // against the CPU reference by the conformance suite), blocks USM of this device, and the raw
@@ -191,6 +190,7 @@ unsafe impl Driver for SyclDriver {
                 ("vendor".into(), self.raw.vendor.clone()),
                 ("allocator".into(), self.default.name().to_owned()),
                 ("tenor-sycl".into(), env!("CARGO_PKG_VERSION").into()),
+                ("sycl-implementation".into(), kernels::IMPLEMENTATION.into()),
             ],
         }
     }

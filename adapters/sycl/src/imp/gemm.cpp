@@ -7,7 +7,12 @@ inline void tenor_gemm(uint32_t ta, uint32_t tb, uint64_t m, uint64_t n, uint64_
     sycl::nd_item<1> it = tenor::item();
     uint64_t tiles_m = (m + 3) / 4;
     uint64_t tiles = tiles_m * ((n + 3) / 4);
-    for (uint64_t t = it.get_global_id(0); t < tiles; t += it.get_global_range(0)) {
+    // The global id and range from the group and local ones (the same values; spelled so that
+    // no launch offset is read).
+    uint64_t local = it.get_local_range(0);
+    uint64_t first = static_cast<uint64_t>(it.get_group(0)) * local + it.get_local_id(0);
+    uint64_t stride = static_cast<uint64_t>(it.get_group_range(0)) * local;
+    for (uint64_t t = first; t < tiles; t += stride) {
         uint64_t i0 = (t % tiles_m) * 4, j0 = (t / tiles_m) * 4;
         T acc[4][4] = {};
         for (uint64_t p = 0; p < k; ++p) {

@@ -1,4 +1,5 @@
-//! Run-time compilation of SYCL kernel sources and the process-wide kernel cache.
+//! Kernel loading: run-time compilation of SYCL kernel sources (DPC++), or the kernels compiled
+//! ahead of time into the shim (AdaptiveCpp), and the process-wide kernel cache.
 //!
 //! A kernel's translation unit is `#define TENOR_BLOCK <block>`, the SYCL prelude
 //! (`kernels/common/prelude.hpp`: Philox and the normal mapping) and the kernel's `sycl.cpp`,
@@ -38,10 +39,22 @@ fn cache() -> &'static Mutex<HashMap<Key, Arc<Bundle>>> {
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// The complete translation unit for a kernel of launch block `block`.
-pub fn translation_unit(block: u32, source: &str) -> String {
-    format!("#define TENOR_BLOCK {block}u\n{}\n{source}\n", tenor_kernels::prelude("sycl"))
+/// The source the shim builds for kernels `names` of `source` at launch block `block`: the
+/// complete translation unit ([`crate::unit::translation_unit`]) under DPC++; under AdaptiveCpp
+/// its [`crate::unit::acpp_unit`] form, whose built-in kernels the shim finds compiled ahead of
+/// time by name and hash (any other is compiled by acpp at run time, see docs/sycl.md).
+pub fn unit_for(block: u32, source: &str, names: &[&str]) -> String {
+    let tu = crate::unit::translation_unit(block, tenor_kernels::prelude("sycl"), source);
+    if cfg!(tenor_sycl_acpp) {
+        crate::unit::acpp_unit(&tu, names)
+    } else {
+        tu
+    }
 }
+
+/// Which SYCL implementation the adapter was built with: `"AdaptiveCpp"` or `"DPC++"`
+/// (build.rs, `TENOR_SYCL_IMPL`).
+pub const IMPLEMENTATION: &str = if cfg!(tenor_sycl_acpp) { "AdaptiveCpp" } else { "DPC++" };
 
 /// Compiles (or takes from the cache) kernel `name` of `source` for the device `device_key`.
 ///
@@ -76,6 +89,6 @@ pub fn load(dev: &Arc<DeviceHandle>, device_key: &str, max_wg: u32, def: &Kernel
         reason: "no SYCL source (kernels/<name>/sycl.cpp)".into(),
     })?;
     let block = def.launch.block.max(1);
-    let bundle = build_cached(dev, device_key, &def.name, &translation_unit(block, src))?;
+    let bundle = build_cached(dev, device_key, &def.name, &unit_for(block, src, &[def.name.as_str()]))?;
     Ok(Loaded { bundle, block, local: block.min(MAX_LOCAL).min(max_wg.max(1)) })
 }
