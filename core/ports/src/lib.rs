@@ -33,6 +33,7 @@ pub mod device;
 pub mod error;
 pub mod files;
 pub mod kernel;
+pub mod multi;
 pub mod number;
 pub mod stream;
 pub mod text;
@@ -43,6 +44,7 @@ pub use compute::{Compute, ComputeExt, DeviceInfo, GemmDesc, Precision, Transpos
 pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};
 pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape};
+pub use multi::{shard_by_cost, Devices, PeerAccess, Sharding};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 
 /// Result alias for port operations.
