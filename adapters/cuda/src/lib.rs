@@ -21,6 +21,7 @@ pub mod alloc;
 pub mod context;
 mod driver;
 pub mod error;
+pub mod multi;
 pub mod nvrtc;
 pub mod probe;
 mod staging;
@@ -30,6 +31,7 @@ use std::sync::Arc;
 
 pub use context::Context;
 pub use driver::{CudaDriver, CudaKernel};
+pub use multi::{can_access_peer, cuda_on, device_count};
 pub use probe::probe;
 pub use stream::{cuda_stream, CudaEvent, CudaStream};
 use tenor_ports::{Allocator, ComputeError, Device};

@@ -10,6 +10,9 @@ use std::sync::Arc;
 
 use tenor_ports::{Compute, ComputeError, Device, DeviceInfo, Driver};
 
+pub mod select;
+pub use select::{list_devices, open_devices, DeviceSet, Selector, SelectorError};
+
 /// Backend names Tenor knows, in order of preference for `auto`.
 pub const KNOWN: &[&str] = &["cuda", "sycl", "opencl", "cpu", "sim"];
 
@@ -20,7 +23,13 @@ pub const KNOWN: &[&str] = &["cuda", "sycl", "opencl", "cpu", "sim"];
 /// [`ComputeError::Unavailable`] naming the backend and why it cannot run: not compiled in
 /// (with the Cargo feature to enable), no driver, no device; [`ComputeError::InvalidArgument`]
 /// for an unknown name.
+///
+/// A device selector (`cuda:1`, `sim:0`, [`select`]) opens that one device; a selector of
+/// several devices (`cuda:*`) is refused here ([`open_devices`] opens those).
 pub fn open(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
+    if name.contains(':') {
+        return select::open_one(name);
+    }
     match name {
         "cpu" => Ok(Arc::new(tenor_cpu::cpu()?)),
         "sim" => Ok(Arc::new(tenor_sim::sim(tenor_sim::SimConfig::default())?)),

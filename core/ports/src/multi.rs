@@ -266,17 +266,17 @@ impl Devices {
     pub fn shard(&self, costs: &[f64]) -> Sharding {
         shard_by_cost(costs, self.devices.len())
     }
-    /// Runs `work(device, shard)` for every non-empty shard of `sharding`, one host thread per
-    /// device, all at once, and returns each device's output (an empty shard's is `empty()`),
-    /// in device order. A worker that panics gives `Err` naming the device, never a panic here.
+    /// Runs `work(d, device, shard)` for every non-empty shard `d` of `sharding`, one host
+    /// thread per device, all at once, and returns each device's output in device order (an
+    /// empty shard's is `R::default()`, without a thread). A worker that panics gives `Err`
+    /// naming the device for its entry only; the other devices' outputs are kept.
     ///
     /// # Errors
-    /// [`ComputeError::InvalidArgument`] when `sharding` is for another device count, or naming
-    /// the device whose worker panicked.
-    pub fn run_shards<R, W>(&self, sharding: &Sharding, work: W) -> Result<Vec<R>, ComputeError>
+    /// [`ComputeError::InvalidArgument`] when `sharding` is for another device count.
+    pub fn run_shards<R, W>(&self, sharding: &Sharding, work: W) -> Result<Vec<Result<R, ComputeError>>, ComputeError>
     where
         R: Send + Default,
-        W: Fn(&dyn Compute, &[usize]) -> R + Sync,
+        W: Fn(usize, &dyn Compute, &[usize]) -> R + Sync,
     {
         if sharding.shards.len() != self.devices.len() {
             return Err(ComputeError::InvalidArgument(format!(
@@ -286,13 +286,14 @@ impl Devices {
             )));
         }
         let work = &work;
-        std::thread::scope(|scope| {
+        Ok(std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .devices
                 .iter()
                 .zip(&sharding.shards)
-                .map(|(dev, shard)| {
-                    (!shard.is_empty()).then(|| scope.spawn(move || work(dev.as_ref(), shard.as_slice())))
+                .enumerate()
+                .map(|(d, (dev, shard))| {
+                    (!shard.is_empty()).then(|| scope.spawn(move || work(d, dev.as_ref(), shard.as_slice())))
                 })
                 .collect();
             handles
@@ -305,21 +306,22 @@ impl Devices {
                     }),
                 })
                 .collect()
-        })
+        }))
     }
     /// Splits items of `costs` over the devices, runs `work(device, shard)` per device
     /// concurrently (it returns one result per index of `shard`, in its order) and gathers the
     /// results in input order.
     ///
     /// # Errors
-    /// As [`Devices::run_shards`] and [`Sharding::gather`].
+    /// As [`Devices::run_shards`] and [`Sharding::gather`]; the first worker that panicked.
     pub fn map_sharded<R, W>(&self, costs: &[f64], work: W) -> Result<(Vec<R>, Sharding), ComputeError>
     where
         R: Send,
         W: Fn(&dyn Compute, &[usize]) -> Vec<R> + Sync,
     {
         let sharding = self.shard(costs);
-        let parts = self.run_shards(&sharding, work)?;
+        let parts = self.run_shards(&sharding, |_, dev, shard| work(dev, shard))?;
+        let parts: Vec<Vec<R>> = parts.into_iter().collect::<Result<_, _>>()?;
         let out = sharding.gather(parts)?;
         Ok((out, sharding))
     }
@@ -343,13 +345,13 @@ mod tests {
     fn gather_restores_input_order() {
         let s = shard_by_cost(&[1.0, 7.0, 2.0, 6.0, 3.0], 3);
         let parts: Vec<Vec<usize>> = s.shards.iter().map(|sh| sh.iter().map(|i| i * 10).collect()).collect();
-        assert_eq!(s.gather(parts).unwrap(), vec![0, 10, 20, 30, 40]);
+        assert_eq!(s.gather(parts).expect("valid"), vec![0, 10, 20, 30, 40]);
     }
 
     #[test]
     fn gather_refuses_a_short_part() {
         let s = shard_by_cost(&[1.0, 1.0], 2);
-        let err = s.gather(vec![vec![1], vec![]]).unwrap_err();
+        let err = s.gather(vec![vec![1], vec![]]).expect_err("refused");
         assert!(err.to_string().contains("device 1 returned 0 results for 1 items"), "{err}");
     }
 
