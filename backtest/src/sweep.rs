@@ -286,12 +286,13 @@ where
     let parts = devices.run_shards(&sharding, |d, _, shard| {
         let mine: Vec<Params> = shard.iter().map(|i| sets[*i].clone()).collect();
         let compute = devices.devices()[d].clone();
-        let out = run_batched_groups_summarised(engine, feed, compute, &mine, groups, &make, summarise, &|done, total| {
-            progress[d].0.store(done, Ordering::SeqCst);
-            progress[d].1.store(total, Ordering::SeqCst);
-            let sum = |f: fn(&(AtomicU64, AtomicU64)) -> u64| progress.iter().map(f).sum::<u64>();
-            on_bar(sum(|p| p.0.load(Ordering::SeqCst)), sum(|p| p.1.load(Ordering::SeqCst)));
-        });
+        let out =
+            run_batched_groups_summarised(engine, feed, compute, &mine, groups, &make, summarise, &|done, total| {
+                progress[d].0.store(done, Ordering::SeqCst);
+                progress[d].1.store(total, Ordering::SeqCst);
+                let sum = |f: fn(&(AtomicU64, AtomicU64)) -> u64| progress.iter().map(f).sum::<u64>();
+                on_bar(sum(|p| p.0.load(Ordering::SeqCst)), sum(|p| p.1.load(Ordering::SeqCst)));
+            });
         Some(out)
     });
     let mut results: Vec<Option<Result<T, StrategyError>>> = (0..sets.len()).map(|_| None).collect();

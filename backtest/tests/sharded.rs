@@ -63,11 +63,10 @@ fn sharded_sweep_is_bitwise_one_device_and_the_cpu_reference() {
     let engine = Engine::new(EngineConfig::default());
     // Reference: every run alone, unbatched, on the CPU backend.
     let cpu: Arc<dyn Compute> = Arc::new(tenor_cpu::cpu().expect("cpu"));
-    let reference: Vec<RunResult> =
-        sweep::run(&engine, &feed, &sets, |p| make(p, Pricer::direct(cpu.clone())), &|| {})
-            .into_iter()
-            .map(|r| r.expect("reference run"))
-            .collect();
+    let reference: Vec<RunResult> = sweep::run(&engine, &feed, &sets, |p| make(p, Pricer::direct(cpu.clone())), &|| {})
+        .into_iter()
+        .map(|r| r.expect("reference run"))
+        .collect();
     assert!(reference.iter().all(|r| r.fills.len() > 5), "the straddle trades");
     for n in [1, 2, 3] {
         let devices = sims(n);
@@ -93,8 +92,11 @@ fn sharded_sweep_is_bitwise_one_device_and_the_cpu_reference() {
             .map(|shard| {
                 (0..60)
                     .map(|t| {
-                        let mut paths: Vec<u64> =
-                            shard.iter().filter(|i| sets[**i]["window"] as usize <= t).map(|i| sets[*i]["paths"] as u64).collect();
+                        let mut paths: Vec<u64> = shard
+                            .iter()
+                            .filter(|i| sets[**i]["window"] as usize <= t)
+                            .map(|i| sets[*i]["paths"] as u64)
+                            .collect();
                         paths.sort_unstable();
                         paths.dedup();
                         paths.len()

@@ -1,7 +1,7 @@
 //! `curve_build`'s reference: the tenor-major layout, and the NaN cases of its manifest.
-use tenor_ports::RawArg;
 use tenor_kernels::cpu::{lookup, KernelCall};
 use tenor_kernels::curve::{bootstrap, MAX_TENORS};
+use tenor_ports::RawArg;
 
 const CMT: [f64; 13] = [1. / 12., 2. / 12., 3. / 12., 4. / 12., 0.5, 1., 2., 3., 5., 7., 10., 20., 30.];
 

@@ -2,9 +2,9 @@
 //! from `philox::normal_f64` (one normal at a time), and the unfused path kernels agree with the
 //! fused ones' building blocks.
 
-use tenor_ports::RawArg;
 use tenor_kernels::cpu::{lookup, KernelCall};
 use tenor_kernels::philox::normal_f64;
+use tenor_ports::RawArg;
 
 fn run(name: &str, items: u64, block: u32, args: &[RawArg]) {
     let f = lookup(name).expect("reference exists");

@@ -14,11 +14,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tenor_ports::Compute;
 use tenor_market::iv::{chain_vols, QuoteVol};
 use tenor_market::parity::parity_forwards;
 use tenor_market::quotes::Chain;
 use tenor_market::MarketError;
+use tenor_ports::Compute;
 use tenor_pricing::heston::{
     calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, CalibrationResult, HestonError, HestonOption,
     HestonParams, Quote,

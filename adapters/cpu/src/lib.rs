@@ -15,11 +15,11 @@ use std::any::Any;
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use tenor_kernels::cpu::{CpuKernelFn, KernelCall};
 use tenor_ports::{
     Allocator, ComputeError, Device, DeviceInfo, Driver, Event, GemmDesc, Kernel, KernelDef, Pending, Precision,
     RawArg, Stream, StreamImpl, Transpose,
 };
-use tenor_kernels::cpu::{CpuKernelFn, KernelCall};
 
 pub use allocator::HostAllocator;
 

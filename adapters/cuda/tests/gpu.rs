@@ -8,12 +8,12 @@
 
 use std::sync::Arc;
 
-use tenor_ports::{AllocError, Allocator, Compute, ComputeExt};
 use tenor_cuda::alloc::{
     DefaultPool, ExplicitPool, ExplicitPoolConfig, ImportedPool, IpcPointer, PlainAllocator, PoolConfig, PoolHandle,
     ReusePolicy, Sharing,
 };
 use tenor_cuda::{cuda, cuda_with_allocator, CudaCompute};
+use tenor_ports::{AllocError, Allocator, Compute, ComputeExt};
 
 /// The device, or `None` after saying why it did not run; panics when CUDA is required.
 fn device() -> Option<CudaCompute> {

@@ -1,9 +1,9 @@
 //! What the CUDA adapter does without a GPU (CI): typed unavailability instead of cudarc's
 //! panic, and its host-side logic (policies, cache keys, IPC records).
 
-use tenor_ports::ComputeError;
 use tenor_cuda::alloc::{IpcPointer, ReusePolicy, Sharing};
 use tenor_cuda::nvrtc::ImageCache;
+use tenor_ports::ComputeError;
 
 #[test]
 fn opening_cuda_is_a_value_never_a_panic() {

@@ -315,8 +315,12 @@ pub fn open_one(selector: &str) -> Result<Arc<dyn Compute>, ComputeError> {
     let set = open_devices(selector)?;
     if set.len() != 1 {
         let backend = selector.split(':').next().unwrap_or(selector);
-        return Err(SelectorError::NotOne { selector: selector.into(), count: set.len(), example: format!("{backend}:0") }
-            .into());
+        return Err(SelectorError::NotOne {
+            selector: selector.into(),
+            count: set.len(),
+            example: format!("{backend}:0"),
+        }
+        .into());
     }
     Ok(set.first().clone())
 }

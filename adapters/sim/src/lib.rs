@@ -25,11 +25,11 @@ mod sched;
 use std::any::Any;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use tenor_kernels::cpu::CpuKernelFn;
 use tenor_ports::{
     Access, Allocator, ComputeError, Device, DeviceInfo, Driver, Event, EventImpl, GemmDesc, Kernel, KernelDef,
     Pending, RawArg, Stream, StreamImpl,
 };
-use tenor_kernels::cpu::CpuKernelFn;
 
 pub use memory::SimAllocator;
 use sched::{Op, Sched};

@@ -3,8 +3,8 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use tenor_ports::{Access, ComputeError, GemmDesc, Precision, RawArg, Transpose};
 use tenor_kernels::cpu::{CpuKernelFn, KernelCall};
+use tenor_ports::{Access, ComputeError, GemmDesc, Precision, RawArg, Transpose};
 
 use crate::memory::Memory;
 use crate::SimConfig;

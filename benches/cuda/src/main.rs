@@ -25,11 +25,11 @@ use anyhow::{bail, Context as _, Result};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 use tenor_alloc as ta;
-use tenor_ports::{Access, Allocator, Arg, Compute, ComputeExt, Stream};
 use tenor_cuda::alloc::{
     DefaultPool, ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing,
 };
 use tenor_cuda::{cuda_stream, cuda_with_allocator, CudaCompute};
+use tenor_ports::{Access, Allocator, Arg, Compute, ComputeExt, Stream};
 
 /// CUDA backend checks and benchmarks.
 #[derive(Debug, Parser)]

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tenor_pilot::alloc_trace::{frees, read_trace, size_histogram, TraceFileError};
 use tenor_alloc::advisor::{advise, Profile};
 use tenor_alloc::replay::{replay, Kind, ReplayOptions, ReplayResult};
 use tenor_alloc::Trace;
+use tenor_pilot::alloc_trace::{frees, read_trace, size_histogram, TraceFileError};
 
 use crate::errors::{input_error, parameter_error, Problem, TenorError};
 

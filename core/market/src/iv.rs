@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use tenor_ports::{Access, Arg, Compute, ComputeExt};
 pub use tenor_kernels::black::IvStatus;
+use tenor_ports::{Access, Arg, Compute, ComputeExt};
 use tenor_pricing::types::OptionType;
 
 use crate::error::Result;

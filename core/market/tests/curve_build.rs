@@ -3,9 +3,9 @@
 //! repricing of the input instruments.
 use std::collections::BTreeMap;
 
-use tenor_ports::{Access, Arg, Compute, ComputeExt};
 use tenor_market::curve::DiscountCurve;
 use tenor_market::treasury::{load_treasury, ParYieldRow};
+use tenor_ports::{Access, Arg, Compute, ComputeExt};
 
 /// Treasury CMT tenors (years) of the 1990-2023 archive.
 const CMT: [f64; 13] = [1. / 12., 2. / 12., 3. / 12., 4. / 12., 0.5, 1., 2., 3., 5., 7., 10., 20., 30.];

@@ -159,7 +159,9 @@ fn example_book_split_within_ten_percent_by_measured_cost() {
                     s.iter()
                         .map(|i| {
                             let t = &trades[*i];
-                            let TradeCost::Device(units) = trade_cost(t, &cfg) else { panic!("{}: not on the device", t.id) };
+                            let TradeCost::Device(units) = trade_cost(t, &cfg) else {
+                                panic!("{}: not on the device", t.id)
+                            };
                             units * measured_ns_per_unit(&t.kind().to_string())
                         })
                         .sum()

@@ -110,10 +110,16 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     );
     let pricing = Instant::now();
     let run = portfolio::BookRun { batch: !args.unbatched };
-    let book =
-        tenor_pilot::book_pricing::price_parsed(compute.as_ref(), &parsed, &args.portfolio, &config, &run, &mut |done| {
+    let book = tenor_pilot::book_pricing::price_parsed(
+        compute.as_ref(),
+        &parsed,
+        &args.portfolio,
+        &config,
+        &run,
+        &mut |done| {
             bar.set_position(done as u64);
-        });
+        },
+    );
     let pricing_time = pricing.elapsed();
     bar.finish_and_clear();
 

@@ -10,8 +10,8 @@
 //! CPU+SYCL report showed -19 % and 966 µs).
 
 use serde::Serialize;
-use tenor_registry::DeviceVisitor;
 use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, Device, Driver, RawArg};
+use tenor_registry::DeviceVisitor;
 
 use super::measure::{time_pairs, Stats};
 

@@ -21,10 +21,10 @@
 use tenor_ports::{shard_by_cost, Devices, Sharding};
 
 use super::price::{mc_steps_valuations, route, Route};
-use crate::mc::McProduct;
 use super::trade::{Trade, TradeKind};
 use super::write::PricedRow;
 use super::{price_book_with, BookConfig, BookRun, PriceError};
+use crate::mc::McProduct;
 
 /// Where a row's work runs, for balancing.
 #[derive(Debug, Clone, Copy, PartialEq)]
