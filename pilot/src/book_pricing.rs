@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use tenor_ports::Compute;
+use tenor_ports::{Compute, Devices};
 use tenor_pricing::portfolio::{self, BookConfig, BookRun, Kind, ParsedPortfolio, PricedRow, RowError};
 
 pub use tenor_pricing::portfolio::SettingError;
@@ -60,6 +60,30 @@ pub fn price_parsed(
     progress: &mut dyn FnMut(usize),
 ) -> PricedBook {
     let results = portfolio::price_book_with(compute, &parsed.trades, config, run, progress);
+    collect(parsed, file, results)
+}
+
+/// [`price_parsed`] over every device of `devices`: the book split by cost, each shard priced
+/// on its device, rows in input order, bitwise those of one device
+/// ([`portfolio::price_book_sharded`]); also returns the split.
+pub fn price_parsed_sharded(
+    devices: &Devices,
+    parsed: &ParsedPortfolio,
+    file: &Path,
+    config: &BookConfig,
+    run: &BookRun,
+    progress: &(dyn Fn(usize) + Sync),
+) -> (PricedBook, portfolio::BookSharding) {
+    let (results, split) = portfolio::price_book_sharded(devices, &parsed.trades, config, run, progress);
+    (collect(parsed, file, results), split)
+}
+
+/// Sorts the pricer's results into rows and failures named with file and line.
+fn collect(
+    parsed: &ParsedPortfolio,
+    file: &Path,
+    results: Vec<Result<PricedRow, portfolio::PriceError>>,
+) -> PricedBook {
     let file = file.display();
     let mut book = PricedBook {
         rows: Vec::with_capacity(results.len()),

@@ -32,7 +32,9 @@ pub struct PriceArgs {
     /// Portfolio CSV to price.
     #[arg(long)]
     pub portfolio: PathBuf,
-    /// Compute backend (`cpu`, `sim`, `auto`, or one compiled in with a feature).
+    /// Compute backend (`cpu`, `sim`, `auto`, or one compiled in with a feature), or a device
+    /// selector: `cuda:1`, `cuda:*` (every device; the book is split over them), `sim:0..3`
+    /// (with `TENOR_SIM_DEVICES`), `sycl:gpu:0`.
     #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
     pub backend: String,
     /// Monte Carlo paths per valuation (even, 4 to 1e9).
@@ -87,7 +89,9 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let out_file = args.out.as_deref().map(tenor_ports::files::AtomicFile::create).transpose()?;
     let parsed = portfolio::read_portfolio(&args.portfolio)?;
     let opening = Instant::now();
-    let compute = tenor_registry::open(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
+    let devices =
+        tenor_registry::open_devices(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
+    let compute = devices.first().clone();
     let open_time = opening.elapsed();
     let config = BookConfig {
         engine: match args.engine {
@@ -110,16 +114,29 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     );
     let pricing = Instant::now();
     let run = portfolio::BookRun { batch: !args.unbatched };
-    let book = tenor_pilot::book_pricing::price_parsed(
-        compute.as_ref(),
-        &parsed,
-        &args.portfolio,
-        &config,
-        &run,
-        &mut |done| {
-            bar.set_position(done as u64);
-        },
-    );
+    let (book, split) = if devices.len() > 1 {
+        let (book, split) = tenor_pilot::book_pricing::price_parsed_sharded(
+            &devices,
+            &parsed,
+            &args.portfolio,
+            &config,
+            &run,
+            &|done| bar.set_position(done as u64),
+        );
+        (book, Some(split))
+    } else {
+        let book = tenor_pilot::book_pricing::price_parsed(
+            compute.as_ref(),
+            &parsed,
+            &args.portfolio,
+            &config,
+            &run,
+            &mut |done| {
+                bar.set_position(done as u64);
+            },
+        );
+        (book, None)
+    };
     let pricing_time = pricing.elapsed();
     bar.finish_and_clear();
 
@@ -174,6 +191,23 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         );
     }
     summary += &format!("backend     {} ({})\n", info.backend, info.name);
+    if let Some(split) = &split {
+        let shares: Vec<String> = devices
+            .labels()
+            .iter()
+            .zip(&split.sharding.shards)
+            .zip(split.device_loads.iter().zip(&split.host_loads))
+            .map(|((label, shard), (d, h))| format!("{label} {} trades ({d:.3e} path-steps, host {h:.0})", shard.len()))
+            .collect();
+        summary += &format!(
+            "devices     {} over {} devices, split by cost (device work {:.1} % over the mean, host work {:.1} %): {}\n",
+            args.backend,
+            devices.len(),
+            100.0 * split.device_imbalance(),
+            100.0 * split.host_imbalance(),
+            shares.join("; ")
+        );
+    }
     summary += &format!(
         "engine      {}, paths {}, seed {}, greeks {}\n",
         match args.engine {
