@@ -104,8 +104,7 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
     let outputs = ["params.json", "fit.csv", "fit.svg"].map(|f| a.out.join(f));
     let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
     super::paths::refuse_overwrite(&[("<CHAIN>", &a.chain)], &outputs)?;
-    let devices =
-        tenor_registry::open_devices(&a.backend).with_context(|| format!("opening backend {}", a.backend))?;
+    let devices = tenor_registry::open_devices(&a.backend).with_context(|| format!("opening backend {}", a.backend))?;
     let settings = a.settings();
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_message("calibrating Heston");

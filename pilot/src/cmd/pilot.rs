@@ -68,7 +68,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|a| !a.agrees)
         .map(|a| format!("{} {}", a.backend, a.workload))
-        .chain(report.devices.iter().filter(|d| !d.identical).map(|d| format!("{} book on {} devices", d.selector, d.devices)))
+        .chain(
+            report
+                .devices
+                .iter()
+                .filter(|d| !d.identical)
+                .map(|d| format!("{} book on {} devices", d.selector, d.devices)),
+        )
         .collect();
     if bad.is_empty() && report.switch.iter().all(|s| s.correct) {
         Ok(ExitCode::SUCCESS)

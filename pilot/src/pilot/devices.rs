@@ -141,7 +141,8 @@ pub fn measure(
         }
     }
     let trades = mixed_book(super::book::copies(suite))?;
-    let cfg = BookConfig { engine: Engine::Mc, paths: super::book::paths(suite), greeks: true, ..BookConfig::default() };
+    let cfg =
+        BookConfig { engine: Engine::Mc, paths: super::book::paths(suite), greeks: true, ..BookConfig::default() };
     let run = BookRun::default();
     let mut reference = None;
     let mut one = None;
@@ -155,7 +156,9 @@ pub fn measure(
             let (out, _) = price_book_sharded(&set, &trades, &cfg, &run, &|_| {});
             let s = t0.elapsed().as_secs_f64();
             if let Some((i, Err(e))) = out.iter().enumerate().find(|(_, r)| r.is_err()) {
-                return Err(ComputeError::InvalidArgument(format!("device scaling book on {k} devices: trade {i}: {e}")));
+                return Err(ComputeError::InvalidArgument(format!(
+                    "device scaling book on {k} devices: trade {i}: {e}"
+                )));
             }
             if repeat > 0 {
                 times.push(s);
