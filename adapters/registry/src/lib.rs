@@ -94,6 +94,9 @@ pub trait DeviceVisitor {
 /// # Errors
 /// As [`open`].
 pub fn visit<V: DeviceVisitor>(name: &str, visitor: V) -> Result<V::Output, ComputeError> {
+    if name.contains(':') {
+        return select::visit_one(name, visitor);
+    }
     match name {
         "cpu" => Ok(visitor.visit(&tenor_cpu::cpu()?)),
         "sim" => Ok(visitor.visit(&tenor_sim::sim(tenor_sim::SimConfig::default())?)),

@@ -325,6 +325,49 @@ pub fn open_one(selector: &str) -> Result<Arc<dyn Compute>, ComputeError> {
     Ok(set.first().clone())
 }
 
+/// The single ordinal `selector` names on its backend (`cuda:1`, or `cuda:*` on a one-GPU host).
+///
+/// # Errors
+/// As [`open_one`].
+fn one_ordinal(selector: &str) -> Result<(Selector, usize), ComputeError> {
+    let sel = Selector::parse(selector)?;
+    let ords = match &sel.devices {
+        DeviceSet::Default | DeviceSet::Kind { .. } => vec![0],
+        _ => ordinals(&sel, device_count(&sel.backend)?)?,
+    };
+    match ords.as_slice() {
+        [o] => Ok((sel, *o)),
+        _ => Err(SelectorError::NotOne {
+            selector: selector.into(),
+            count: ords.len(),
+            example: format!("{}:0", sel.backend),
+        }
+        .into()),
+    }
+}
+
+/// [`crate::visit`] for a one-device selector: opens that device with its concrete type.
+///
+/// # Errors
+/// As [`open_one`].
+pub fn visit_one<V: crate::DeviceVisitor>(selector: &str, visitor: V) -> Result<V::Output, ComputeError> {
+    let (sel, ordinal) = one_ordinal(selector)?;
+    match (sel.backend.as_str(), &sel.devices) {
+        (name, DeviceSet::Default) => crate::visit(name, visitor),
+        ("cpu", _) => crate::visit("cpu", visitor),
+        ("sim", _) => Ok(visitor.visit(&tenor_sim::sim(tenor_sim::SimConfig {
+            seed: ordinal as u64 + 1,
+            ..tenor_sim::SimConfig::default()
+        })?)),
+        #[cfg(feature = "cuda")]
+        ("cuda", _) => Ok(visitor.visit(&tenor_cuda::cuda_on(ordinal)?)),
+        (name, _) => Err(ComputeError::Unsupported {
+            backend: name.into(),
+            what: format!("direct driver access to device {selector:?} (use the backend's default device)"),
+        }),
+    }
+}
+
 /// One line per device of every known backend for `tenor backends`: (label, description or
 /// why it cannot run); then the peer-access lines of backends with several devices.
 #[must_use]

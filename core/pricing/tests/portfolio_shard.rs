@@ -44,8 +44,11 @@ fn sims(n: usize) -> Devices {
     Devices::new(devices, (0..n).map(|i| format!("sim:{i}")).collect()).expect("devices")
 }
 
+/// A row's numeric columns as bits and its method, or its error's message.
+type RowBits = Result<(Vec<Option<u64>>, String), String>;
+
 /// The numeric columns and method of each row, as bits (the backend column names the backend).
-fn bits(rows: &[Result<PricedRow, PriceError>]) -> Vec<Result<(Vec<Option<u64>>, String), String>> {
+fn bits(rows: &[Result<PricedRow, PriceError>]) -> Vec<RowBits> {
     rows.iter()
         .map(|r| match r {
             Ok(r) => Ok((

@@ -71,8 +71,11 @@ fn run_split(devices: &Devices, w: Workload, total: u64, budget_s: f64) -> Resul
     })
 }
 
+/// A row's numeric columns as bits and its method (`None`: the row failed).
+type RowBits = Option<(Vec<Option<u64>>, String)>;
+
 /// A row's numbers and method as bits, for the identity check.
-fn bits(rows: &[Result<PricedRow, tenor_pricing::portfolio::PriceError>]) -> Vec<Option<(Vec<Option<u64>>, String)>> {
+fn bits(rows: &[Result<PricedRow, tenor_pricing::portfolio::PriceError>]) -> Vec<RowBits> {
     rows.iter()
         .map(|r| {
             r.as_ref().ok().map(|r| {
