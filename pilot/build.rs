@@ -1,8 +1,8 @@
 //! Records the git commit, whether tracked files had uncommitted changes (`dirty`), and the
 //! lines of adapter code per backend for the pilot's report;
 //! with the `sycl` feature, also embeds the DPC++ runtime's library directory (found by
-//! tenor-sycl's build script, passed on through its `links` metadata) as the binary's rpath, so
-//! `tenor` runs without LD_LIBRARY_PATH.
+//! tenor-sycl's build script, passed on by tenor-registry's `links` metadata, so this crate names
+//! no adapter) as the binary's rpath, so `tenor` runs without LD_LIBRARY_PATH.
 use std::path::Path;
 
 fn count_lines(dir: &Path, exts: &[&str]) -> usize {
@@ -23,6 +23,25 @@ fn count_lines(dir: &Path, exts: &[&str]) -> usize {
             }
         })
         .sum()
+}
+
+/// The name of backend `backend`'s kernel source file (`cuda.cu`): the first file of a kernel
+/// folder (one with a `kernel.toml`) whose stem is the backend's name; `None` when no kernel
+/// has one.
+fn kernel_file(kernels: &Path, backend: &str) -> Option<String> {
+    let mut folders: Vec<_> = std::fs::read_dir(kernels)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|d| d.join("kernel.toml").is_file())
+        .collect();
+    folders.sort();
+    folders.iter().filter_map(|d| std::fs::read_dir(d).ok()).flatten().filter_map(Result::ok).find_map(|f| {
+        let p = f.path();
+        (p.is_file() && p.file_stem().and_then(|s| s.to_str()) == Some(backend))
+            .then(|| p.file_name().and_then(|n| n.to_str()).map(str::to_owned))
+            .flatten()
+    })
 }
 
 fn kernel_sources(kernels: &Path, file: &str) -> usize {
@@ -78,8 +97,8 @@ fn watch_git(root: &Path) {
 }
 
 fn main() {
-    println!("cargo:rerun-if-env-changed=DEP_TENOR_SYCL_SHIM_ROOT");
-    if let Ok(root) = std::env::var("DEP_TENOR_SYCL_SHIM_ROOT") {
+    println!("cargo:rerun-if-env-changed=DEP_TENOR_REGISTRY_SYCL_ROOT");
+    if let Ok(root) = std::env::var("DEP_TENOR_REGISTRY_SYCL_ROOT") {
         println!("cargo:rustc-link-arg-bins=-Wl,-rpath,{root}/lib");
         println!("cargo:rustc-link-arg-tests=-Wl,-rpath,{root}/lib");
     }
@@ -96,21 +115,22 @@ fn main() {
     watch_git(&root);
     let kernels = root.join("kernels");
     let mut rows = Vec::new();
-    for (backend, dir, src) in [
-        ("cpu", "adapters/cpu", "cpu.rs"),
-        ("cuda", "adapters/cuda", "cuda.cu"),
-        ("sycl", "adapters/sycl", "sycl.cpp"),
-        ("opencl", "adapters/opencl", "opencl.cl"),
-    ] {
-        let adapter = count_lines(&root.join(dir), &["rs", "cpp", "hpp", "h", "cu", "cuh"]);
-        let kernel = kernel_sources(&kernels, src);
+    // Every adapter folder with kernel sources of its own (`kernels/*/<folder name>.*`: cpu.rs,
+    // cuda.cu, sycl.cpp, opencl.cl), so a new adapter needs no line here (ADR 0016).
+    let mut backends: Vec<String> = std::fs::read_dir(root.join("adapters"))
+        .map(|rd| rd.filter_map(Result::ok).filter_map(|e| e.file_name().to_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    backends.sort();
+    for backend in backends {
+        let Some(src) = kernel_file(&kernels, &backend) else { continue };
+        let dir = root.join("adapters").join(&backend);
+        let adapter = count_lines(&dir, &["rs", "cpp", "hpp", "h", "cu", "cuh"]);
+        let kernel = kernel_sources(&kernels, &src);
         rows.push(format!("(\"{backend}\", {adapter}, {kernel})"));
-        // A missing path would make Cargo rerun this script on every build; the adapter's
-        // arrival is seen through the watched `adapters` folder.
-        if root.join(dir).exists() {
-            println!("cargo:rerun-if-changed={}", root.join(dir).display());
-        }
+        println!("cargo:rerun-if-changed={}", dir.display());
     }
+    // A new adapter folder is seen through the watched `adapters` folder.
+    println!("cargo:rerun-if-changed={}", root.join("adapters").display());
     println!("cargo:rerun-if-changed={}", kernels.display());
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let text = format!(

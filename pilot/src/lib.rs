@@ -2,6 +2,7 @@
 //! library so tests and other tools can drive the measurements, and the pieces of the commands
 //! that other front ends (the Python package, `bindings/python`) share with it.
 
+pub mod alloc_pricing;
 pub mod alloc_trace;
 pub mod backtest_config;
 pub mod book_pricing;

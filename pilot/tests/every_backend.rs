@@ -23,9 +23,9 @@ fn backends() -> Vec<(String, Arc<dyn Compute>)> {
         .map(str::to_owned)
         .collect();
     let mut out = Vec::new();
-    for name in tenor_registry::KNOWN {
+    for name in tenor_registry::names() {
         match tenor_registry::open(name) {
-            Ok(c) => out.push(((*name).to_owned(), c)),
+            Ok(c) => out.push((name.to_owned(), c)),
             Err(e) => assert!(!required.iter().any(|r| r == name), "required backend {name} unavailable: {e}"),
         }
     }

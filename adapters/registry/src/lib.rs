@@ -1,28 +1,83 @@
 //! # tenor-registry: the one place that knows which backends exist
 //!
-//! Features add adapters (`cuda`, `sycl`, `opencl`); the CPU backend is always there. At run
-//! time [`open`] selects one by name (`--backend`, or the `TENOR_BACKEND` environment variable
-//! through the command line), and [`probe_all`] says for each compiled-in or known backend
-//! whether it can run here and why not. An absent backend is a value
-//! ([`ComputeError::Unavailable`] with the reason), never a panic.
+//! Every backend is a row of one registration table, [`BACKENDS`] (`src/table.rs`): its name,
+//! the Cargo feature that builds it, whether `auto` may choose it, a description and how to
+//! open it. Everything else is made from the table: [`open`] by name (`--backend`, or the
+//! `TENOR_BACKEND` environment variable through the command line), `auto`, [`probe_all`] (what
+//! `tenor backends` prints), [`visit`] (static dispatch), the help text of every `--backend`
+//! flag ([`help`]) and the "unknown backend" and "not built" errors. The CPU backend is always
+//! there; an absent backend is a value ([`ComputeError::Unavailable`] with the reason), never a
+//! panic. ADR 0016.
+//!
+//! Beside the table: [`open_over`] (a backend whose memory comes from a given allocator, to
+//! record allocation traces), [`checked_device`] (the hazard-checked device of the allocation
+//! toolkit's replay) and [`replay_memory`] (a backend's allocators for the timed replay).
+
+mod memory;
+mod table;
 
 use std::sync::Arc;
 
-use tenor_ports::{Compute, ComputeError, Device, DeviceInfo, Driver};
+use tenor_ports::{Allocator, CheckedDevice, Compute, ComputeError, Device, DeviceInfo, Driver};
 
 pub mod select;
+pub use memory::{replay_memory, NativeTarget, ReplayMemory, Upstream};
 pub use select::{list_devices, open_devices, DeviceSet, Selector, SelectorError};
+pub use table::{Backend, OpenFn, OpenOverFn, ReplayFn, BACKENDS};
 
-/// Backend names Tenor knows, in order of preference for `auto`.
-pub const KNOWN: &[&str] = &["cuda", "sycl", "opencl", "cpu", "sim"];
+/// The row of backend `name`, if Tenor knows it (built into this binary or not).
+pub fn backend(name: &str) -> Option<&'static Backend> {
+    BACKENDS.iter().find(|b| b.name == name)
+}
 
-/// Opens the backend called `name` (`cpu`, `sim`, `cuda`, `sycl`, `opencl`, or `auto` for the
-/// first available in [`KNOWN`] order, skipping `sim`).
+/// Every backend name in the table, `auto`'s order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    BACKENDS.iter().map(|b| b.name)
+}
+
+/// The device backends (the rows `auto` may choose; not the simulated device), table order:
+/// the default of `tenor pilot run --backends`.
+pub fn devices() -> Vec<&'static str> {
+    BACKENDS.iter().filter(|b| b.auto).map(|b| b.name).collect()
+}
+
+/// The help text of a `--backend` flag: every name with what it is and whether this binary has
+/// it (and the feature that builds it where not), and `auto`.
+pub fn help() -> String {
+    let mut s = String::from("Compute backend (`tenor backends` probes them): ");
+    let rows: Vec<String> = BACKENDS
+        .iter()
+        .map(|b| match (b.built, b.feature) {
+            (false, Some(f)) => format!("`{}` ({}; needs --features {f})", b.name, b.description),
+            _ => format!("`{}` ({})", b.name, b.description),
+        })
+        .collect();
+    s.push_str(&rows.join(", "));
+    s.push_str(", or `auto` (the first that opens, in that order, never `sim`)");
+    s.push_str("; a device selector picks devices: `cuda:1`, `cuda:*` (all), `sim:0..3` (with TENOR_SIM_DEVICES), `sycl:gpu:0`");
+    s
+}
+
+fn unknown(name: &str) -> ComputeError {
+    let known: Vec<&str> = names().collect();
+    ComputeError::InvalidArgument(format!("unknown backend {name:?}; known: {}, auto", known.join(", ")))
+}
+
+/// The error of a backend Tenor knows that this binary was built without.
+pub(crate) fn not_built(name: &str, feature: &str) -> ComputeError {
+    ComputeError::Unavailable {
+        backend: name.into(),
+        reason: format!("this build has no {name} adapter (rebuild with `--features {feature}`)"),
+    }
+}
+
+/// Opens the backend called `name` (a row of [`BACKENDS`], or `auto` for the first in table
+/// order that opens, among the rows `auto` may choose).
 ///
 /// # Errors
 /// [`ComputeError::Unavailable`] naming the backend and why it cannot run: not compiled in
-/// (with the Cargo feature to enable), no driver, no device; [`ComputeError::InvalidArgument`]
-/// for an unknown name.
+/// (with the Cargo feature to enable), no driver, no device; for `auto`, every reason;
+/// [`ComputeError::InvalidArgument`] for an unknown name, listing the known ones.
 ///
 /// A device selector (`cuda:1`, `sim:0`, [`select`]) opens that one device; a selector of
 /// several devices (`cuda:*`) is refused here ([`open_devices`] opens those).
@@ -30,53 +85,54 @@ pub fn open(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
     if name.contains(':') {
         return select::open_one(name);
     }
-    match name {
-        "cpu" => Ok(Arc::new(tenor_cpu::cpu()?)),
-        "sim" => Ok(Arc::new(tenor_sim::sim(tenor_sim::SimConfig::default())?)),
-        "auto" => {
-            let mut reasons = Vec::new();
-            for n in KNOWN.iter().filter(|n| **n != "sim") {
-                match open(n) {
-                    Ok(c) => return Ok(c),
-                    Err(e) => reasons.push(e.to_string()),
-                }
+    if name == "auto" {
+        let mut reasons = Vec::new();
+        for b in BACKENDS.iter().filter(|b| b.auto) {
+            match (b.open)() {
+                Ok(c) => return Ok(c),
+                Err(e) => reasons.push(e.to_string()),
             }
-            Err(ComputeError::Unavailable { backend: "auto".into(), reason: reasons.join("; ") })
         }
-        other => open_feature(other),
+        return Err(ComputeError::Unavailable { backend: "auto".into(), reason: reasons.join("; ") });
     }
+    backend(name).ok_or_else(|| unknown(name)).and_then(|b| (b.open)())
 }
 
-fn not_built(name: &str) -> ComputeError {
-    let reason = if name == "opencl" {
-        "no OpenCL adapter exists yet (kernels carry OpenCL C sources for it)".to_owned()
-    } else {
-        format!("this build has no {name} adapter (rebuild with `--features {name}`)")
-    };
-    ComputeError::Unavailable { backend: name.into(), reason }
-}
-
-fn open_feature(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
-    match name {
-        #[cfg(feature = "cuda")]
-        "cuda" => Ok(Arc::new(tenor_cuda::cuda()?)),
-        #[cfg(not(feature = "cuda"))]
-        "cuda" => Err(not_built(name)),
-        // The device comes from TENOR_SYCL_DEVICE (cpu, gpu, default, index:N or part of a name).
-        #[cfg(feature = "sycl")]
-        "sycl" => Ok(Arc::new(tenor_sycl::sycl_from_env()?)),
-        #[cfg(not(feature = "sycl"))]
-        "sycl" => Err(not_built(name)),
-        "opencl" => Err(not_built(name)),
-        other => {
-            Err(ComputeError::InvalidArgument(format!("unknown backend {other:?}; known: {}, auto", KNOWN.join(", "))))
+/// Opens backend `name` with its device memory drawn from `memory` (a
+/// `tenor_alloc::Recorder` to record a trace of the backend's allocations).
+///
+/// # Errors
+/// As [`open`]; [`ComputeError::InvalidArgument`] for a backend that owns its memory (the GPU
+/// backends), naming those that can.
+pub fn open_over(name: &str, memory: Arc<dyn Allocator>) -> Result<Arc<dyn Compute>, ComputeError> {
+    let b = backend(name).ok_or_else(|| unknown(name))?;
+    match b.open_over {
+        Some(f) => f(memory),
+        None => {
+            let can: Vec<&str> = BACKENDS.iter().filter(|b| b.open_over.is_some()).map(|b| b.name).collect();
+            Err(ComputeError::InvalidArgument(format!(
+                "backend {name:?} owns its device memory; memory from a given allocator works on: {}",
+                can.join(", ")
+            )))
         }
     }
 }
 
-/// For every known backend, its device description or why it is unavailable.
+/// Host memory as an [`Allocator`] (the CPU backend's), the upstream of a recorder for
+/// [`open_over`].
+pub fn host_memory() -> Arc<dyn Allocator> {
+    Arc::new(tenor_cpu::HostAllocator::new())
+}
+
+/// For every backend of the table, its device description or why it is unavailable.
 pub fn probe_all() -> Vec<(String, Result<DeviceInfo, ComputeError>)> {
-    KNOWN.iter().map(|n| ((*n).to_owned(), open(n).map(|c| c.info().clone()))).collect()
+    BACKENDS.iter().map(|b| (b.name.to_owned(), (b.open)().map(|c| c.info().clone()))).collect()
+}
+
+/// A fresh hazard-checked device (the simulated one, `tenor-sim`) with interleaving `seed` and
+/// `memory_bytes` of memory: the target of `tenor_alloc::replay::replay`.
+pub fn checked_device(seed: u64, memory_bytes: usize) -> Box<dyn CheckedDevice> {
+    tenor_sim::checked_device(seed, memory_bytes)
 }
 
 /// Receives a backend's concrete device type, for work that needs static dispatch (the pilot
@@ -92,32 +148,10 @@ pub trait DeviceVisitor {
 /// Opens backend `name` and hands its concrete device to `visitor`.
 ///
 /// # Errors
-/// As [`open`].
+/// As [`open`] (`auto` is not a name here).
 pub fn visit<V: DeviceVisitor>(name: &str, visitor: V) -> Result<V::Output, ComputeError> {
     if name.contains(':') {
         return select::visit_one(name, visitor);
     }
-    match name {
-        "cpu" => Ok(visitor.visit(&tenor_cpu::cpu()?)),
-        "sim" => Ok(visitor.visit(&tenor_sim::sim(tenor_sim::SimConfig::default())?)),
-        other => visit_feature(other, visitor),
-    }
-}
-
-fn visit_feature<V: DeviceVisitor>(name: &str, visitor: V) -> Result<V::Output, ComputeError> {
-    match name {
-        #[cfg(feature = "cuda")]
-        "cuda" => Ok(visitor.visit(&tenor_cuda::cuda()?)),
-        #[cfg(not(feature = "cuda"))]
-        "cuda" => Err(not_built(name)),
-        #[cfg(feature = "sycl")]
-        "sycl" => Ok(visitor.visit(&tenor_sycl::sycl_from_env()?)),
-        #[cfg(not(feature = "sycl"))]
-        "sycl" => Err(not_built(name)),
-        "opencl" => {
-            let _ = visitor;
-            Err(not_built(name))
-        }
-        other => Err(ComputeError::InvalidArgument(format!("unknown backend {other:?}; known: {}", KNOWN.join(", ")))),
-    }
+    table::visit_row(name, visitor).unwrap_or_else(|| Err(unknown(name)))
 }

@@ -48,7 +48,7 @@ pub enum DeviceSet {
 /// A parsed backend selector: a backend name and the devices of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selector {
-    /// Backend name, one of [`crate::KNOWN`] or `auto`.
+    /// Backend name, a row of [`crate::BACKENDS`] or `auto`.
     pub backend: String,
     /// Which of its devices.
     pub devices: DeviceSet,
@@ -134,11 +134,12 @@ impl Selector {
             Some((b, r)) => (b, Some(r)),
             None => (text, None),
         };
-        if backend != "auto" && !crate::KNOWN.contains(&backend) {
+        if backend != "auto" && crate::backend(backend).is_none() {
+            let known: Vec<&str> = crate::names().collect();
             return Err(SelectorError::UnknownBackend {
                 selector: text.into(),
                 backend: backend.into(),
-                known: format!("{}, auto", crate::KNOWN.join(", ")),
+                known: format!("{}, auto", known.join(", ")),
             });
         }
         let bad = |part: &str, reason: &str| SelectorError::BadDevice {
@@ -373,15 +374,15 @@ pub fn visit_one<V: crate::DeviceVisitor>(selector: &str, visitor: V) -> Result<
 #[must_use]
 pub fn list_devices() -> Vec<(String, Result<String, ComputeError>)> {
     let mut out = Vec::new();
-    for name in crate::KNOWN {
+    for name in crate::names() {
         let count = match device_count(name) {
             Ok(n) => n,
             Err(e) => {
-                out.push(((*name).to_owned(), Err(e)));
+                out.push((name.to_owned(), Err(e)));
                 continue;
             }
         };
-        let sel = Selector { backend: (*name).to_owned(), devices: DeviceSet::All };
+        let sel = Selector { backend: name.to_owned(), devices: DeviceSet::All };
         for o in 0..count {
             let label = format!("{name}:{o}");
             out.push((label, open_ordinal(&sel, o).map(|c| format!("{} (fp64: {})", c.info().name, c.info().fp64))));

@@ -19,6 +19,8 @@
 //! **Poisoned frees.** A free is a write to the block, and when it runs it fills the block with
 //! `0xFF` bytes (a NaN in every float format), so a read through a missing wait shows as NaN.
 
+mod checked;
+pub use checked::checked_device;
 mod memory;
 mod sched;
 

@@ -4,6 +4,9 @@ use super::{take, ParamError, Params};
 use crate::engine::{Context, Strategy, StrategyError};
 use crate::order::OrderKind;
 
+/// Its parameters with their defaults (the registration table's `params`).
+pub const PARAMS: &[(&str, f64)] = &[("fraction", 1.0)];
+
 /// Buys `fraction` of the starting equity of symbol 0 (whole shares) with a market order after
 /// the first bar, and holds.
 #[derive(Debug, Clone)]
@@ -19,7 +22,7 @@ impl BuyAndHold {
     /// # Errors
     /// Unknown parameters; a fraction outside (0, 1].
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
-        let v = take(p, "buy_and_hold", &[("fraction", 1.0)])?;
+        let v = take(p, "buy_and_hold", PARAMS)?;
         if !(v[0] > 0.0 && v[0] <= 1.0) {
             return Err(ParamError::Invalid {
                 name: "fraction".into(),

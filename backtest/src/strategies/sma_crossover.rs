@@ -5,6 +5,9 @@ use super::{take, ParamError, Params};
 use crate::engine::{Context, Strategy, StrategyError};
 use crate::order::OrderKind;
 
+/// Its parameters with their defaults (the registration table's `params`).
+pub const PARAMS: &[(&str, f64)] = &[("fast", 50.0), ("slow", 200.0)];
+
 /// Long/flat SMA crossover, trading whole shares with market orders at the next open.
 #[derive(Debug, Clone)]
 pub struct SmaCrossover {
@@ -35,7 +38,7 @@ impl SmaCrossover {
     /// # Errors
     /// As [`SmaCrossover::new`]; unknown parameters.
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
-        let v = take(p, "sma_crossover", &[("fast", 50.0), ("slow", 200.0)])?;
+        let v = take(p, "sma_crossover", PARAMS)?;
         Self::new(super::whole("fast", v[0])?, super::whole("slow", v[1])?)
     }
 }

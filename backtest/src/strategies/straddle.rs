@@ -59,6 +59,18 @@ impl std::fmt::Debug for ShortStraddle {
     }
 }
 
+/// Its parameters with their defaults, in the order [`ShortStraddle::from_params`] reads them
+/// (the registration table's `params`).
+pub const PARAMS: &[(&str, f64)] = &[
+    ("contracts", 1000.0),
+    ("roll", 21.0),
+    ("window", 20.0),
+    ("rate", 0.02),
+    ("dividend", 0.015),
+    ("paths", 8192.0),
+    ("seed", 1.0),
+];
+
 /// Bars per year for maturities.
 const YEAR: f64 = 252.0;
 
@@ -81,19 +93,7 @@ impl ShortStraddle {
     /// # Errors
     /// As [`ShortStraddle::from_params`].
     pub fn from_params_priced(p: &Params, pricer: Pricer) -> Result<Self, ParamError> {
-        let v = take(
-            p,
-            "short_straddle",
-            &[
-                ("contracts", 1000.0),
-                ("roll", 21.0),
-                ("window", 20.0),
-                ("rate", 0.02),
-                ("dividend", 0.015),
-                ("paths", 8192.0),
-                ("seed", 1.0),
-            ],
-        )?;
+        let v = take(p, "short_straddle", PARAMS)?;
         for (i, name) in [(0, "contracts"), (1, "roll"), (2, "window"), (5, "paths")] {
             if v[i] <= 0.0 {
                 return Err(ParamError::Invalid { name: name.into(), value: v[i], reason: "must be positive".into() });

@@ -32,7 +32,10 @@ fn load(py: Python<'_>, path: &std::path::Path) -> PyResult<Trace> {
 
 fn replays(py: Python<'_>, trace: &Trace, opts: &ReplayOptions, kinds: &[Kind]) -> PyResult<Vec<ReplayResult>> {
     py.allow_threads(|| {
-        kinds.iter().map(|&k| replay(trace, k, opts, &mut |_| {}).map_err(|e| (k, e))).collect::<Result<Vec<_>, _>>()
+        kinds
+            .iter()
+            .map(|&k| replay(trace, k, opts, &tenor_registry::checked_device, &mut |_| {}).map_err(|e| (k, e)))
+            .collect::<Result<Vec<_>, _>>()
     })
     .map_err(|(k, e)| TenorError::new_err(format!("replaying against {}: {e}", k.name())))
 }

@@ -506,6 +506,24 @@ fn run_sweep<'py>(
         .collect()
 }
 
+/// One row of the strategy table for Python: (name, description, [(parameter, default)],
+/// prices options).
+type StrategyRow = (String, String, Vec<(String, f64)>, bool);
+
+/// The built-in strategies (the registration table of `tenor_backtest::strategies`), one
+/// [`StrategyRow`] each.
+#[pyfunction]
+#[pyo3(name = "strategies")]
+fn strategy_table() -> Vec<StrategyRow> {
+    strategies::STRATEGIES
+        .iter()
+        .map(|s| {
+            let params = s.params.iter().map(|(n, d)| ((*n).to_owned(), *d)).collect();
+            (s.name.to_owned(), s.description.to_owned(), params, s.prices_options)
+        })
+        .collect()
+}
+
 /// Adds the classes and functions to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Bar>()?;
@@ -514,5 +532,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Context>()?;
     m.add_function(wrap_pyfunction!(run_backtest, m)?)?;
     m.add_function(wrap_pyfunction!(run_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(strategy_table, m)?)?;
     Ok(())
 }

@@ -149,15 +149,17 @@ fn portfolio_error(py: Python<'_>, e: &PortfolioError) -> PyErr {
     input_error(py, e.to_string(), at.clone(), vec![at])
 }
 
-/// Every backend Tenor knows, as (name, available, device name or the reason it is not).
+/// Every backend of the registry's table, as (name, available, device name or the reason it
+/// is not, description).
 #[pyfunction]
-fn backends(py: Python<'_>) -> Vec<(String, bool, String)> {
+fn backends(py: Python<'_>) -> Vec<(String, bool, String, String)> {
     py.allow_threads(|| {
         tenor_registry::probe_all()
             .into_iter()
-            .map(|(name, probe)| match probe {
-                Ok(info) => (name, true, info.name),
-                Err(e) => (name, false, e.to_string()),
+            .zip(tenor_registry::BACKENDS)
+            .map(|((name, probe), row)| match probe {
+                Ok(info) => (name, true, info.name, row.description.to_owned()),
+                Err(e) => (name, false, e.to_string(), row.description.to_owned()),
             })
             .collect()
     })

@@ -132,3 +132,21 @@ def test_sweep_rows_equal_single_runs(spy):
     one = tenor.backtest("sma_crossover", spy, params={"fast": 10, "slow": 100})
     row = df[(df["fast"] == 10) & (df["slow"] == 100)].iloc[0]
     assert row["total_return"] == one.metrics["total_return"] and row["error"] == ""
+
+
+def test_strategies_list_the_table_that_builds_them(spy):
+    # tenor.strategies() is the registration table of tenor_backtest::strategies (ADR 0016):
+    # the "unknown strategy" error lists the same names, and each strategy refuses a parameter
+    # it does not take by naming exactly the parameters listed for it.
+    rows = tenor.strategies()
+    names = [r["name"] for r in rows]
+    assert {"buy_and_hold", "sma_crossover", "short_straddle"} <= set(names)
+    with pytest.raises(tenor.ParameterError) as info:
+        tenor.backtest("no_such", spy)
+    assert str(info.value).split("known: ")[1].split(", ") == names
+    for r in rows:
+        with pytest.raises(tenor.ParameterError) as info:
+            tenor.backtest(r["name"], spy, params={"no_such_parameter": 1.0})
+        takes = str(info.value).split("it takes: ")[1].rstrip(")")
+        assert [t.split(" (default")[0] for t in takes.split(", ")] == list(r["params"]), r["name"]
+    assert [r["name"] for r in rows if r["prices_options"]] == ["short_straddle"]

@@ -13,10 +13,11 @@
 //! [`FaultInjecting`] (a failing upstream for tests), [`Counting`] (a free upstream for
 //! benchmarks).
 //!
-//! **Tools**: the synthetic pricing-desk trace [`desk`], traces recorded from Tenor's own
-//! pricing kernels ([`pricing`]), [`device_replay`] (timed replay on real streams: the CUDA
-//! run), [`replay`] of a trace against every strategy on the simulated
-//! device, and the [`advisor`].
+//! **Tools**: the synthetic pricing-desk trace [`desk`], [`device_replay`] (timed replay on
+//! real streams: the CUDA run), [`replay`] of a trace against every strategy on a
+//! hazard-checked device (the [`tenor_ports::CheckedDevice`] port: the simulated device), and
+//! the [`advisor`]. Traces recorded from Tenor's own pricing kernels are the command line's
+//! (`tenor_pilot::alloc_pricing`). This crate depends on `tenor-ports` only (ADR 0016).
 //!
 //! **Reports**: a strategy's [`tenor_ports::Allocator::report`] gives exact current used and
 //! reserved bytes (once no call is in flight) and the exact reserved high watermark; its
@@ -49,7 +50,6 @@ pub mod job;
 pub mod limit;
 pub mod order;
 pub mod pool;
-pub mod pricing;
 mod records;
 pub mod replay;
 pub mod slab;

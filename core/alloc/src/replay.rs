@@ -1,10 +1,12 @@
-//! Replay of an allocation trace against every strategy on the simulated device.
+//! Replay of an allocation trace against every strategy on a hazard-checked device.
 //!
-//! Each replay builds a fresh [`tenor_sim::SimDriver`] (so addresses start at the same base),
-//! one simulated stream per trace stream, and the strategy over the driver's first-fit
-//! allocator. Every allocation is followed by a write of the block on its stream and every free
-//! is preceded by a read on the freeing stream (`SimDriver::touch`), so the simulator's
-//! vector-clock hazard checker sees a kernel use of each block; a free on a stream other than
+//! The target is the [`CheckedDevice`] port (the simulated device, `tenor-sim`, implements it;
+//! `tenor_registry::checked_device` opens one), so this crate needs no adapter (ADR 0016).
+//! Each replay opens a fresh device (so addresses start at the same base), one stream per
+//! trace stream, and the strategy over the device's own allocator. Every allocation is followed
+//! by a write of the block on its stream and every free is preceded by a read on the freeing
+//! stream ([`CheckedDevice::touch`]), so the device's hazard checker (the simulator's vector
+//! clocks) sees a kernel use of each block; a free on a stream other than
 //! the allocating one is first ordered after it (the caller's duty under the port contract).
 //! The host synchronises every `sync_every` events, as a desk does per batch.
 //!
@@ -19,8 +21,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 
-use tenor_ports::{Access, AllocError, Allocator, Block, ComputeError, Driver, Stream};
-use tenor_sim::{SimConfig, SimDriver};
+use tenor_ports::{Access, AllocError, Allocator, Block, CheckedDevice, ComputeError, Stream};
 
 use crate::trace::{Trace, TraceOp};
 use crate::{
@@ -144,8 +145,8 @@ impl ReplayResult {
 /// Replay failures.
 #[derive(Debug, Error)]
 pub enum ReplayError {
-    /// The simulated device failed.
-    #[error("simulated device: {0}")]
+    /// The checked device failed.
+    #[error("checked device: {0}")]
     Device(#[from] ComputeError),
     /// An allocator call failed in a way the trace did not record.
     #[error("event {event}: {source}")]
@@ -192,7 +193,12 @@ pub fn build(kind: Kind, upstream: Arc<dyn Allocator>, trace: &Trace, opts: &Rep
     }
 }
 
-/// Replays `trace` against `kind`; `progress` is called with the number of events done.
+/// Opens a fresh hazard-checked device with an interleaving `seed` and `memory_bytes` of memory
+/// (`tenor_registry::checked_device`, or a test's own).
+pub type OpenDevice<'a> = &'a dyn Fn(u64, usize) -> Box<dyn CheckedDevice>;
+
+/// Replays `trace` against `kind` on a device from `open`; `progress` is called with the number
+/// of events done.
 ///
 /// # Errors
 /// [`ReplayError`] when the simulated device fails or a call fails other than by running out
@@ -201,6 +207,7 @@ pub fn replay(
     trace: &Trace,
     kind: Kind,
     opts: &ReplayOptions,
+    open: OpenDevice<'_>,
     progress: &mut dyn FnMut(usize),
 ) -> Result<ReplayResult, ReplayError> {
     let peak = trace.peak_live_bytes();
@@ -209,8 +216,8 @@ pub fn replay(
     } else {
         peak.saturating_mul(4).clamp(256 << 20, 4 << 30).next_multiple_of(1 << 20)
     };
-    let driver = SimDriver::new(SimConfig { seed: opts.seed, memory_bytes });
-    let device = driver.sim_allocator();
+    let driver = open(opts.seed, memory_bytes);
+    let device = driver.memory();
     let upstream: Arc<dyn Allocator> = device.clone();
     let strategy = build(kind, upstream, trace, opts);
     let streams: Vec<Stream> = trace.streams().iter().map(|_| driver.create_stream()).collect::<Result<_, _>>()?;

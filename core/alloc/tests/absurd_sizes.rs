@@ -32,7 +32,8 @@ fn an_absurd_size_replays_as_one_failure_under_every_strategy() {
     let text = format!("{HEAD}0,alloc,{},1,5,1,0\n1,alloc,1024,1,5,2,0\n2,free,1024,1,5,2,0\n", isize::MAX);
     let trace = Trace::parse(&text, "absurd.trace").expect("valid trace");
     for kind in Kind::ALL {
-        let r = replay(&trace, kind, &ReplayOptions::default(), &mut |_| {}).expect("replay");
+        let r =
+            replay(&trace, kind, &ReplayOptions::default(), &tenor_sim::checked_device, &mut |_| {}).expect("replay");
         assert!(r.hazards.is_empty() && r.left_reserved == 0, "{}: {:?}", kind.name(), r.hazards);
         assert_eq!(r.failures, 1, "{}: the isize::MAX request fails", kind.name());
         assert_eq!(r.addresses.len(), 1, "{}: the 1 KiB request succeeds", kind.name());
@@ -48,7 +49,8 @@ fn an_absurd_size_replays_as_one_failure_under_every_strategy() {
 fn advice_on_absurd_sizes_has_no_zero_class_and_names_the_failures() {
     let text = format!("{HEAD}0,alloc,{},1,5,1,0\n1,alloc,1024,1,5,2,0\n2,free,1024,1,5,2,0\n", isize::MAX);
     let trace = Trace::parse(&text, "absurd.trace").expect("valid trace");
-    let pool = replay(&trace, Kind::Pool, &ReplayOptions::default(), &mut |_| {}).expect("replay");
+    let pool =
+        replay(&trace, Kind::Pool, &ReplayOptions::default(), &tenor_sim::checked_device, &mut |_| {}).expect("replay");
     let a = advise(&Profile::from_trace(&trace), &pool);
     assert_eq!(a.classes, vec![1024, (isize::MAX as usize) + 1], "sizes rounded up to 256 B");
     assert!(a.job_cap >= isize::MAX as usize, "cap {} below the job's high watermark", a.job_cap);

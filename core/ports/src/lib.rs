@@ -28,6 +28,7 @@
 
 pub mod allocator;
 pub mod buffer;
+pub mod checked;
 pub mod compute;
 pub mod device;
 pub mod error;
@@ -40,6 +41,7 @@ pub mod text;
 
 pub use allocator::{AllocReport, Allocator, Block, Ledger};
 pub use buffer::{Access, Arg, DeviceBuffer, RawArg};
+pub use checked::CheckedDevice;
 pub use compute::{Compute, ComputeExt, DeviceInfo, GemmDesc, Precision, Transpose};
 pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};

@@ -13,10 +13,9 @@ use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tenor_alloc::advisor::{advise, Profile};
 use tenor_alloc::desk::{desk_trace, DeskConfig};
-use tenor_alloc::pricing::{run_pricing, PricingRun};
 use tenor_alloc::replay::{replay, Kind, ReplayOptions, ReplayResult};
 use tenor_alloc::{Recorder, Trace};
-use tenor_ports::Device;
+use tenor_pilot::alloc_pricing::{run_pricing, PricingRun};
 
 use super::alloc_charts;
 
@@ -134,11 +133,11 @@ fn load(c: &Common) -> anyhow::Result<Trace> {
                 desk_trace(&cfg)
             }
             Source::Pricing => {
-                let recorder = Arc::new(Recorder::new(Arc::new(tenor_cpu::HostAllocator::new())));
-                let dev = Device::with_allocator(tenor_cpu::CpuDriver::new(None)?, recorder.clone())?;
+                let recorder = Arc::new(Recorder::new(tenor_registry::host_memory()));
+                let dev = tenor_registry::open_over("cpu", recorder.clone())?;
                 let mut run = PricingRun::default();
                 run.jobs = c.jobs.unwrap_or(run.jobs);
-                let priced = run_pricing(&dev, &run)?;
+                let priced = run_pricing(dev.as_ref(), &run)?;
                 println!("recorded a pricing run of {} jobs", priced.len());
                 recorder.trace()
             }
@@ -210,8 +209,10 @@ fn run_replays(trace: &Trace, opts: &ReplayOptions, kinds: &[Kind]) -> anyhow::R
     for (i, &kind) in kinds.iter().enumerate() {
         bar.set_message(kind.name());
         let base = (i * trace.events.len()) as u64;
-        let r = replay(trace, kind, opts, &mut |done| bar.set_position(base + done as u64))
-            .with_context(|| format!("replaying against {}", kind.name()))?;
+        let r = replay(trace, kind, opts, &tenor_registry::checked_device, &mut |done| {
+            bar.set_position(base + done as u64)
+        })
+        .with_context(|| format!("replaying against {}", kind.name()))?;
         out.push(r);
     }
     bar.finish_and_clear();

@@ -14,7 +14,6 @@
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -23,7 +22,7 @@ use serde_json::json;
 use tenor_alloc::device_replay::{replay_on, DeviceReplayReport, Percentiles, SoakOptions, Target};
 use tenor_alloc::replay::{build, Kind, ReplayOptions};
 use tenor_alloc::Trace;
-use tenor_ports::{Allocator, ComputeError, Driver, Stream};
+use tenor_ports::{ComputeError, Stream};
 
 use super::alloc_charts;
 
@@ -35,76 +34,35 @@ pub struct Run {
     pub streams: Vec<Stream>,
 }
 
-/// Opens the targets of `backend` (`sim` or `cuda`) for `trace`, each with `lanes` streams.
+/// Opens the targets of `backend` (a backend with replay allocators in the registry's table:
+/// `sim`, `cuda`) for `trace`, each with `lanes` streams: the backend's own allocators, then
+/// every toolkit strategy over a fresh upstream of the backend.
 ///
 /// # Errors
 /// [`ComputeError::Unavailable`] for CUDA where it was not built or cannot run (no driver, no
-/// device); [`ComputeError::InvalidArgument`] for an unknown backend; driver errors.
+/// device); [`ComputeError::InvalidArgument`] naming `--backend` for a backend without replay
+/// allocators or an unknown one; driver errors.
 pub fn targets(backend: &str, trace: &Trace, lanes: usize) -> Result<Vec<Run>, ComputeError> {
-    match backend {
-        "sim" => sim_targets(trace, lanes),
-        "cuda" => cuda_targets(trace, lanes),
-        other => Err(ComputeError::InvalidArgument(format!(
-            "--backend {other:?}: the timed replay runs on `cuda` or `sim` (without --backend: the hazard-checking sim replay)"
-        ))),
-    }
-}
-
-fn strategy_target(kind: Kind, device: Arc<dyn Allocator>, trace: &Trace) -> Target {
-    let s = build(kind, device.clone(), trace, &ReplayOptions::default());
-    Target { name: format!("{} ({})", kind.name(), s.name()), allocator: s.clone(), strategy: Some(s), device }
-}
-
-fn sim_targets(trace: &Trace, lanes: usize) -> Result<Vec<Run>, ComputeError> {
     let memory_bytes = trace.peak_live_bytes().saturating_mul(4).clamp(256 << 20, 4 << 30).next_multiple_of(1 << 20);
-    let open = || tenor_sim::SimDriver::new(tenor_sim::SimConfig { seed: 1, memory_bytes });
-    let mut runs = Vec::new();
+    let memory = tenor_registry::replay_memory(backend, lanes, memory_bytes).map_err(|e| match e {
+        ComputeError::InvalidArgument(m) => ComputeError::InvalidArgument(format!(
+            "--backend {backend:?}: {m} (without --backend: the hazard-checking sim replay)"
+        )),
+        other => other,
+    })?;
+    let mut runs: Vec<Run> = memory
+        .native
+        .into_iter()
+        .map(|n| Run {
+            target: Target { name: n.name, allocator: n.allocator.clone(), strategy: None, device: n.allocator },
+            streams: n.streams,
+        })
+        .collect();
     for kind in Kind::ALL {
-        let d = open();
-        let streams = (0..lanes).map(|_| d.create_stream()).collect::<Result<_, _>>()?;
-        runs.push(Run { target: strategy_target(kind, d.sim_allocator(), trace), streams });
-    }
-    Ok(runs)
-}
-
-#[cfg(not(feature = "cuda"))]
-fn cuda_targets(_trace: &Trace, _lanes: usize) -> Result<Vec<Run>, ComputeError> {
-    Err(ComputeError::Unavailable {
-        backend: "cuda".into(),
-        reason: "this tenor was built without the `cuda` feature (cargo build -p tenor-pilot --features cuda)".into(),
-    })
-}
-
-#[cfg(feature = "cuda")]
-fn cuda_targets(trace: &Trace, lanes: usize) -> Result<Vec<Run>, ComputeError> {
-    use tenor_cuda::alloc::{ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing};
-    let ctx = tenor_cuda::Context::open(0)?;
-    ctx.bind()?;
-    let streams = || (0..lanes).map(|_| tenor_cuda::CudaStream::create(&ctx)).collect::<Result<Vec<_>, _>>();
-    let pool = |sharing, reuse| -> Result<Arc<dyn Allocator>, ComputeError> {
-        let cfg = ExplicitPoolConfig { pool: PoolConfig { sharing, reuse }, ..ExplicitPoolConfig::default() };
-        Ok(Arc::new(ExplicitPool::new(ctx.clone(), cfg)?))
-    };
-    let mut runs = Vec::new();
-    for (sharing, t) in [(Sharing::Unknown, "0"), (Sharing::Exclusive, "max")] {
-        for (reuse, r) in [(ReusePolicy::driver_default(), "default"), (ReusePolicy::deterministic(), "deterministic")]
-        {
-            let p = pool(sharing, reuse)?;
-            let name = format!("driver pool (threshold {t}, reuse {r})");
-            runs.push(Run {
-                target: Target { name, allocator: p.clone(), strategy: None, device: p },
-                streams: streams()?,
-            });
-        }
-    }
-    let plain: Arc<dyn Allocator> = Arc::new(PlainAllocator::new(ctx.clone()));
-    runs.push(Run {
-        target: Target { name: "cuMemAlloc/cuMemFree".into(), allocator: plain.clone(), strategy: None, device: plain },
-        streams: streams()?,
-    });
-    for kind in Kind::ALL {
-        let p = pool(Sharing::Unknown, ReusePolicy::deterministic())?;
-        runs.push(Run { target: strategy_target(kind, p, trace), streams: streams()? });
+        let (device, streams) = (memory.upstream)()?;
+        let s = build(kind, device.clone(), trace, &ReplayOptions::default());
+        let name = format!("{} ({})", kind.name(), s.name());
+        runs.push(Run { target: Target { name, allocator: s.clone(), strategy: Some(s), device }, streams });
     }
     Ok(runs)
 }

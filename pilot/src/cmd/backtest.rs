@@ -14,14 +14,14 @@ use tenor_backtest::{Engine, EngineConfig, Feed, RunResult};
 /// Arguments of `tenor backtest`.
 #[derive(Debug, clap::Args)]
 pub struct BacktestArgs {
-    /// Strategy: buy_and_hold, sma_crossover, short_straddle.
-    #[arg(long)]
+    /// Strategy (the table of `tenor_backtest::strategies`).
+    #[arg(long, help = tenor_backtest::strategies::help())]
     pub strategy: String,
     /// Market data files (the layouts of docs/backtest.md); symbol 0 is the first file.
     #[arg(long, num_args = 1.., required = true)]
     pub data: Vec<PathBuf>,
     /// Backend the strategy's pricing runs on.
-    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
+    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu", help = tenor_registry::help())]
     pub backend: String,
     /// Strategy parameter, `name=value` (repeatable).
     #[arg(long = "param")]

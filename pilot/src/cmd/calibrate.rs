@@ -40,7 +40,7 @@ pub struct HestonArgs {
     pub out: PathBuf,
     /// Backend for the implied volatilities and the calibration's pricings (`tenor backends`
     /// lists them).
-    #[arg(long, default_value = "cpu")]
+    #[arg(long, default_value = "cpu", help = tenor_registry::help())]
     pub backend: String,
     /// Shortest maturity used, in calendar days.
     #[arg(long, default_value_t = 7.0, value_parser = non_negative, allow_negative_numbers = true)]

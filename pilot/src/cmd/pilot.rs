@@ -7,8 +7,9 @@ use tenor_pilot::pilot::{self, Suite};
 /// Arguments of `tenor pilot run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Backends to measure (comma-separated); unavailable ones are reported with the reason.
-    #[arg(long, value_delimiter = ',', default_value = "cpu,sycl,cuda,opencl")]
+    /// Backends to measure (comma-separated; default: every device backend of the registry's
+    /// table); unavailable ones are reported with the reason.
+    #[arg(long, value_delimiter = ',', default_values_t = tenor_registry::devices().into_iter().map(String::from))]
     pub backends: Vec<String>,
     /// Sweep to run.
     #[arg(long, value_enum, default_value_t = Suite::Quick)]
@@ -130,8 +131,9 @@ pub fn devices(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
 pub struct KernelArgs {
     /// The kernel folder: kernel.toml, pilot.toml and the sources it has.
     pub dir: PathBuf,
-    /// Backends to try (those without a source for the kernel are reported and skipped).
-    #[arg(long, value_delimiter = ',', default_value = "cuda,sycl,opencl,cpu")]
+    /// Backends to try (default: every device backend of the registry's table; those without a
+    /// source for the kernel are reported and skipped).
+    #[arg(long, value_delimiter = ',', default_values_t = tenor_registry::devices().into_iter().map(String::from))]
     pub backends: Vec<String>,
     /// Backend whose outputs the others are checked against (besides the reference file). It must
     /// be a known, available backend with a source for the kernel, or the command fails naming it.

@@ -32,10 +32,8 @@ pub struct PriceArgs {
     /// Portfolio CSV to price.
     #[arg(long)]
     pub portfolio: PathBuf,
-    /// Compute backend (`cpu`, `sim`, `auto`, or one compiled in with a feature), or a device
-    /// selector: `cuda:1`, `cuda:*` (every device; the book is split over them), `sim:0..3`
-    /// (with `TENOR_SIM_DEVICES`), `sycl:gpu:0`.
-    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
+    /// Compute backend (`cpu`, `sim`, `auto`, or one compiled in with a feature).
+    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu", help = tenor_registry::help())]
     pub backend: String,
     /// Monte Carlo paths per valuation (even, 4 to 1e9).
     #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(4..=portfolio::MAX_PATHS))]

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, default_value = "surface_out")]
     pub out: PathBuf,
     /// Compute backend (`cpu`, `sim`, `auto`, ...).
-    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
+    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu", help = tenor_registry::help())]
     pub backend: String,
     /// A US Treasury par-yield CSV: the zero curve bootstrapped from the latest date on or
     /// before the snapshot is printed beside each slice's parity rate.

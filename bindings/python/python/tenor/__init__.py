@@ -51,6 +51,7 @@ __all__ = [
     "HestonCalibration",
     "open",
     "pilot",
+    "strategies",
     "sweep",
     "treasury_curve",
 ]
@@ -67,10 +68,21 @@ def _pandas():
 
 def backends() -> "Any":
     """Every backend Tenor knows and whether it can run here, as a DataFrame with columns
-    ``name``, ``available`` and ``detail`` (the device's name, or why it is unavailable):
-    the table of ``tenor backends``."""
+    ``name``, ``available``, ``detail`` (the device's name, or why it is unavailable) and
+    ``description``: the registry's table, as ``tenor backends`` prints it."""
     rows = _tenor.backends()
-    return _pandas().DataFrame(rows, columns=["name", "available", "detail"])
+    return _pandas().DataFrame(rows, columns=["name", "available", "detail", "description"])
+
+
+def strategies() -> "list[dict[str, Any]]":
+    """The built-in strategies, from the same table as ``tenor backtest --help`` and the
+    "unknown strategy" error: one dict per strategy with ``name``, ``description``, ``params``
+    (parameter name to default, in the order the strategy reads them) and ``prices_options``
+    (whether it prices options on the device)."""
+    return [
+        {"name": n, "description": d, "params": dict(p), "prices_options": o}
+        for (n, d, p, o) in _tenor.strategies()
+    ]
 
 
 def _number(x: Any) -> str:
@@ -363,7 +375,7 @@ def backtest(
     """Runs a strategy over market data files (the layouts of docs/backtest.md; symbol 0 is the
     first file) with the engine of ``tenor backtest`` and its defaults.
 
-    ``strategy``: a built-in name (``buy_and_hold``, ``sma_crossover``, ``short_straddle``)
+    ``strategy``: a built-in name (``tenor.strategies()`` lists them with their parameters)
     with ``params``, or a Python object with ``on_bar(ctx)`` and optionally
     ``on_fill(ctx, fill)``, ``start(ctx)``, ``end(ctx)`` and a ``name``. ``ctx`` is the
     engine's ``Context``: the current bar, history up to it (nothing later is reachable),

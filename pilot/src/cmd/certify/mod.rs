@@ -24,7 +24,7 @@ use suite::{Inputs, SuiteKind};
 #[derive(Debug, clap::Args)]
 pub struct CertifyArgs {
     /// Backend to certify (`tenor backends` lists them).
-    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu")]
+    #[arg(long, env = "TENOR_BACKEND", default_value = "cpu", help = tenor_registry::help())]
     pub backend: String,
     /// `quick` (seconds; runs without the shared folder, recording what it skipped) or
     /// `default` (the whole book at full sizes).

@@ -378,7 +378,7 @@ pub fn alloc(suite: SuiteKind) -> anyhow::Result<PartResult> {
         let mut rows = Vec::new();
         let det = ReplayOptions::default();
         for k in Kind::ALL {
-            let r = replay(&trace, k, &det, &mut |_| {})?;
+            let r = replay(&trace, k, &det, &tenor_registry::checked_device, &mut |_| {})?;
             let n = r.events as u64;
             rows.push(ValueRow::plain(
                 format!("{}.inserted_waits", k.name()),
@@ -396,7 +396,7 @@ pub fn alloc(suite: SuiteKind) -> anyhow::Result<PartResult> {
             ));
         }
         let opp = ReplayOptions { deterministic: false, ..ReplayOptions::default() };
-        let r = replay(&trace, Kind::Caching, &opp, &mut |_| {})?;
+        let r = replay(&trace, Kind::Caching, &opp, &tenor_registry::checked_device, &mut |_| {})?;
         let n = r.events as u64;
         rows.push(ValueRow::plain(
             "caching.opportunistic.inserted_waits",

@@ -6,12 +6,12 @@
 //! `philox_normals` (one step for terminal-value jobs, `steps` steps for path jobs), checks
 //! their moments with `reduce_sum_sumsq`, and prices on the host from the downloaded normals
 //! (antithetic terminal values; GBM's exact log-step sum for path jobs). Built with
-//! `Device::with_allocator(driver, Arc::new(Recorder::new(..)))`, the recorder's trace is the
+//! `tenor_registry::open_over("cpu", Arc::new(Recorder::new(..)))`, the recorder's trace is the
 //! run's allocation trace.
 
 use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, Stream};
 
-use crate::job::JobScope;
+use tenor_alloc::JobScope;
 
 /// Shape of the pricing run.
 #[derive(Debug, Clone, Copy)]

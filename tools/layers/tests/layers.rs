@@ -1,0 +1,115 @@
+//! The dependency rule on this workspace, and on hand-made graphs that break each rule once.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use tenor_tools_layers::{Layer, Rule, Workspace};
+
+#[test]
+fn this_workspace_keeps_its_layers() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+    let ws = Workspace::load(&manifest).expect("cargo metadata");
+    assert!(ws.crates.len() >= 15, "only {} crates read", ws.crates.len());
+    let bad = ws.violations();
+    let text: Vec<String> = bad.iter().map(ToString::to_string).collect();
+    assert!(bad.is_empty(), "{} dependencies break the layering:\n{}", bad.len(), text.join("\n"));
+}
+
+/// A hand-made crate: (folder, name, [(dependency, kind: None normal, "dev", "build")]).
+type HandCrate<'a> = (&'a str, &'a str, &'a [(&'a str, Option<&'a str>)]);
+
+/// `cargo metadata` JSON for hand-made crates.
+fn metadata(crates: &[HandCrate<'_>]) -> Value {
+    let packages: Vec<Value> = crates
+        .iter()
+        .map(|(folder, name, deps)| {
+            let deps: Vec<Value> = deps.iter().map(|(d, k)| json!({"name": d, "kind": k})).collect();
+            json!({"id": format!("{name} 0.1.0"), "name": name,
+                   "manifest_path": format!("/w/{folder}/Cargo.toml"), "dependencies": deps})
+        })
+        .collect();
+    let members: Vec<String> = crates.iter().map(|(_, n, _)| format!("{n} 0.1.0")).collect();
+    json!({"workspace_root": "/w", "workspace_members": members, "packages": packages})
+}
+
+fn rules(json: &Value) -> Vec<(Rule, String)> {
+    let ws = Workspace::from_metadata(json).expect("metadata");
+    ws.violations().into_iter().map(|v| (v.rule, v.path.join(" -> "))).collect()
+}
+
+const DEV: Option<&str> = Some("dev");
+
+#[test]
+fn the_old_alloc_to_sim_edge_breaks_rules_one_and_two_through_sycl() {
+    // main before ADR 0016: tenor-alloc needed the simulated device at run time, so the SYCL
+    // adapter reached another adapter through it
+    let json = metadata(&[
+        ("core/ports", "tenor-ports", &[]),
+        ("adapters/sim", "tenor-sim", &[("tenor-ports", None)]),
+        ("core/alloc", "tenor-alloc", &[("tenor-ports", None), ("tenor-sim", None)]),
+        ("adapters/sycl", "tenor-sycl", &[("tenor-ports", None), ("tenor-alloc", None)]),
+    ]);
+    assert_eq!(
+        rules(&json),
+        vec![
+            (Rule::CoreToAdapter, "tenor-alloc -> tenor-sim".to_owned()),
+            (Rule::AdapterToAdapter, "tenor-sycl -> tenor-alloc -> tenor-sim".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn the_registry_may_name_every_adapter_and_roots_only_the_registry() {
+    let json = metadata(&[
+        ("core/ports", "tenor-ports", &[]),
+        ("adapters/cpu", "tenor-cpu", &[("tenor-ports", None)]),
+        ("adapters/cuda", "tenor-cuda", &[("tenor-ports", None), ("tenor-cpu", DEV)]),
+        ("adapters/registry", "tenor-registry", &[("tenor-cpu", None), ("tenor-cuda", None)]),
+        ("pilot", "tenor-pilot", &[("tenor-registry", None), ("tenor-cuda", None)]),
+        ("bindings/c", "tenor-c", &[("tenor-registry", None)]),
+        ("benches/cuda", "tenor-benches-cuda", &[("tenor-cuda", None)]),
+    ]);
+    assert_eq!(rules(&json), vec![(Rule::RootBypassesRegistry, "tenor-pilot -> tenor-cuda".to_owned())]);
+}
+
+#[test]
+fn the_suite_may_use_the_cpu_reference_and_tests_only_test_backends() {
+    let json = metadata(&[
+        ("core/ports", "tenor-ports", &[]),
+        ("adapters/cpu", "tenor-cpu", &[("tenor-ports", None)]),
+        ("adapters/sim", "tenor-sim", &[("tenor-ports", None), ("tenor-cpu", DEV)]),
+        ("adapters/cuda", "tenor-cuda", &[("tenor-ports", None)]),
+        ("adapters/conformance", "tenor-conformance", &[("tenor-cpu", None), ("tenor-sim", Some("build"))]),
+        ("core/pricing", "tenor-pricing", &[("tenor-conformance", DEV), ("tenor-cuda", DEV)]),
+        ("kernels", "tenor-kernels", &[("tenor-registry", None)]),
+        ("adapters/registry", "tenor-registry", &[("tenor-cpu", None)]),
+    ]);
+    assert_eq!(
+        rules(&json),
+        vec![
+            (Rule::ConformanceBeyondCpu, "tenor-conformance -> tenor-sim".to_owned()),
+            (Rule::CoreToAdapter, "tenor-kernels -> tenor-registry".to_owned()),
+            (Rule::CoreToAdapter, "tenor-kernels -> tenor-registry -> tenor-cpu".to_owned()),
+            (Rule::DevOnNonTestBackend, "tenor-pricing -> tenor-cuda".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn layers_come_from_folders() {
+    assert_eq!(Layer::of("core/alloc"), Layer::Core);
+    assert_eq!(Layer::of("kernels"), Layer::Core);
+    assert_eq!(Layer::of("adapters/opencl"), Layer::Adapter);
+    assert_eq!(Layer::of("adapters/registry"), Layer::Registry);
+    assert_eq!(Layer::of("adapters/conformance"), Layer::Conformance);
+    assert_eq!(Layer::of("bindings/python"), Layer::Root);
+    assert_eq!(Layer::of("pilot"), Layer::Root);
+    assert_eq!(Layer::of("tools/alloc"), Layer::Tool);
+    assert_eq!(Layer::of("benches"), Layer::Tool);
+}
+
+#[test]
+fn malformed_metadata_is_a_typed_error() {
+    let e = Workspace::from_metadata(&json!({"packages": []})).expect_err("no root");
+    assert!(e.to_string().contains("workspace_root"), "{e}");
+}
