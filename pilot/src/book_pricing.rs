@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use tenor_ports::{Compute, Devices};
-use tenor_pricing::portfolio::{self, BookConfig, BookRun, Kind, ParsedPortfolio, PricedRow, RowError};
+use tenor_pricing::portfolio::{self, BookConfig, BookRun, BookTimes, Kind, ParsedPortfolio, PricedRow, RowError};
 
 pub use tenor_pricing::portfolio::SettingError;
 
@@ -35,6 +35,8 @@ pub struct PricedBook {
     pub trade_failures: Vec<TradeFailure>,
     /// Every rejected line, sorted, without repeats.
     pub bad_lines: Vec<u64>,
+    /// Where the rows ran (host closed forms, backend Monte Carlo) and how long each took.
+    pub times: BookTimes,
 }
 
 impl PricedBook {
@@ -59,13 +61,14 @@ pub fn price_parsed(
     run: &BookRun,
     progress: &mut dyn FnMut(usize),
 ) -> PricedBook {
-    let results = portfolio::price_book_with(compute, &parsed.trades, config, run, progress);
-    collect(parsed, file, results)
+    let (results, times) = portfolio::price_book_timed(compute, &parsed.trades, config, run, progress);
+    collect(parsed, file, results, times)
 }
 
 /// [`price_parsed`] over every device of `devices`: the book split by cost, each shard priced
 /// on its device, rows in input order, bitwise those of one device
-/// ([`portfolio::price_book_sharded`]); also returns the split.
+/// ([`portfolio::price_book_sharded`]); also returns the split. The times are the slowest
+/// device's (rows summed over the devices).
 pub fn price_parsed_sharded(
     devices: &Devices,
     parsed: &ParsedPortfolio,
@@ -74,8 +77,8 @@ pub fn price_parsed_sharded(
     run: &BookRun,
     progress: &(dyn Fn(usize) + Sync),
 ) -> (PricedBook, portfolio::BookSharding) {
-    let (results, split) = portfolio::price_book_sharded(devices, &parsed.trades, config, run, progress);
-    (collect(parsed, file, results), split)
+    let (results, split, times) = portfolio::price_book_sharded(devices, &parsed.trades, config, run, progress);
+    (collect(parsed, file, results, times), split)
 }
 
 /// Sorts the pricer's results into rows and failures named with file and line.
@@ -83,6 +86,7 @@ fn collect(
     parsed: &ParsedPortfolio,
     file: &Path,
     results: Vec<Result<PricedRow, portfolio::PriceError>>,
+    times: BookTimes,
 ) -> PricedBook {
     let file = file.display();
     let mut book = PricedBook {
@@ -91,6 +95,7 @@ fn collect(
         read_errors: parsed.errors.clone(),
         trade_failures: Vec::new(),
         bad_lines: parsed.bad_lines(),
+        times,
     };
     for (trade, r) in parsed.trades.iter().zip(results) {
         match r {

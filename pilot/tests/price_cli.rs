@@ -297,3 +297,55 @@ fn an_empty_id_and_a_header_only_file() {
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("headeronly.csv") && r.stderr.contains("no trade rows"), "{}", r.stderr);
 }
+
+/// The summary's phases: the backend opened on a thread beside the read (its open time and the
+/// wait for it apart), then read, pricing and write, and the backend left to the operating
+/// system at exit; with TENOR_EXIT_TEARDOWN=1 it is torn down and the teardown timed (ADR 0019).
+#[test]
+fn the_summary_reports_open_read_pricing_write_and_exit_apart() {
+    let text = format!("{HEADER}\n{GOOD}\n");
+    let (r, out) = tenor_price("phases.csv", &text, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(out.lines().nth(1).is_some_and(|l| l.starts_with("good,")), "{out}");
+    let phases = r.stdout.lines().find(|l| l.starts_with("phases ")).expect("phases line");
+    let figure = |after: &str| -> f64 {
+        let rest = &phases[phases.find(after).unwrap_or_else(|| panic!("{after:?} missing: {phases}")) + after.len()..];
+        rest.split(' ').next().and_then(|x| x.parse().ok()).unwrap_or_else(|| panic!("{after:?}: {phases}"))
+    };
+    let time: f64 = r
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("time "))
+        .and_then(|t| t.trim().trim_end_matches(" s").parse().ok())
+        .expect("time line");
+    let (open, wait, read, pricing, write) =
+        (figure("open backend "), figure("waited "), figure(", read "), figure("pricing "), figure("write "));
+    // The phases on the command's own thread (the wait for the opening thread included) fit in
+    // its time; the open itself ran beside the read.
+    assert!(open >= 0.0 && read + wait + pricing + write <= time + 0.002, "{phases} / {time}");
+    assert!(r.stdout.contains("exit        backend left to the operating system"), "{}", r.stdout);
+
+    let input = file("phases.csv", &text);
+    let torn = run(tenor()
+        .env_remove("TENOR_BACKEND")
+        .env("TENOR_EXIT_TEARDOWN", "1")
+        .args(["price", "--paths", "2000", "--portfolio"])
+        .arg(&input)
+        .arg("--out")
+        .arg(input.with_extension("torn.csv")));
+    assert_eq!(torn.code, 0, "{}", torn.stderr);
+    assert!(torn.stdout.lines().any(|l| l.starts_with("exit        backend torn down in ")), "{}", torn.stdout);
+}
+
+/// The backend opens while the portfolio is read: an unknown backend is still reported as
+/// such (after the read), and an unreadable portfolio is reported first, as before.
+#[test]
+fn a_bad_backend_or_portfolio_is_reported_with_the_backend_opening_beside_the_read() {
+    let (r, _) = tenor_price("nobackend.csv", &format!("{HEADER}\n{GOOD}\n"), &["--backend", "nope"]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("opening backend \"nope\"") && r.stderr.contains("unknown backend"), "{}", r.stderr);
+    let missing = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("price_cli/does-not-exist.csv");
+    let r = run(tenor().env_remove("TENOR_BACKEND").args(["price", "--backend", "nope", "--portfolio"]).arg(&missing));
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("does-not-exist.csv") && !r.stderr.contains("unknown backend"), "{}", r.stderr);
+}

@@ -87,14 +87,22 @@ impl CudaDriver {
     /// # Errors
     /// [`ComputeError::Unavailable`] when CUDA cannot run here; driver errors.
     pub fn new(ordinal: i32) -> Result<Self, ComputeError> {
+        let mut trace = crate::open_trace::OpenTrace::start();
+        crate::probe::probe()?;
+        trace.step("libcuda + cuInit + NVRTC dlopen");
         let ctx = Context::open(ordinal)?;
+        trace.step("primary context");
         let allocator: Arc<dyn Allocator> = match PoolChoice::from_env()? {
             PoolChoice::Own { config } => {
                 Arc::new(ExplicitPool::new(ctx.clone(), ExplicitPoolConfig { pool: config, ..Default::default() })?)
             }
             PoolChoice::Device { config } => Arc::new(DefaultPool::new(ctx.clone(), config)?),
         };
-        Self::with_allocator(ctx, allocator)
+        trace.step("pool");
+        let driver = Self::with_allocator(ctx, allocator);
+        trace.step("device description (attributes, versions, staging)");
+        trace.report();
+        driver
     }
 
     /// Opens a driver on `ctx` whose default allocator is `allocator`.

@@ -73,7 +73,7 @@ fn check_identity(trades: &[Trade], cfg: &BookConfig, counts: &[usize]) {
     for &n in counts {
         let devices = sims(n);
         let seen = std::sync::atomic::AtomicUsize::new(0);
-        let (rows, split) = price_book_sharded(&devices, trades, cfg, &run, &|d| {
+        let (rows, split, _) = price_book_sharded(&devices, trades, cfg, &run, &|d| {
             seen.fetch_max(d, std::sync::atomic::Ordering::Relaxed);
         });
         assert_eq!(split.sharding.shards.len(), n);

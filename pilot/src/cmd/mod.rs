@@ -9,6 +9,7 @@ pub mod backtest;
 pub mod book;
 pub mod calibrate;
 pub mod certify;
+mod open_backend;
 pub mod paths;
 pub mod pilot;
 pub mod price;

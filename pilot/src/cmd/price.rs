@@ -85,12 +85,35 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     // The output is opened (as a temporary file beside it) before any work, so an unwritable
     // --out fails now and not after hours of pricing; it replaces the old file only at the end.
     let out_file = args.out.as_deref().map(tenor_ports::files::AtomicFile::create).transpose()?;
-    let parsed = portfolio::read_portfolio(&args.portfolio)?;
+    // The backend opens on a thread of its own while the portfolio is read (opening CUDA is
+    // context creation, a few hundred milliseconds on a large GPU; reading 40,000 rows is tens
+    // of milliseconds): the two overlap, and `open_wait` is what the read did not hide.
+    // A selector of several devices (`cuda:*`, `sim:0..3`) opens them all, before the read.
+    let several = tenor_registry::Selector::parse(&args.backend)
+        .is_ok_and(|sel| matches!(sel.devices, tenor_registry::DeviceSet::All | tenor_registry::DeviceSet::Range(..)));
     let opening = Instant::now();
-    let devices =
-        tenor_registry::open_devices(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
-    let compute = devices.first().clone();
-    let open_time = opening.elapsed();
+    let devices = if several {
+        Some(
+            tenor_registry::open_devices(&args.backend)
+                .with_context(|| format!("opening backend {:?}", args.backend))?,
+        )
+    } else {
+        None
+    };
+    let devices_open = opening.elapsed();
+    let opener = super::open_backend::OpenBackend::start(if several { "cpu" } else { &args.backend });
+    let reading = Instant::now();
+    let parsed = portfolio::read_portfolio(&args.portfolio);
+    let read_time = reading.elapsed();
+    let waiting = Instant::now();
+    let opened = opener.wait();
+    let open_wait = waiting.elapsed();
+    let parsed = parsed?;
+    let (compute, open_time) = match &devices {
+        Some(set) => (set.first().clone(), devices_open),
+        None => opened.with_context(|| format!("opening backend {:?}", args.backend))?,
+    };
+    let devices = devices.filter(|d| d.len() > 1);
     let config = BookConfig {
         engine: match args.engine {
             EngineArg::Auto => Engine::Auto,
@@ -112,28 +135,31 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     );
     let pricing = Instant::now();
     let run = portfolio::BookRun { batch: !args.unbatched };
-    let (book, split) = if devices.len() > 1 {
-        let (book, split) = tenor_pilot::book_pricing::price_parsed_sharded(
-            &devices,
-            &parsed,
-            &args.portfolio,
-            &config,
-            &run,
-            &|done| bar.set_position(done as u64),
-        );
-        (book, Some(split))
-    } else {
-        let book = tenor_pilot::book_pricing::price_parsed(
-            compute.as_ref(),
-            &parsed,
-            &args.portfolio,
-            &config,
-            &run,
-            &mut |done| {
-                bar.set_position(done as u64);
-            },
-        );
-        (book, None)
+    let (book, split) = match &devices {
+        Some(set) => {
+            let (book, split) = tenor_pilot::book_pricing::price_parsed_sharded(
+                set,
+                &parsed,
+                &args.portfolio,
+                &config,
+                &run,
+                &|done| bar.set_position(done as u64),
+            );
+            (book, Some(split))
+        }
+        None => {
+            let book = tenor_pilot::book_pricing::price_parsed(
+                compute.as_ref(),
+                &parsed,
+                &args.portfolio,
+                &config,
+                &run,
+                &mut |done| {
+                    bar.set_position(done as u64);
+                },
+            );
+            (book, None)
+        }
     };
     let pricing_time = pricing.elapsed();
     bar.finish_and_clear();
@@ -154,6 +180,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     }
 
     let mut kept_note = None;
+    let writing = Instant::now();
     match out_file {
         // A run that priced nothing leaves an existing output as it was.
         Some(f) if rows.is_empty() => {
@@ -168,6 +195,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         }
         None => portfolio::write_priced(std::io::stdout().lock(), rows)?,
     }
+    let write_time = writing.elapsed();
     let elapsed = started.elapsed();
 
     let mut summary = String::new();
@@ -189,8 +217,8 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         );
     }
     summary += &format!("backend     {} ({})\n", info.backend, info.name);
-    if let Some(split) = &split {
-        let shares: Vec<String> = devices
+    if let (Some(set), Some(split)) = (&devices, &split) {
+        let shares: Vec<String> = set
             .labels()
             .iter()
             .zip(&split.sharding.shards)
@@ -200,7 +228,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         summary += &format!(
             "devices     {} over {} devices, split by cost (device work {:.1} % over the mean, host work {:.1} %): {}\n",
             args.backend,
-            devices.len(),
+            set.len(),
             100.0 * split.device_imbalance(),
             100.0 * split.host_imbalance(),
             shares.join("; ")
@@ -247,10 +275,33 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     }
     summary += &format!("time        {:.3} s\n", elapsed.as_secs_f64());
     summary += &format!(
-        "phases      open backend {:.3} s, pricing {:.3} s ({}), the rest reading and writing\n",
+        "phases      open backend {:.3} s (on a thread beside the read; waited {:.3} s), read {:.3} s, \
+         pricing {:.3} s ({}), write {:.3} s (formatted, synced and renamed)\n",
         open_time.as_secs_f64(),
+        open_wait.as_secs_f64(),
+        read_time.as_secs_f64(),
         pricing_time.as_secs_f64(),
-        if args.unbatched { "one launch per job" } else { "batch launches" }
+        if args.unbatched { "one launch per job" } else { "batch launches" },
+        write_time.as_secs_f64(),
+    );
+    let t = &book.times;
+    summary += &format!(
+        "where       {} row(s) by closed form on the host's {} core(s) in {:.3} s ({}); {} Monte Carlo row(s) on {} in {:.3} s\n",
+        t.host_rows,
+        rayon::current_num_threads(),
+        t.host.as_secs_f64(),
+        if args.unbatched { "in sequence" } else { "beside the device's work" },
+        t.device_rows,
+        info.backend,
+        t.device.as_secs_f64(),
+    );
+    let mem = compute.allocator().report();
+    summary += &format!(
+        "memory      {}: peak {:.1} MiB used, {:.1} MiB reserved, {} block(s) live after pricing\n",
+        compute.allocator().name(),
+        mem.peak_used as f64 / 1048576.0,
+        mem.peak_reserved as f64 / 1048576.0,
+        mem.live_blocks
     );
     if !bad_lines.is_empty() {
         let lines: Vec<String> = bad_lines.iter().map(u64::to_string).collect();
@@ -259,6 +310,18 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = &kept_note {
         summary += &format!("output      {note}\n");
     }
+    // Every output is written (and synced): the backend's teardown is not waited for.
+    let exit = super::open_backend::finish(compute);
+    summary += &match exit {
+        super::open_backend::Exit::LeftToTheOs => {
+            "exit        backend left to the operating system (no teardown before exit; \
+             TENOR_EXIT_TEARDOWN=1 tears it down and times it)\n"
+                .to_owned()
+        }
+        super::open_backend::Exit::TornDown(t) => {
+            format!("exit        backend torn down in {:.3} s\n", t.as_secs_f64())
+        }
+    };
     if args.out.is_some() {
         print!("{summary}");
     } else {
@@ -268,8 +331,8 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     for f in &failures {
         writeln!(err, "error: {f}")?;
     }
-    if failures.is_empty() {
-        Ok(ExitCode::SUCCESS)
+    let code = if failures.is_empty() {
+        0
     } else {
         if header_problems > 0 {
             writeln!(err, "error: the header of {file} has {header_problems} problem(s)")?;
@@ -284,8 +347,13 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
             };
             writeln!(err, "error: {} bad row(s) in {file}; {rest}", bad_lines.len())?;
         }
-        Ok(ExitCode::FAILURE)
+        1
+    };
+    drop(err);
+    if exit == super::open_backend::Exit::LeftToTheOs {
+        super::open_backend::exit_now(code);
     }
+    Ok(ExitCode::from(code))
 }
 
 /// A summary figure: 4 decimals, or 6 significant digits in scientific notation from 1e12 on

@@ -156,7 +156,7 @@ pub fn measure(
         // A warm-up call (kernel loading on every device), then the median of three.
         for repeat in 0..4 {
             let t0 = Instant::now();
-            let (out, _) = price_book_sharded(&set, &trades, &cfg, &run, &|_| {});
+            let (out, _, _) = price_book_sharded(&set, &trades, &cfg, &run, &|_| {});
             let s = t0.elapsed().as_secs_f64();
             if let Some((i, Err(e))) = out.iter().enumerate().find(|(_, r)| r.is_err()) {
                 return Err(ComputeError::InvalidArgument(format!(

@@ -2,7 +2,7 @@
 //! unknown columns rejected by name, empty cells meaning "not applicable", and every bad row
 //! collected (file, line, column) while the good rows are kept.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -157,12 +157,12 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
         .collect();
 
     // Map column name -> index; report unknown and repeated names.
-    let mut columns: HashMap<&'static str, usize> = HashMap::new();
+    let mut columns = ColumnIndex::default();
     let mut duplicated = false;
     for (i, name) in header.iter().enumerate() {
-        match COLUMNS.iter().find(|c| **c == name) {
+        match COLUMNS.iter().position(|c| *c == name) {
             Some(c) => {
-                if columns.insert(c, i).is_some() {
+                if columns.cells[c].replace(i).is_some() {
                     duplicated = true;
                     out.errors.push(RowError {
                         location: at(header_line, Some(name)),
@@ -177,7 +177,7 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
             }),
         }
     }
-    let missing: Vec<&str> = REQUIRED_COLUMNS.iter().copied().filter(|c| !columns.contains_key(c)).collect();
+    let missing: Vec<&str> = REQUIRED_COLUMNS.iter().copied().filter(|c| !columns.contains(c)).collect();
     for c in &missing {
         out.errors.push(RowError {
             location: at(header_line, Some(c)),
@@ -185,7 +185,9 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
         });
     }
 
-    let mut seen_ids: HashMap<String, u64> = HashMap::new();
+    // Ids seen so far and the line of each (FxHash: a book's ids are tens of thousands of short
+    // strings from a file the user controls, not keys an attacker picks to collide).
+    let mut seen_ids: FxHashMap<String, u64> = FxHashMap::default();
     let mut bytes_record = csv::ByteRecord::new();
     // After an unterminated quote the reader restarts on a later line: `base_byte` turns its
     // byte positions back into the file's. Lines are counted from byte offsets, not taken from
@@ -269,6 +271,7 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
             // Every row lacks a required cell, or has two values for one column (which one is
             // meant cannot be known): the header errors already say which, and no row is priced.
             out.rejected_by_header.push(line);
+            bytes_record = record.into_byte_record();
             continue;
         }
         let mut row = Row { record: &record, columns: &columns, file, line, errors: Vec::new() };
@@ -290,6 +293,8 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
             }
             out.errors.append(&mut row.errors);
         }
+        // The record's buffers are reused for the next row (no allocation per row).
+        bytes_record = record.into_byte_record();
     }
     if out.rows == 0 && out.errors.is_empty() {
         return Err(PortfolioError::NoRows { path: file.to_owned() });
@@ -429,16 +434,36 @@ impl Rule {
     }
 }
 
+/// Where each column of [`COLUMNS`] is in the header (cell index), looked up by name without
+/// hashing: a row reads about twenty cells, forty thousand rows a book.
+#[derive(Debug, Default)]
+struct ColumnIndex {
+    /// `cells[k]`: the header index of `COLUMNS[k]`, `None` when the header lacks it.
+    cells: [Option<usize>; COLUMNS.len()],
+}
+
+impl ColumnIndex {
+    /// The header index of column `name`.
+    fn get(&self, name: &str) -> Option<usize> {
+        COLUMNS.iter().position(|c| *c == name).and_then(|k| self.cells[k])
+    }
+
+    /// Whether the header has column `name`.
+    fn contains(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+}
+
 /// One data row being read, with the errors found so far.
 struct Row<'a> {
     record: &'a csv::StringRecord,
-    columns: &'a HashMap<&'static str, usize>,
+    columns: &'a ColumnIndex,
     file: &'a Path,
     line: u64,
     errors: Vec<RowError>,
 }
 
-impl Row<'_> {
+impl<'a> Row<'a> {
     fn error(&mut self, column: Option<&str>, problem: RowProblem) {
         let problem = shortened(problem);
         self.errors.push(RowError {
@@ -448,19 +473,20 @@ impl Row<'_> {
     }
 
     /// The cell of `column`, `None` when the column is absent or the cell empty.
-    fn cell(&self, column: &str) -> Option<&str> {
-        let i = *self.columns.get(column)?;
-        self.record.get(i).filter(|s| !s.is_empty())
+    fn cell(&self, column: &str) -> Option<&'a str> {
+        let i = self.columns.get(column)?;
+        let record: &'a csv::StringRecord = self.record;
+        record.get(i).filter(|s| !s.is_empty())
     }
 
     /// A required cell for `kind`: reports a missing column or an empty cell.
-    fn required(&mut self, column: &'static str, kind: Kind) -> Option<String> {
-        if !self.columns.contains_key(column) {
+    fn required(&mut self, column: &'static str, kind: Kind) -> Option<&'a str> {
+        if !self.columns.contains(column) {
             self.error(None, RowProblem::MissingColumnForKind { column, kind: kind.as_str() });
             return None;
         }
         match self.cell(column) {
-            Some(s) => Some(s.to_owned()),
+            Some(s) => Some(s),
             None => {
                 self.error(Some(column), RowProblem::Missing { kind: kind.as_str() });
                 None
@@ -486,14 +512,14 @@ impl Row<'_> {
 
     fn required_number(&mut self, column: &'static str, kind: Kind, rule: Rule) -> Option<f64> {
         let text = self.required(column, kind)?;
-        self.number(column, &text, rule)
+        self.number(column, text, rule)
     }
 
     /// An optional numeric cell: `default` when empty or absent.
     fn optional_number(&mut self, column: &'static str, rule: Rule, default: f64) -> Option<f64> {
-        match self.cell(column).map(str::to_owned) {
+        match self.cell(column) {
             None => Some(default),
-            Some(text) => self.number(column, &text, rule),
+            Some(text) => self.number(column, text, rule),
         }
     }
 
@@ -516,8 +542,8 @@ impl Row<'_> {
     /// Reports every filled cell among `columns` as not applicable to `kind`.
     fn not_applicable(&mut self, kind: Kind, columns: &[&'static str]) {
         for c in columns {
-            if let Some(v) = self.cell(c).map(str::to_owned) {
-                self.error(Some(c), RowProblem::NotApplicable { value: v, kind: kind.as_str() });
+            if let Some(v) = self.cell(c) {
+                self.error(Some(c), RowProblem::NotApplicable { value: v.to_owned(), kind: kind.as_str() });
             }
         }
     }
@@ -529,19 +555,19 @@ impl Row<'_> {
         if id.is_none() {
             self.error(Some("id"), RowProblem::MissingId);
         }
-        let kind_text = self.cell("kind").unwrap_or_default().to_owned();
-        let kind = Kind::parse(&kind_text);
+        let kind_text = self.cell("kind").unwrap_or_default();
+        let kind = Kind::parse(kind_text);
         if kind.is_none() {
-            self.error(Some("kind"), RowProblem::UnknownKind { value: kind_text });
+            self.error(Some("kind"), RowProblem::UnknownKind { value: kind_text.to_owned() });
         }
         // Without a kind, check the common cells anyway so every bad cell shows.
         let k = kind.unwrap_or(Kind::European);
         let option = match self.required("type", k) {
-            Some(t) => match t.as_str() {
+            Some(t) => match t {
                 "call" => Some(OptionType::Call),
                 "put" => Some(OptionType::Put),
                 _ => {
-                    self.error(Some("type"), RowProblem::UnknownOptionType { value: t });
+                    self.error(Some("type"), RowProblem::UnknownOptionType { value: t.to_owned() });
                     None
                 }
             },
@@ -574,19 +600,19 @@ impl Row<'_> {
                 self.not_applicable(k, &HESTON_COLS);
                 let barrier = self.required_number("barrier", k, Rule::Positive);
                 let barrier_type = match self.required("barrier_type", k) {
-                    Some(t) => match parse_barrier_type(&t) {
+                    Some(t) => match parse_barrier_type(t) {
                         Some(b) => Some(b),
                         None => {
-                            self.error(Some("barrier_type"), RowProblem::UnknownBarrierType { value: t });
+                            self.error(Some("barrier_type"), RowProblem::UnknownBarrierType { value: t.to_owned() });
                             None
                         }
                     },
                     None => None,
                 };
                 let rebate = self.optional_number("rebate", Rule::NonNegative, 0.0);
-                let fixings = match self.cell("fixings").map(str::to_owned) {
+                let fixings = match self.cell("fixings") {
                     None => Some(None),
-                    Some(t) => self.fixings(&t).map(Some),
+                    Some(t) => self.fixings(t).map(Some),
                 };
                 match (barrier, barrier_type, rebate, fixings) {
                     (Some(b), Some(bt), Some(r), Some(f)) => Some(Tail::Barrier(b, bt, r, f)),
@@ -597,7 +623,7 @@ impl Row<'_> {
                 self.not_applicable(k, &BARRIER_COLS);
                 self.not_applicable(k, &HESTON_COLS);
                 let fixings = self.required("fixings", k);
-                fixings.and_then(|t| self.fixings(&t)).map(Tail::Asian)
+                fixings.and_then(|t| self.fixings(t)).map(Tail::Asian)
             }
             Some(Kind::Heston) => {
                 self.not_applicable(k, &BARRIER_COLS);

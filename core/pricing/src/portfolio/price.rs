@@ -438,6 +438,32 @@ pub fn price_book_with<C: Compute + ?Sized>(
     run: &BookRun,
     progress: &mut dyn FnMut(usize),
 ) -> Vec<Result<PricedRow, PriceError>> {
+    price_book_timed(compute, trades, config, run, progress).0
+}
+
+/// Where a book's rows were priced and how long each part took ([`price_book_timed`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BookTimes {
+    /// Rows priced by closed form (or finite differences) on the host.
+    pub host_rows: usize,
+    /// Wall time of the host's closed forms (on all cores with batching on, beside the
+    /// device's work; in sequence otherwise).
+    pub host: std::time::Duration,
+    /// Rows priced by Monte Carlo on the backend.
+    pub device_rows: usize,
+    /// Wall time from the first Monte Carlo chunk's enqueue to the last one's results.
+    pub device: std::time::Duration,
+}
+
+/// [`price_book_with`], also returning where the rows ran and how long each part took (the
+/// summary of `tenor price` reports it, so the choice of where closed forms run is measured).
+pub fn price_book_timed<C: Compute + ?Sized>(
+    compute: &C,
+    trades: &[Trade],
+    config: &BookConfig,
+    run: &BookRun,
+    progress: &mut dyn FnMut(usize),
+) -> (Vec<Result<PricedRow, PriceError>>, BookTimes) {
     let backend = compute.info().backend.clone();
     let mut out: Vec<Option<Result<PricedRow, PriceError>>> = Vec::with_capacity(trades.len());
     let mut mc_jobs: Vec<(usize, McProduct)> = Vec::new();
@@ -477,7 +503,9 @@ pub fn price_book_with<C: Compute + ?Sized>(
     };
     let chunk = if run.batch { MC_CHUNK_BATCHED } else { MC_CHUNK_UNBATCHED };
     let analytic_done = finished + analytic_rows.len();
+    let mut times = BookTimes { host_rows: analytic_rows.len(), device_rows: mc_jobs.len(), ..BookTimes::default() };
     let price_mc = |out: &mut Vec<Option<Result<PricedRow, PriceError>>>, progress: &mut dyn FnMut(usize)| {
+        let started = std::time::Instant::now();
         let mut done = analytic_done;
         for jobs in mc_jobs.chunks(chunk.max(cfg.streams)) {
             let products: Vec<McProduct> = jobs.iter().map(|(_, p)| *p).collect();
@@ -502,29 +530,37 @@ pub fn price_book_with<C: Compute + ?Sized>(
             done += jobs.len();
             progress(done);
         }
+        started.elapsed()
     };
     if run.batch {
         use rayon::prelude::*;
         let analytic_results = std::thread::scope(|scope| {
-            let host = scope.spawn(|| analytic_rows.par_iter().map(analytic_row).collect::<Vec<_>>());
-            price_mc(&mut out, progress);
+            let host = scope.spawn(|| {
+                let started = std::time::Instant::now();
+                let rows = analytic_rows.par_iter().map(analytic_row).collect::<Vec<_>>();
+                (rows, started.elapsed())
+            });
+            times.device = price_mc(&mut out, progress);
             host.join()
         });
         // A panic in a closed form leaves its rows without a result (reported as NoResult).
-        if let Ok(results) = analytic_results {
+        if let Ok((results, host_time)) = analytic_results {
+            times.host = host_time;
             for (i, r) in analytic_rows.iter().zip(results) {
                 out[*i] = Some(r);
             }
         }
     } else {
+        let started = std::time::Instant::now();
         for i in &analytic_rows {
             out[*i] = Some(analytic_row(i));
         }
+        times.host = started.elapsed();
         progress(analytic_done);
-        price_mc(&mut out, progress);
+        times.device = price_mc(&mut out, progress);
     }
     progress(trades.len());
-    out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult)).and_then(finite)).collect()
+    (out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult)).and_then(finite)).collect(), times)
 }
 
 /// A Monte Carlo row's time steps per path (1, the grid, or the fixings) and valuations (1, or

@@ -1,5 +1,5 @@
 //! A book over several devices: the parsed book is split by estimated cost, each shard is priced
-//! with the one-device book pricer ([`price_book_with`]) on its own device, all shards at once,
+//! with the one-device book pricer ([`super::price_book_with`]) on its own device, all shards at once,
 //! and the rows are gathered back in input order.
 //!
 //! Sharding is a layer above the book pricer, not inside it: whatever the pricer does on one
@@ -23,7 +23,7 @@ use tenor_ports::{shard_by_cost, Devices, Sharding};
 use super::price::{mc_steps_valuations, route, Route};
 use super::trade::{Trade, TradeKind};
 use super::write::PricedRow;
-use super::{price_book_with, BookConfig, BookRun, PriceError};
+use super::{price_book_timed, BookConfig, BookRun, BookTimes, PriceError};
 use crate::mc::McProduct;
 
 /// Where a row's work runs, for balancing.
@@ -134,17 +134,17 @@ pub fn shard_book(trades: &[Trade], config: &BookConfig, devices: usize) -> Book
     }
 }
 
-/// What [`price_book_sharded`] returns: the rows in input order (as [`price_book_with`]'s) and
-/// the split used.
-pub type ShardedBook = (Vec<Result<PricedRow, PriceError>>, BookSharding);
+/// What [`price_book_sharded`] returns: the rows in input order (as [`super::price_book_with`]'s),
+/// the split used, and the times (rows summed over the devices, durations the slowest device's).
+pub type ShardedBook = (Vec<Result<PricedRow, PriceError>>, BookSharding, BookTimes);
 
 /// Prices `trades` over every device of `devices`: split by [`shard_book`], each shard priced by
-/// [`price_book_with`] on its device (one host thread per device, all at once), rows gathered in
+/// [`super::price_book_with`] on its device (one host thread per device, all at once), rows gathered in
 /// input order. `progress(done)` gets the number of trades finished over all devices. With one
-/// device this is [`price_book_with`] on it. The rows are bitwise those of one device.
+/// device this is [`super::price_book_with`] on it. The rows are bitwise those of one device.
 ///
 /// # Errors
-/// Per row, as [`price_book_with`]; a device whose worker fails as a whole (a panic) gives its
+/// Per row, as [`super::price_book_with`]; a device whose worker fails as a whole (a panic) gives its
 /// rows [`PriceError::NoResult`], the other devices' rows are kept.
 pub fn price_book_sharded(
     devices: &Devices,
@@ -158,20 +158,25 @@ pub fn price_book_sharded(
     let done: Vec<AtomicUsize> = (0..devices.len()).map(|_| AtomicUsize::new(0)).collect();
     let parts = devices.run_shards(&split.sharding, |d, dev, shard| {
         let mine: Vec<Trade> = shard.iter().map(|i| trades[*i].clone()).collect();
-        price_book_with(dev, &mine, config, run, &mut |k| {
+        price_book_timed(dev, &mine, config, run, &mut |k| {
             done[d].store(k, Ordering::Relaxed);
             progress(done.iter().map(|x| x.load(Ordering::Relaxed)).sum());
         })
     });
+    let mut times = BookTimes::default();
     let mut out: Vec<Option<Result<PricedRow, PriceError>>> = (0..trades.len()).map(|_| None).collect();
     // The sharding is made for this device count, so `run_shards` cannot refuse it; a worker
     // that panicked leaves its rows without a result.
     for (shard, part) in split.sharding.shards.iter().zip(parts.into_iter().flatten()) {
-        if let Ok(rows) = part {
+        if let Ok((rows, t)) = part {
+            times.host_rows += t.host_rows;
+            times.device_rows += t.device_rows;
+            times.host = times.host.max(t.host);
+            times.device = times.device.max(t.device);
             for (i, r) in shard.iter().zip(rows) {
                 out[*i] = Some(r);
             }
         }
     }
-    (out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult))).collect(), split)
+    (out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult))).collect(), split, times)
 }
