@@ -8,19 +8,18 @@ use crate::curve::{bootstrap, MAX_TENORS};
 /// Runs blocks `blocks` of the launch.
 ///
 /// # Safety
-/// See [`crate::cpu::CpuKernelFn`]: arguments 0 and 2 hold `m * n` values, argument 1 `m`.
+/// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let par = call.ptr::<f64>(0);
-    let tenors_ptr = call.ptr::<f64>(1);
-    let log_df = call.ptr::<f64>(2);
+    let par = call.slice::<f64>(0);
+    let tenors_in = call.slice::<f64>(1);
+    let log_df = call.out::<f64>(2);
     let n = call.u64(3) as usize;
     let m = call.u64(4) as usize;
     // m above the maximum: a tenor slice that `bootstrap` refuses, so every output is NaN.
     let mut tenors = [f64::NAN; MAX_TENORS + 1];
     let mt = m.min(MAX_TENORS + 1);
     for (k, t) in tenors.iter_mut().enumerate().take(mt) {
-        // SAFETY: `tenors` holds m values.
-        *t = unsafe { *tenors_ptr.add(k) };
+        *t = tenors_in[k];
     }
     let mut y = [0.0f64; MAX_TENORS];
     let mut out = [0.0f64; MAX_TENORS + 1];
@@ -29,19 +28,16 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
             let c = c as usize;
             if m > MAX_TENORS {
                 for k in 0..m {
-                    // SAFETY: the output holds m * n values; the block writes only its curves.
-                    unsafe { *log_df.add(k * n + c) = f64::NAN };
+                    log_df.set(k * n + c, f64::NAN);
                 }
                 continue;
             }
             for (k, v) in y.iter_mut().enumerate().take(m) {
-                // SAFETY: the input holds m * n values, tenor-major.
-                *v = unsafe { *par.add(k * n + c) };
+                *v = par[k * n + c];
             }
             bootstrap(&tenors[..m], &y[..m], &mut out[..m]);
             for (k, v) in out.iter().enumerate().take(m) {
-                // SAFETY: as above.
-                unsafe { *log_df.add(k * n + c) = *v };
+                log_df.set(k * n + c, *v);
             }
         }
     }

@@ -9,7 +9,7 @@ use crate::philox::normal_pair_f64;
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let out = call.ptr::<f64>(0);
+    let out = call.out::<f64>(0);
     let (seed, paths, steps, spot) = (call.u64(1), call.u64(2), call.u32(3), call.f64(4));
     let (d1, v1, d, v) = (call.f64(5), call.f64(6), call.f64(7), call.f64(8));
     let x0 = spot.ln();
@@ -24,8 +24,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                         break;
                     }
                     x += if k == 0 { d1 + v1 * z } else { d + v * z };
-                    // SAFETY: `out` holds steps * paths values; path p writes its own column.
-                    unsafe { *out.add((u64::from(k) * paths + p) as usize) = x.exp() };
+                    out.set((u64::from(k) * paths + p) as usize, x.exp());
                 }
                 s += 2;
             }

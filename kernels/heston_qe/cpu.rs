@@ -12,7 +12,7 @@ use crate::philox::{counter, key, normal_pair_f64, philox4x32_10, uniform_f64};
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let out = call.ptr::<f64>(0);
+    let out = call.out::<f64>(0);
     let (seed, steps) = (call.u64(1), call.u32(3));
     let (spot, drift_dt, dt) = (call.f64(4), call.f64(5), call.f64(6));
     let (v0, kappa, theta, sigma, rho) = (call.f64(7), call.f64(8), call.f64(9), call.f64(10), call.f64(11));
@@ -64,8 +64,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                 x += drift_dt + k0 + k1 * v + k2 * v_next + (k3 * v + k4 * v_next).sqrt() * zx;
                 v = v_next;
             }
-            // SAFETY: `out` holds `paths` values; path p writes its own slot.
-            unsafe { *out.add(p as usize) = x.exp() };
+            out.set(p as usize, x.exp());
         }
     }
 }

@@ -24,24 +24,21 @@ pub fn laguerre(j: u32, x: f64) -> f64 {
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let spots = call.ptr::<f64>(0);
-    let cash = call.ptr::<f64>(1);
-    let design = call.ptr::<f64>(2);
+    let spots = call.slice::<f64>(0);
+    let cash = call.slice::<f64>(1);
+    let design = call.out::<f64>(2);
     let (paths, step, nbasis) = (call.u64(3), call.u32(4), call.u32(5));
     let (strike, sign, df) = (call.f64(6), call.f64(7), call.f64(8));
     for b in blocks {
         for p in call.block_items(b) {
-            // SAFETY: spots holds (step + 1) * paths values, cash holds paths values.
-            let (s, c) = unsafe { (*spots.add((u64::from(step) * paths + p) as usize), *cash.add(p as usize)) };
+            let (s, c) = (spots[(u64::from(step) * paths + p) as usize], cash[p as usize]);
             let h = (sign * (s - strike)).max(0.0);
             let x = s / strike;
             for j in 0..nbasis {
                 let v = if h > 0.0 { laguerre(j, x) } else { 0.0 };
-                // SAFETY: design holds (nbasis + 1) * paths values; path p writes its own row.
-                unsafe { *design.add((u64::from(j) * paths + p) as usize) = v };
+                design.set((u64::from(j) * paths + p) as usize, v);
             }
-            // SAFETY: as above, column nbasis.
-            unsafe { *design.add((u64::from(nbasis) * paths + p) as usize) = if h > 0.0 { df * c } else { 0.0 } };
+            design.set((u64::from(nbasis) * paths + p) as usize, if h > 0.0 { df * c } else { 0.0 });
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::philox::normal_pair_f64;
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let out = call.ptr::<f64>(0);
+    let out = call.out::<f64>(0);
     let (seed, paths, steps) = (call.u64(1), call.u64(2), call.u32(3));
     let (spot, drift_dt, vol_sqrt_dt) = (call.f64(4), call.f64(5), call.f64(6));
     let half = paths / 2;
@@ -24,8 +24,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                 for (step, z) in [(s, z0), (s + 1, z1)] {
                     if step < steps {
                         x += drift_dt + vol_sqrt_dt * sign * z;
-                        // SAFETY: `out` holds steps * paths values; path p writes its own column.
-                        unsafe { *out.add((u64::from(step) * paths + p) as usize) = x.exp() };
+                        out.set((u64::from(step) * paths + p) as usize, x.exp());
                     }
                 }
                 s += 2;

@@ -61,7 +61,7 @@ struct Params {
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let partials = call.ptr::<f64>(0);
+    let partials = call.out::<f64>(0);
     let (seed, steps, spot, strike) = (call.u64(1), call.u32(3), call.f64(4), call.f64(5));
     let spot_fixing = call.u32(7) != 0;
     let (d1, d) = (call.f64(8), call.f64(10));
@@ -86,8 +86,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     for b in blocks {
         let acc = block_sums(&p, call.block_items(b));
         for (j, v) in acc.iter().enumerate() {
-            // SAFETY: partials holds 5 * blocks values; block b writes its own five.
-            unsafe { *partials.add(5 * b as usize + j) = *v };
+            partials.set(5 * b as usize + j, *v);
         }
     }
 }

@@ -32,7 +32,7 @@ impl Pair {
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let partials = call.ptr::<f64>(0);
+    let partials = call.out::<f64>(0);
     let (seed, steps, spot, strike) = (call.u64(1), call.u32(3), call.f32(4), call.f32(5));
     let w: f32 = if call.u32(6) != 0 { 1.0 } else { -1.0 };
     let spot_fixing = call.u32(7) != 0;
@@ -71,8 +71,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
             acc[4] += a * g;
         }
         for (j, v) in acc.iter().enumerate() {
-            // SAFETY: partials holds 5 * blocks values; block b writes its own five.
-            unsafe { *partials.add(5 * b as usize + j) = *v };
+            partials.set(5 * b as usize + j, *v);
         }
     }
 }

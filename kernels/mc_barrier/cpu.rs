@@ -10,7 +10,7 @@ use crate::fastmath;
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let partials = call.ptr::<f64>(0);
+    let partials = call.out::<f64>(0);
     let (seed, steps, spot) = (call.u64(1), call.u32(3), call.f64(4));
     let (drift, vol) = (call.f64(11), call.f64(12));
     let prm = BarrierParams::new(
@@ -49,10 +49,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
             sum += y;
             sum_sq += y * y;
         }
-        // SAFETY: partials holds 2 * blocks values; block b writes its own pair.
-        unsafe {
-            *partials.add(2 * b as usize) = sum;
-            *partials.add(2 * b as usize + 1) = sum_sq;
-        }
+        partials.set(2 * b as usize, sum);
+        partials.set(2 * b as usize + 1, sum_sq);
     }
 }

@@ -32,14 +32,11 @@ pub(crate) struct Params {
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let p = Params::new(call.u64(1), call.f64(3), call.f64(4), call.u32(5), call.f64(6), call.f64(7), call.f64(8));
-    let partials = call.ptr::<f64>(0);
+    let partials = call.out::<f64>(0);
     for b in blocks {
         let (sum, sum_sq) = pair_sums(&p, call.block_items(b));
-        // SAFETY: partials holds 2 * blocks values; block b writes its own pair.
-        unsafe {
-            *partials.add(2 * b as usize) = sum;
-            *partials.add(2 * b as usize + 1) = sum_sq;
-        }
+        partials.set(2 * b as usize, sum);
+        partials.set(2 * b as usize + 1, sum_sq);
     }
 }
 

@@ -11,39 +11,32 @@ use crate::cpu::KernelCall;
 /// `products * B * block`) write nothing.
 ///
 /// # Safety
-/// See [`crate::cpu::CpuKernelFn`]; the product arrays hold `products` values and partials
-/// two values per block.
+/// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let products = u64::from(call.u32(7));
     let seed = call.u64(8);
     let pairs = call.u64(9);
     let block = u64::from(call.block.max(1));
     let per_product = pairs.div_ceil(block).max(1);
-    let partials = call.ptr::<f64>(0);
+    let partials = call.out::<f64>(0);
     for b in blocks {
         let (i, c) = (b / per_product, b % per_product);
         if i >= products {
             break;
         }
         let i = i as usize;
-        // SAFETY: i < products, the length of every product array.
-        let p = unsafe {
-            Params::new(
-                seed,
-                *call.ptr::<f64>(1).add(i),
-                *call.ptr::<f64>(2).add(i),
-                *call.ptr::<u32>(3).add(i),
-                *call.ptr::<f64>(4).add(i),
-                *call.ptr::<f64>(5).add(i),
-                *call.ptr::<f64>(6).add(i),
-            )
-        };
+        let p = Params::new(
+            seed,
+            call.slice::<f64>(1)[i],
+            call.slice::<f64>(2)[i],
+            call.slice::<u32>(3)[i],
+            call.slice::<f64>(4)[i],
+            call.slice::<f64>(5)[i],
+            call.slice::<f64>(6)[i],
+        );
         let first = c * block;
         let (sum, sum_sq) = pair_sums(&p, first.min(pairs)..(first + block).min(pairs));
-        // SAFETY: partials holds 2 values per block; block b writes its own pair.
-        unsafe {
-            *partials.add(2 * b as usize) = sum;
-            *partials.add(2 * b as usize + 1) = sum_sq;
-        }
+        partials.set(2 * b as usize, sum);
+        partials.set(2 * b as usize + 1, sum_sq);
     }
 }

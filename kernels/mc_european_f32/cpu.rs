@@ -9,7 +9,7 @@ use crate::philox::normal_f32;
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let partials = call.ptr::<f64>(0);
+    let partials = call.out::<f64>(0);
     let (seed, spot, strike) = (call.u64(1), call.f32(3), call.f32(4));
     let w: f32 = if call.u32(5) != 0 { 1.0 } else { -1.0 };
     let (drift, vol, discount) = (call.f32(6), call.f32(7), call.f32(8));
@@ -23,10 +23,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
             sum += y;
             sum_sq += y * y;
         }
-        // SAFETY: partials holds 2 * blocks values; block b writes its own pair.
-        unsafe {
-            *partials.add(2 * b as usize) = sum;
-            *partials.add(2 * b as usize + 1) = sum_sq;
-        }
+        partials.set(2 * b as usize, sum);
+        partials.set(2 * b as usize + 1, sum_sq);
     }
 }

@@ -8,7 +8,7 @@ use crate::cpu::KernelCall;
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let (paths_in, out_a, out_g) = (call.ptr::<f64>(0), call.ptr::<f64>(1), call.ptr::<f64>(2));
+    let (paths_in, out_a, out_g) = (call.slice::<f64>(0), call.out::<f64>(1), call.out::<f64>(2));
     let (paths, steps, spot, spot_fixing) = (call.u64(3), call.u32(4), call.f64(5), call.u32(6));
     let (strike, discount) = (call.f64(7), call.f64(9));
     let w = if call.u32(8) != 0 { 1.0 } else { -1.0 };
@@ -18,17 +18,13 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
         for p in call.block_items(b) {
             let (mut sum, mut sum_log) = (s0, l0);
             for k in 0..u64::from(steps) {
-                // SAFETY: paths_in holds steps * paths values.
-                let s = unsafe { *paths_in.add((k * paths + p) as usize) };
+                let s = paths_in[(k * paths + p) as usize];
                 sum += s;
                 sum_log += s.ln();
             }
             let (a, g) = (sum / n, (sum_log / n).exp());
-            // SAFETY: out_a and out_g hold paths values; item p owns index p.
-            unsafe {
-                *out_a.add(p as usize) = discount * (w * (a - strike)).max(0.0);
-                *out_g.add(p as usize) = discount * (w * (g - strike)).max(0.0);
-            }
+            out_a.set(p as usize, discount * (w * (a - strike)).max(0.0));
+            out_g.set(p as usize, discount * (w * (g - strike)).max(0.0));
         }
     }
 }

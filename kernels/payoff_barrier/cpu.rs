@@ -9,7 +9,7 @@ use crate::cpu::KernelCall;
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let (paths_in, out) = (call.ptr::<f64>(0), call.ptr::<f64>(1));
+    let (paths_in, out) = (call.slice::<f64>(0), call.out::<f64>(1));
     let (paths, steps, spot) = (call.u64(2), call.u32(3), call.f64(4));
     let prm = BarrierParams::new(
         call.f64(5),
@@ -27,12 +27,10 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
         for p in call.block_items(b) {
             let mut path = BarrierPath::new(x0);
             for k in 0..steps {
-                // SAFETY: paths_in holds steps * paths values.
-                let s = unsafe { *paths_in.add((u64::from(k) * paths + p) as usize) };
+                let s = paths_in[(u64::from(k) * paths + p) as usize];
                 path.step(&prm, k, s.ln());
             }
-            // SAFETY: out holds paths values; item p owns out[p].
-            unsafe { *out.add(p as usize) = path.value(&prm) };
+            out.set(p as usize, path.value(&prm));
         }
     }
 }

@@ -8,17 +8,14 @@ use crate::cpu::KernelCall;
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let (paths_in, out) = (call.ptr::<f64>(0), call.ptr::<f64>(1));
+    let (paths_in, out) = (call.slice::<f64>(0), call.out::<f64>(1));
     let (paths, steps, strike, discount) = (call.u64(2), call.u32(3), call.f64(4), call.f64(6));
     let w = if call.u32(5) != 0 { 1.0 } else { -1.0 };
     let last = u64::from(steps.max(1) - 1) * paths;
     for b in blocks {
         for p in call.block_items(b) {
-            // SAFETY: paths_in holds steps * paths values, out holds paths; item p owns out[p].
-            unsafe {
-                let s = *paths_in.add((last + p) as usize);
-                *out.add(p as usize) = discount * (w * (s - strike)).max(0.0);
-            }
+            let s = paths_in[(last + p) as usize];
+            out.set(p as usize, discount * (w * (s - strike)).max(0.0));
         }
     }
 }

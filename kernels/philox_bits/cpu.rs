@@ -9,14 +9,13 @@ use crate::philox::{key, philox4x32_10};
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let out = call.ptr::<u32>(0);
+    let out = call.out::<u32>(0);
     let k = key(call.u64(1));
     for b in blocks {
         for i in call.block_items(b) {
             let x = philox4x32_10([i as u32, (i >> 32) as u32, 0, 0], k);
             for (j, w) in x.iter().enumerate() {
-                // SAFETY: the caller sized `out` for 4 * n words; item i writes its own four.
-                unsafe { *out.add(4 * i as usize + j) = *w };
+                out.set(4 * i as usize + j, *w);
             }
         }
     }

@@ -6,29 +6,113 @@
 //! runs blocks in parallel on any number of threads, the simulated device runs them one by one,
 //! and the result is bitwise the same.
 
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use tenor_ports::RawArg;
 
-/// One launch as a reference implementation sees it: buffer arguments are host addresses.
+/// One launch as a reference implementation sees it: buffer arguments are host memory ranges,
+/// read through bounds-checked views ([`KernelCall::slice`], [`KernelCall::out`]).
+///
+/// Only [`KernelCall::new`] makes one, and it is `unsafe`: this module is the one place where
+/// the reference kernels' raw host addresses become slices, so the kernels themselves hold no
+/// pointer arithmetic (an index outside a buffer panics instead of writing past it).
 #[derive(Debug, Clone, Copy)]
 pub struct KernelCall<'a> {
     /// Total work items.
     pub items: u64,
     /// Work items per block (from the manifest).
     pub block: u32,
-    /// Positional arguments; `RawArg::Ptr` holds a host address and a length in bytes.
-    pub args: &'a [RawArg],
+    args: &'a [RawArg],
 }
 
 /// A reference implementation: runs the given blocks of a launch.
 ///
 /// # Safety
-/// Every `Ptr` argument must point to host memory large enough for the kernel's accesses, and
-/// concurrent calls must be given disjoint block ranges of one launch.
+/// Concurrent calls must be given disjoint block ranges of one launch; an implementation
+/// writes only the outputs of the items of its blocks (and its blocks' partial results), so
+/// concurrent calls never write the same element. Buffer bounds are not part of the contract:
+/// every access goes through the call's bounds-checked views.
 pub type CpuKernelFn = unsafe fn(&KernelCall<'_>, Range<u64>);
 
-impl KernelCall<'_> {
+/// Element types a reference kernel may view a buffer as: plain data for which every bit
+/// pattern is a value, so viewing any initialised bytes as them is sound.
+pub trait Elem: Copy + sealed::Sealed + 'static {}
+impl Elem for f64 {}
+impl Elem for f32 {}
+impl Elem for u32 {}
+impl Elem for u64 {}
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// A bounds-checked view of an output (`write` or `read_write`) buffer argument.
+///
+/// Several block ranges of one launch write the same buffer from several threads (each its own
+/// elements), so this is a shared view with element writes, not a `&mut [T]` (two of which
+/// over one buffer would alias).
+#[derive(Debug)]
+pub struct Out<'a, T: Elem> {
+    ptr: *mut T,
+    len: usize,
+    _buffer: PhantomData<&'a [std::cell::UnsafeCell<T>]>,
+}
+
+impl<T: Elem> Out<'_, T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether the buffer holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Writes element `i`.
+    ///
+    /// # Panics
+    /// When `i` is outside the buffer (a kernel bug: [`tenor_ports::Device`] checked the
+    /// buffer against the manifest's `len` before the launch).
+    #[inline(always)]
+    pub fn set(&self, i: usize, v: T) {
+        assert!(i < self.len, "kernel output index {i} outside its buffer of {} elements", self.len);
+        // SAFETY: i < len, and the view covers len elements of a live, aligned range that
+        // KernelCall::new's contract gives this launch; concurrent calls write disjoint elements
+        // (CpuKernelFn's contract), so the write races with nothing.
+        unsafe { self.ptr.add(i).write(v) }
+    }
+    /// Reads element `i` (for `read_write` arguments).
+    ///
+    /// # Panics
+    /// When `i` is outside the buffer.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        assert!(i < self.len, "kernel output index {i} outside its buffer of {} elements", self.len);
+        // SAFETY: as in set; element i belongs to this call's items.
+        unsafe { self.ptr.add(i).read() }
+    }
+}
+
+impl<'a> KernelCall<'a> {
+    /// A launch of `items` work items in blocks of `block` over `args`.
+    ///
+    /// # Safety
+    /// For every `RawArg::Ptr(addr, bytes)` of `args`: `addr .. addr + bytes` is host memory,
+    /// aligned to 8 bytes (or 0 bytes long), initialised, valid for reads and (for arguments
+    /// the manifest writes) writes for `'a`, and accessed during `'a` by nothing but the calls
+    /// of this launch; a range the kernel writes overlaps no other argument's range. This is
+    /// what [`tenor_ports::Device`] checks before a launch (lengths against the manifest,
+    /// aliasing) and what the CPU and simulated adapters' memory provides.
+    pub unsafe fn new(items: u64, block: u32, args: &'a [RawArg]) -> Self {
+        Self { items, block, args }
+    }
+    /// The raw arguments.
+    pub fn args(&self) -> &'a [RawArg] {
+        self.args
+    }
     /// Items of block `b`.
     pub fn block_items(&self, b: u64) -> Range<u64> {
         let start = b * u64::from(self.block);
@@ -38,15 +122,42 @@ impl KernelCall<'_> {
     pub fn blocks(&self) -> u64 {
         self.items.div_ceil(u64::from(self.block))
     }
-    /// Pointer argument `i` as `*mut T`.
-    pub fn ptr<T>(&self, i: usize) -> *mut T {
+    fn range<T: Elem>(&self, i: usize) -> (*mut T, usize) {
         match self.args.get(i) {
-            Some(RawArg::Ptr(p, _)) => *p as usize as *mut T,
-            other => {
-                debug_assert!(false, "argument {i} is not a pointer: {other:?}");
-                std::ptr::null_mut()
+            Some(RawArg::Ptr(p, bytes)) => {
+                let len = usize::try_from(*bytes).unwrap_or(usize::MAX) / std::mem::size_of::<T>();
+                if len == 0 {
+                    return (std::ptr::NonNull::<T>::dangling().as_ptr(), 0);
+                }
+                let ptr = *p as usize as *mut T;
+                assert!(
+                    ptr.is_aligned(),
+                    "buffer argument {i} at 0x{p:x} is not aligned for {}",
+                    std::any::type_name::<T>()
+                );
+                (ptr, len)
             }
+            other => panic!("kernel argument {i} is not a buffer: {other:?}"),
         }
+    }
+    /// Buffer argument `i` (one the kernel only reads) as a slice of `T`.
+    ///
+    /// # Panics
+    /// When argument `i` is not a buffer or is misaligned for `T` (kernel bugs: the manifest
+    /// and [`tenor_ports::Device`] fix the types).
+    pub fn slice<T: Elem>(&self, i: usize) -> &'a [T] {
+        let (ptr, len) = self.range::<T>(i);
+        // SAFETY: KernelCall::new's contract: len elements at ptr are live, aligned,
+        // initialised and not written during 'a (read-only arguments overlap no written range).
+        unsafe { std::slice::from_raw_parts(ptr, len) }
+    }
+    /// Buffer argument `i` (one the kernel writes) as a bounds-checked output view.
+    ///
+    /// # Panics
+    /// As [`KernelCall::slice`].
+    pub fn out<T: Elem>(&self, i: usize) -> Out<'a, T> {
+        let (ptr, len) = self.range::<T>(i);
+        Out { ptr, len, _buffer: PhantomData }
     }
     /// Scalar argument `i` as `u64` (a `u32` widens).
     pub fn u64(&self, i: usize) -> u64 {
@@ -121,8 +232,7 @@ pub enum BatchElem {
 /// consecutive blocks of one product at a time. Blocks beyond the last product write nothing.
 ///
 /// # Safety
-/// As [`CpuKernelFn`]: every array holds `products` values and the partials `width` values per
-/// block of the launch.
+/// As [`CpuKernelFn`] (every array is read through a bounds-checked view).
 pub unsafe fn run_batch(
     call: &KernelCall<'_>,
     blocks: Range<u64>,
@@ -135,7 +245,7 @@ pub unsafe fn run_batch(
     let (seed, pairs) = (call.u64(n + 2), call.u64(n + 3));
     let block = u64::from(call.block.max(1));
     let per_product = pairs.div_ceil(block).max(1);
-    let partials = call.ptr::<f64>(0);
+    let partials = call.out::<f64>(0);
     let mut b = blocks.start;
     while b < blocks.end {
         let i = b / per_product;
@@ -145,23 +255,31 @@ pub unsafe fn run_batch(
         let first = b % per_product;
         let last = (per_product).min(first + (blocks.end - b));
         let mut args = Vec::with_capacity(n + 3);
-        let bytes = (width as u64) * per_product * 8;
-        // SAFETY: product i's partials start at width * i * B within the launch's partials.
-        let base = unsafe { partials.add(width * (i * per_product) as usize) };
-        args.push(RawArg::Ptr(base as usize as u64, bytes));
+        // Product i's partials: width * B values from width * i * B, inside the launch's.
+        let start = width * (i * per_product) as usize;
+        let count = width * per_product as usize;
+        assert!(
+            start + count <= partials.len(),
+            "batch partials of product {i} end at {} of {} values",
+            start + count,
+            partials.len()
+        );
+        // SAFETY: start + count <= len (asserted), so the offset stays inside the buffer.
+        let base = unsafe { partials.ptr.add(start) };
+        args.push(RawArg::Ptr(base as usize as u64, (count * 8) as u64));
         args.push(RawArg::U64(seed));
         args.push(RawArg::U64(pairs));
         for (k, e) in elems.iter().enumerate() {
-            // SAFETY: i < products, the length of every product array.
-            args.push(unsafe {
-                match e {
-                    BatchElem::U32 => RawArg::U32(*call.ptr::<u32>(k + 1).add(i as usize)),
-                    BatchElem::F64 => RawArg::F64(*call.ptr::<f64>(k + 1).add(i as usize)),
-                }
+            args.push(match e {
+                BatchElem::U32 => RawArg::U32(call.slice::<u32>(k + 1)[i as usize]),
+                BatchElem::F64 => RawArg::F64(call.slice::<f64>(k + 1)[i as usize]),
             });
         }
-        let one = KernelCall { items: pairs, block: call.block, args: &args };
-        // SAFETY: blocks first..last of product i write only their own partials.
+        // SAFETY: the only buffer argument is a sub-range of this launch's partials (asserted
+        // above), which the caller's contract covers; blocks first..last of product i write
+        // only their own partials within it.
+        let one = unsafe { KernelCall::new(pairs, call.block, &args) };
+        // SAFETY: disjoint block ranges of one launch map to disjoint blocks of product i.
         unsafe { single(&one, first..last) };
         b += last - first;
     }

@@ -15,9 +15,11 @@ fn launch(par: &mut [f64], tenors: &mut [f64], n: u64, m: u32) -> Vec<f64> {
         RawArg::U64(n),
         RawArg::U32(m),
     ];
-    let call = KernelCall { items: n, block: 128, args: &args };
+    // SAFETY: live, aligned vectors of this function, not otherwise used during the call (the
+    // views check their lengths).
+    let call = unsafe { KernelCall::new(n, 128, &args) };
     let f = lookup("curve_build").expect("reference exists");
-    // SAFETY: par and out hold m * n values, tenors m.
+    // SAFETY: one call over all blocks.
     unsafe { f(&call, 0..call.blocks()) };
     out
 }

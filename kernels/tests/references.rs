@@ -8,8 +8,10 @@ use tenor_ports::RawArg;
 
 fn run(name: &str, items: u64, block: u32, args: &[RawArg]) {
     let f = lookup(name).expect("reference exists");
-    let call = KernelCall { items, block, args };
-    // SAFETY: the buffers passed in `args` are sized for the launch by the callers below.
+    // SAFETY: the buffers passed in `args` are live, aligned vectors of the callers below, not
+    // otherwise used during the call (their lengths are checked by the views).
+    let call = unsafe { KernelCall::new(items, block, args) };
+    // SAFETY: one call over all blocks.
     unsafe { f(&call, 0..call.blocks()) };
 }
 
@@ -142,4 +144,34 @@ fn payoff_european_reads_the_last_step_of_gbm_paths() {
         let s = out[(steps as usize - 1) * paths as usize + p];
         assert_eq!(pay[p], 0.9 * (50.0 - s).max(0.0));
     }
+}
+
+/// The reference kernels write through bounds-checked views: launched directly (bypassing
+/// `Device`'s length check) with partials one block short, `mc_european` panics at the first
+/// write past the buffer instead of writing there.
+#[test]
+#[should_panic(expected = "outside its buffer of 2 elements")]
+fn a_short_output_panics_in_the_view_instead_of_being_written_past() {
+    let mut partials = vec![0.0; 2]; // 4097 pairs need 2 blocks: 4 values
+    let args = [
+        ptr(&mut partials),
+        RawArg::U64(1),
+        RawArg::U64(4097),
+        RawArg::F64(100.0),
+        RawArg::F64(100.0),
+        RawArg::U32(1),
+        RawArg::F64(0.0),
+        RawArg::F64(0.2),
+        RawArg::F64(0.97),
+    ];
+    run("mc_european", 4097, 4096, &args);
+}
+
+/// An input read past its end panics too (`reduce_sum_sumsq` over 5 items of a 4-value input).
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_short_input_panics_instead_of_being_read_past() {
+    let mut x = vec![1.0; 4];
+    let mut partials = vec![0.0; 2];
+    run("reduce_sum_sumsq", 5, 4096, &[ptr(&mut x), ptr(&mut partials), RawArg::U64(5)]);
 }

@@ -19,3 +19,21 @@ fn a_malformed_manifest_names_its_file() {
     let e = tenor_ports::KernelDef::from_toml(bad, "kernels/x/kernel.toml").expect_err("block 0 is refused");
     assert!(e.to_string().contains("kernels/x/kernel.toml"), "{e}");
 }
+
+/// Every buffer argument of a manifest carries its length (the rule `Device` checks launches
+/// against): a pointer without `len`, or a `len` naming something that is not `items`,
+/// `blocks` or an integer scalar, is refused with the file and argument named.
+#[test]
+fn a_buffer_without_a_valid_len_is_refused() {
+    let head = "name = \"x\"\n[launch]\nitems = \"n\"\nblock = 64\n[[args]]\nname = \"out\"\ntype = \"f64*\"\naccess = \"write\"\n";
+    let tail = "[[args]]\nname = \"n\"\ntype = \"u64\"\n[[args]]\nname = \"vol\"\ntype = \"f64\"\n";
+    let e = tenor_ports::KernelDef::from_toml(&format!("{head}{tail}"), "kernels/x/kernel.toml").expect_err("no len");
+    assert!(e.to_string().contains("kernels/x/kernel.toml") && e.to_string().contains("without len"), "{e}");
+    let e =
+        tenor_ports::KernelDef::from_toml(&format!("{head}len = \"2*vol\"\n{tail}"), "k.toml").expect_err("f64 name");
+    assert!(e.to_string().contains("unknown name \"vol\""), "{e}");
+    let e = tenor_ports::KernelDef::from_toml(&format!("{head}len = \"2*\"\n{tail}"), "k.toml").expect_err("syntax");
+    assert!(e.to_string().contains("column 3"), "{e}");
+    let ok = tenor_ports::KernelDef::from_toml(&format!("{head}len = \"2*blocks + n\"\n{tail}"), "k.toml");
+    assert!(ok.is_ok(), "{ok:?}");
+}

@@ -6,9 +6,13 @@
 //! product for gemm. Backends call [`run_all`] from their own test entry points (the CPU and
 //! simulated devices in CI, CUDA on the GPU machine, SYCL on the OpenCL CPU device in CI).
 //!
+//! [`bounds::short_buffers`] checks the launch length checks (a too-short buffer is a typed
+//! error, never a write); backends call it from their test entry points too.
+//!
 //! [`compute::Counting`] wraps a device and counts the kernel launches and synchronisations
 //! that reach the port, for tests that assert what a pricing path costs.
 
+pub mod bounds;
 pub mod compute;
 pub mod kernels;
 

@@ -84,8 +84,10 @@ impl StreamImpl for CpuStream {
     fn record(&self) -> Result<Event, ComputeError> {
         Ok(Event::completed())
     }
-    fn wait_event(&self, _event: &Event) -> Result<(), ComputeError> {
-        Ok(())
+    fn wait_event(&self, event: &Event) -> Result<(), ComputeError> {
+        // Work runs at enqueue time, so the native wait is the host's (CPU events are complete
+        // when recorded).
+        event.synchronize()
     }
     fn synchronize(&self) -> Result<(), ComputeError> {
         Ok(())
@@ -102,7 +104,10 @@ fn check_stream(stream: &Stream) -> Result<(), ComputeError> {
         .ok_or_else(|| ComputeError::ForeignHandle(format!("{stream:?} is not a CPU stream")))
 }
 
-impl Driver for CpuDriver {
+// SAFETY: streams are `CpuStream`s, kernels the registry's reference implementations (which
+// access buffers only through bounds-checked views), blocks come from `HostAllocator` (host
+// memory, 64-byte aligned, live until deallocated), and work runs at enqueue time.
+unsafe impl Driver for CpuDriver {
     fn info(&self) -> DeviceInfo {
         DeviceInfo {
             backend: "cpu".into(),
@@ -123,18 +128,18 @@ impl Driver for CpuDriver {
         self.allocator.clone()
     }
 
-    fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
+    unsafe fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
         check_stream(stream)?;
-        // SAFETY: `dst` is a host address of a live block at least `src.len()` bytes long past
-        // it (the Device checked the range); blocks never overlap `src`, which the caller owns.
+        // SAFETY: the caller's contract: `dst` is a host address of a live block at least
+        // `src.len()` bytes long past it; blocks never overlap `src`, which the caller owns.
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as usize as *mut u8, src.len()) };
         Ok(())
     }
 
-    fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
+    unsafe fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
         check_stream(stream)?;
         let mut v = vec![0u8; len];
-        // SAFETY: as in copy_h2d, the Device checked the range against the live block.
+        // SAFETY: as in copy_h2d, the caller's contract gives a live range of `len` bytes.
         unsafe { std::ptr::copy_nonoverlapping(src as usize as *const u8, v.as_mut_ptr(), len) };
         Ok(Pending::ready(v))
     }
@@ -148,25 +153,28 @@ impl Driver for CpuDriver {
         Ok(Arc::new(f))
     }
 
-    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
+    unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
         check_stream(stream)?;
         let f = *kernel.backend().downcast_ref::<CpuKernelFn>().ok_or_else(|| {
             ComputeError::ForeignHandle(format!("kernel {} was not loaded by the CPU backend", kernel.def().name))
         })?;
-        let call = KernelCall { items, block: kernel.def().launch.block, args };
+        // SAFETY: the caller's contract: every buffer argument is a live, 64-byte aligned host
+        // block at least as long as its range, the written ones overlapping no other argument,
+        // and nothing else touches them until this synchronous launch returns.
+        let call = unsafe { KernelCall::new(items, kernel.def().launch.block, args) };
         let blocks = call.blocks();
         let per_task = (blocks / (4 * self.threads() as u64).max(1)).max(1);
         self.install(|| {
             (0..blocks.div_ceil(per_task)).into_par_iter().for_each(|t| {
                 let range = t * per_task..((t + 1) * per_task).min(blocks);
-                // SAFETY: tasks get disjoint block ranges; pointers were checked by Device.
+                // SAFETY: tasks get disjoint block ranges of the launch.
                 unsafe { f(&call, range) };
             });
         });
         Ok(())
     }
 
-    fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
+    unsafe fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
         check_stream(stream)?;
         // Column-major: element (i, j) at i + j * ld, so row stride 1 and column stride ld;
         // a transposed operand swaps them.
@@ -182,7 +190,7 @@ impl Driver for CpuDriver {
         let (rsb, csb) = strides(d.transb, d.ldb);
         let (rsc, csc) = (1isize, d.ldc as isize);
         self.install(|| match d.precision {
-            // SAFETY: Device::gemm validated the shapes against the buffer sizes.
+            // SAFETY: the caller's contract: live host blocks of the operand sizes, C distinct.
             Precision::F64 => unsafe {
                 matrixmultiply::dgemm(
                     d.m,

@@ -219,7 +219,11 @@ fn kernel_of(kernel: &Kernel) -> Result<&CudaKernel, ComputeError> {
     })
 }
 
-impl Driver for CudaDriver {
+// SAFETY: streams are `CudaStream`s of this context, kernels NVRTC images of the manifests'
+// sources (which the conformance suite checks against the CPU reference, including their
+// bounds), blocks come from the context's allocator, and the raw methods enqueue on the given
+// stream only the ranges they are given; driver errors are returned, never unwound.
+unsafe impl Driver for CudaDriver {
     fn info(&self) -> DeviceInfo {
         self.info.clone()
     }
@@ -232,19 +236,19 @@ impl Driver for CudaDriver {
         self.allocator.clone()
     }
 
-    fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
+    unsafe fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
         let s = cuda_stream(stream)?;
         if src.is_empty() {
             return Ok(());
         }
         self.ctx.bind()?;
-        // SAFETY: `dst` is a live device block of at least `src.len()` bytes (Device checked the
-        // range). From pageable memory the driver stages `src` before returning (CUDA Driver
+        // SAFETY: `dst` is a live device block of at least `src.len()` bytes (the caller's
+        // contract). From pageable memory the driver stages `src` before returning (CUDA Driver
         // API, "API synchronization behavior"), so `src` may be reused at once.
         check("cuMemcpyHtoDAsync", unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), s.raw()) })
     }
 
-    fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
+    unsafe fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
         let s = cuda_stream(stream)?;
         if len == 0 {
             return Ok(Pending::ready(Vec::new()));
@@ -252,7 +256,7 @@ impl Driver for CudaDriver {
         let buf = self.staging.take(len)?;
         self.ctx.bind()?;
         // SAFETY: `buf` is pinned host memory of at least `len` bytes, kept alive by `Staged`
-        // until the copy's event completed; `src` is a live device range (checked by Device).
+        // until the copy's event completed; `src` is a live device range (the caller's contract).
         check("cuMemcpyDtoHAsync", unsafe { sys::cuMemcpyDtoHAsync_v2(buf.ptr().cast(), src, len, s.raw()) })?;
         let event = s.record()?;
         let staged = Staged::new(buf, event.clone(), self.staging.clone());
@@ -290,7 +294,7 @@ impl Driver for CudaDriver {
         Ok(Arc::new(CudaKernel { module, func, threads: nvrtc::threads_for(def.launch.block), ctx: self.ctx.clone() }))
     }
 
-    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
+    unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
         let s = cuda_stream(stream)?;
         let k = kernel_of(kernel)?;
         let def = kernel.def();
@@ -322,7 +326,7 @@ impl Driver for CudaDriver {
         let mut params: Vec<*mut c_void> = slots.iter_mut().map(|b| b.as_mut_ptr().cast()).collect();
         self.ctx.bind()?;
         // SAFETY: `params` points to one slot per kernel parameter, in order, alive for the
-        // call (the driver copies them); buffers are live device ranges checked by Device.
+        // call (the driver copies them); buffers are live device ranges holding the manifest's lengths (the caller's contract).
         let r = unsafe {
             sys::cuLaunchKernel(
                 k.func,
@@ -341,7 +345,7 @@ impl Driver for CudaDriver {
         r.result().map_err(|e| ComputeError::Launch { kernel: def.name.clone(), reason: crate::error::describe(e) })
     }
 
-    fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
+    unsafe fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
         let s = cuda_stream(stream)?;
         let dim = |v: usize, what: &str| {
             i32::try_from(v).map_err(|_| ComputeError::InvalidArgument(format!("gemm: {what} = {v} exceeds i32")))

@@ -107,8 +107,7 @@ impl StreamImpl for CudaStream {
                 unsafe { dr::stream::wait_event(self.raw, ev.raw, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT) }
                     .map_err(|e| drv("cuStreamWaitEvent", e))
             }
-            // An event from a synchronous backend is complete by construction.
-            None if event.is_complete()? => Ok(()),
+            // Stream::wait hands over only events of this device (its foreign-event policy).
             None => Err(ComputeError::ForeignHandle(format!("{event:?} is not a CUDA event"))),
         }
     }

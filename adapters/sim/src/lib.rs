@@ -193,7 +193,10 @@ impl StreamImpl for SimStream {
     }
 }
 
-impl Driver for SimDriver {
+// SAFETY: streams are `SimStream`s of this device, kernels the registry's reference
+// implementations (bounds-checked views), and every raw address is translated into the
+// simulated heap, whose accesses are range-checked; work runs in the scheduler.
+unsafe impl Driver for SimDriver {
     fn info(&self) -> DeviceInfo {
         DeviceInfo {
             backend: "sim".into(),
@@ -215,7 +218,7 @@ impl Driver for SimDriver {
         self.allocator.clone()
     }
 
-    fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
+    unsafe fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
         let s = self.stream_index(stream)?;
         let len = src.len() as u64;
         self.shared.lock().enqueue(
@@ -227,7 +230,7 @@ impl Driver for SimDriver {
         Ok(())
     }
 
-    fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
+    unsafe fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
         let s = self.stream_index(stream)?;
         let slot = Arc::new(Mutex::new(None));
         let event = {
@@ -258,7 +261,7 @@ impl Driver for SimDriver {
         Ok(Arc::new(f))
     }
 
-    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
+    unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
         let s = self.stream_index(stream)?;
         let f = *kernel.backend().downcast_ref::<CpuKernelFn>().ok_or_else(|| {
             ComputeError::ForeignHandle(format!("kernel {} was not loaded by the simulated device", kernel.def().name))
@@ -277,7 +280,7 @@ impl Driver for SimDriver {
         Ok(())
     }
 
-    fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
+    unsafe fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
         let s = self.stream_index(stream)?;
         let mut g = self.shared.lock();
         let c_acc = if d.beta == 0.0 { Access::Write } else { Access::ReadWrite };

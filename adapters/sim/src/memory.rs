@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use tenor_ports::{AllocError, AllocReport, Allocator, Block, Stream};
+use tenor_ports::{AllocError, AllocReport, Allocator, Block, RawArg, Stream};
 
 use crate::sched::Op;
 use crate::Shared;
@@ -14,7 +14,11 @@ pub(crate) const BASE: u64 = 0x7e00_0000_0000;
 pub(crate) const ALIGN: u64 = 256;
 
 pub(crate) struct Memory {
+    /// `ALIGN` bytes more than the capacity, so that simulated address `BASE` can sit at a host
+    /// address aligned to `ALIGN` (`pad` bytes in): kernels view blocks as `f64` slices.
     heap: Vec<u8>,
+    pad: usize,
+    bytes: usize,
     free: BTreeMap<u64, u64>,
     live: BTreeMap<u64, u64>,
     report: AllocReport,
@@ -24,23 +28,26 @@ impl Memory {
     pub(crate) fn new(bytes: usize) -> Self {
         let mut free = BTreeMap::new();
         free.insert(BASE, bytes as u64);
-        Self { heap: vec![0; bytes], free, live: BTreeMap::new(), report: AllocReport::default() }
+        let heap = vec![0; bytes + ALIGN as usize];
+        let pad = heap.as_ptr().align_offset(ALIGN as usize).min(ALIGN as usize);
+        Self { heap, pad, bytes, free, live: BTreeMap::new(), report: AllocReport::default() }
     }
 
     pub(crate) fn capacity(&self) -> usize {
-        self.heap.len()
+        self.bytes
     }
 
     fn offset(&self, addr: u64, len: usize) -> Option<usize> {
         let off = usize::try_from(addr.checked_sub(BASE)?).ok()?;
-        (off.checked_add(len)? <= self.heap.len()).then_some(off)
+        (off.checked_add(len)? <= self.bytes).then_some(off + self.pad)
     }
 
-    /// Host pointer of a simulated address (null outside the memory).
-    pub(crate) fn host_ptr(&mut self, addr: u64) -> u64 {
-        match self.offset(addr, 0) {
-            Some(off) => self.heap.as_mut_ptr() as u64 + off as u64,
-            None => 0,
+    /// Host range of the simulated range `addr .. addr + len`, as a kernel argument; a range
+    /// outside the memory becomes an empty one (which a kernel's bounds-checked views refuse).
+    pub(crate) fn host_range(&mut self, addr: u64, len: u64) -> RawArg {
+        match usize::try_from(len).ok().and_then(|n| self.offset(addr, n)) {
+            Some(off) => RawArg::Ptr(self.heap.as_mut_ptr() as u64 + off as u64, len),
+            None => RawArg::Ptr(0, 0),
         }
     }
 

@@ -181,13 +181,16 @@ impl Sched {
                 let args: Vec<RawArg> = args
                     .into_iter()
                     .map(|a| match a {
-                        RawArg::Ptr(p, len) => RawArg::Ptr(self.memory.host_ptr(p), len),
+                        RawArg::Ptr(p, len) => self.memory.host_range(p, len),
                         other => other,
                     })
                     .collect();
-                let call = KernelCall { items, block, args: &args };
-                // SAFETY: pointers were translated into the simulated heap, which is alive for
-                // the call; the blocks run one after another.
+                // SAFETY: every range was translated into the live heap (range-checked above;
+                // blocks are 256-byte aligned host addresses there); Driver::launch's contract
+                // keeps written ranges apart from the other arguments, and the scheduler holds
+                // the heap exclusively during the call.
+                let call = unsafe { KernelCall::new(items, block, &args) };
+                // SAFETY: one call over all blocks.
                 unsafe { f(&call, 0..call.blocks()) };
             }
             Op::CopyIn { dst, data } => self.memory.write(dst, &data),

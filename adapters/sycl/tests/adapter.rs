@@ -24,7 +24,7 @@ fn devices_are_selected_by_kind_index_and_name() {
     assert!(!by_index.info().name.is_empty());
     let by_name = sycl(&info.name.to_uppercase()).expect("by name, case-insensitive");
     assert_eq!(by_name.info().name, info.name);
-    assert_eq!(by_name.driver().raw_info().identity, dev.driver().raw_info().identity, "same SYCL device");
+    assert_eq!(adapter(&by_name).raw_info().identity, adapter(&dev).raw_info().identity, "same SYCL device");
     // "index:N" takes decimal digits only: anything else is refused by name, never read as 0.
     for bad in ["index:foo", "index:", "index:1x", "index:-1", "index: 0"] {
         match sycl(bad) {
@@ -43,10 +43,17 @@ fn devices_are_selected_by_kind_index_and_name() {
     }
 }
 
+/// The adapter behind a SYCL device, for its own description and USM allocator.
+fn adapter(dev: &tenor_sycl::SyclCompute) -> &tenor_sycl::SyclDriver {
+    // SAFETY: the tests only read the driver's description and use its allocator through the
+    // safe Allocator port; nothing is enqueued through the driver's raw methods.
+    unsafe { dev.driver() }
+}
+
 fn manifest(name: &str) -> KernelDef {
     let text = format!(
         "name = \"{name}\"\ndescription = \"test\"\n[launch]\nitems = \"n\"\nblock = 64\n\
-         [[args]]\nname = \"out\"\ntype = \"f64*\"\naccess = \"write\"\n[[args]]\nname = \"n\"\ntype = \"u64\"\n"
+         [[args]]\nname = \"out\"\ntype = \"f64*\"\naccess = \"write\"\nlen = \"n\"\n[[args]]\nname = \"n\"\ntype = \"u64\"\n"
     );
     KernelDef::from_toml(&text, "test").expect("manifest")
 }
@@ -129,9 +136,9 @@ fn tracked_buffers_order_streams_and_pending_downloads_may_be_dropped() {
 fn usm_allocator_counts_blocks_and_frees_in_stream_order() {
     let dev = cpu_device();
     let s = dev.default_stream().clone();
-    let alloc = dev.driver().usm_allocator().clone();
+    let alloc = adapter(&dev).usm_allocator().clone();
     // The OpenCL CPU device has no ext_oneapi_async_memory_alloc aspect.
-    assert_eq!(alloc.is_async(), dev.driver().raw_info().async_alloc);
+    assert_eq!(alloc.is_async(), adapter(&dev).raw_info().async_alloc);
     let before = alloc.report();
     let block = alloc.allocate(1 << 20, &s).expect("allocate");
     let during = alloc.report();
@@ -146,11 +153,11 @@ fn usm_allocator_counts_blocks_and_frees_in_stream_order() {
 fn buffers_come_from_the_toolkit_pool_over_usm_without_async_allocation() {
     let dev = cpu_device();
     let s = dev.default_stream().clone();
-    if dev.driver().raw_info().async_alloc {
-        assert_eq!(dev.allocator().name(), dev.driver().usm_allocator().name());
+    if adapter(&dev).raw_info().async_alloc {
+        assert_eq!(dev.allocator().name(), adapter(&dev).usm_allocator().name());
         return;
     }
-    let usm = dev.driver().usm_allocator().clone();
+    let usm = adapter(&dev).usm_allocator().clone();
     let before = usm.report();
     // Two 1 MiB buffers: one 32 MiB USM slab serves both.
     let a = dev.upload_slice(&s, &[1.5f64; 1 << 17]).expect("upload");

@@ -45,9 +45,54 @@ impl ErrorSlot {
 
 /// The primitives an adapter implements. [`Device`] makes a [`Compute`] of them.
 ///
+/// This is a hardware abstraction layer in the manner of `wgpu-hal`: its methods that take raw
+/// device addresses are `unsafe fn`, because nothing in them can check that an address is a
+/// live allocation or that a kernel stays inside its buffers. [`Device`] is the one safe way
+/// in: it checks every call (buffer ownership and ranges, argument types and access, the
+/// manifest's required buffer lengths, aliasing, the stream's device) and orders cross-stream
+/// accesses before it calls a raw method, and it never hands out the driver to safe code.
+///
 /// Streams and events are the adapter's own types behind [`Stream`] and [`crate::Event`];
 /// `launch` receives buffers as raw device addresses, already ordered by the tracker.
-pub trait Driver: Send + Sync + fmt::Debug + 'static {
+///
+/// ```compile_fail
+/// // Safe code cannot reach the raw methods: `Device::driver` is an `unsafe fn` and so is
+/// // every method that takes an address.
+/// fn write_anywhere(dev: &tenor_ports::Device<impl tenor_ports::Driver>) {
+///     let s = tenor_ports::Compute::default_stream(dev).clone();
+///     let _ = dev.driver().copy_h2d(&s, 0xdead_0000, &[0u8; 8]);
+/// }
+/// ```
+///
+/// The same call compiles once the caller takes on the contract in an `unsafe` block (so the
+/// examples above fail for that reason alone):
+///
+/// ```no_run
+/// fn write_with_contract(dev: &tenor_ports::Device<impl tenor_ports::Driver>) {
+///     let s = tenor_ports::Compute::default_stream(dev).clone();
+///     // SAFETY: (not upheld: this example is never run.)
+///     let _ = unsafe { dev.driver().copy_h2d(&s, 0xdead_0000, &[0u8; 8]) };
+/// }
+/// ```
+///
+/// ```compile_fail
+/// // Even with a driver in hand, a raw copy is an `unsafe fn`.
+/// fn write_anywhere<D: tenor_ports::Driver>(drv: &D, s: &tenor_ports::Stream) {
+///     let _ = drv.copy_h2d(s, 0xdead_0000, &[0u8; 8]);
+/// }
+/// ```
+///
+/// # Safety
+/// Implementing the trait promises what [`Device`]'s soundness rests on:
+/// * the safe methods touch no memory the caller did not hand over: `create_stream` returns a
+///   stream of this driver, `load_kernel` returns the implementation of the given manifest
+///   (whose accesses stay within the manifest's `len` of every buffer argument), and
+///   `default_allocator` returns an allocator whose blocks are valid device addresses of this
+///   driver for their whole size until deallocated;
+/// * the raw methods access only the ranges their contracts name, on the stream given, in
+///   stream order, and report failures as errors (or asynchronously, to the next
+///   `synchronize`), never by unwinding across a foreign call.
+pub unsafe trait Driver: Send + Sync + fmt::Debug + 'static {
     /// Device description.
     fn info(&self) -> DeviceInfo;
     /// Creates an in-order stream.
@@ -57,16 +102,26 @@ pub trait Driver: Send + Sync + fmt::Debug + 'static {
     fn create_stream(&self) -> Result<Stream, ComputeError>;
     /// The allocator the adapter recommends (the device's stream-ordered pool on CUDA).
     fn default_allocator(&self) -> Arc<dyn Allocator>;
-    /// Enqueues a host-to-device copy; `src` is staged before returning.
+    /// Enqueues a host-to-device copy of `src` to `dst`; `src` is staged before returning.
+    ///
+    /// # Safety
+    /// `stream` is a stream of this driver; `dst .. dst + src.len()` lies inside one live
+    /// block of this driver's memory, which stays allocated until the copy completed, and no
+    /// other work accesses that range until then unless ordered after the copy.
     ///
     /// # Errors
     /// Backend errors.
-    fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError>;
-    /// Enqueues a device-to-host copy.
+    unsafe fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError>;
+    /// Enqueues a device-to-host copy of `len` bytes from `src`.
+    ///
+    /// # Safety
+    /// `stream` is a stream of this driver; `src .. src + len` lies inside one live block of
+    /// this driver's memory, which stays allocated, and is not written by unordered work, until
+    /// the copy completed.
     ///
     /// # Errors
     /// Backend errors.
-    fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError>;
+    unsafe fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError>;
     /// Compiles or looks up the kernel's implementation for this device.
     ///
     /// # Errors
@@ -74,14 +129,29 @@ pub trait Driver: Send + Sync + fmt::Debug + 'static {
     fn load_kernel(&self, def: &KernelDef) -> Result<Arc<dyn Any + Send + Sync>, ComputeError>;
     /// Enqueues a launch of `kernel` over `items` work items.
     ///
+    /// # Safety
+    /// `stream` is a stream of this driver and `kernel` was loaded by it; `args` match the
+    /// manifest's arguments in number and type; every `RawArg::Ptr(addr, bytes)` is a range
+    /// inside one live block of this driver's memory holding at least the manifest's `len`
+    /// elements for this launch (`bytes` is that range's length), which stays allocated until
+    /// the launch completed; a range the kernel writes overlaps no other argument's range; and
+    /// every access by other streams is ordered before the launch. ([`Device::launch`] checks
+    /// and orders all of this.)
+    ///
     /// # Errors
     /// Launch errors.
-    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError>;
+    unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError>;
     /// Enqueues `C = alpha op(A) op(B) + beta C` on raw addresses.
+    ///
+    /// # Safety
+    /// `stream` is a stream of this driver; `a`, `b` and `c` start live blocks of this
+    /// driver's memory of at least [`GemmDesc::operand_bytes`] bytes each (the shapes were
+    /// validated), `c` overlaps neither `a` nor `b`, all stay allocated until the product
+    /// completed, and accesses by other streams are ordered before it.
     ///
     /// # Errors
     /// Backend errors; [`ComputeError::Unsupported`] where no BLAS exists.
-    fn gemm(&self, stream: &Stream, desc: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError>;
+    unsafe fn gemm(&self, stream: &Stream, desc: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError>;
     /// Blocks until every stream of the device is idle.
     ///
     /// # Errors
@@ -127,11 +197,12 @@ impl<D: Driver> Device<D> {
     /// # Errors
     /// Stream creation errors.
     pub fn with_allocator(driver: D, allocator: Arc<dyn Allocator>) -> Result<Self, ComputeError> {
-        let default_stream = driver.create_stream()?;
+        let id = NEXT_DEVICE_ID.fetch_add(1, Ordering::Relaxed);
+        let default_stream = driver.create_stream()?.in_domain(id);
         Ok(Self {
             info: driver.info(),
             driver: Arc::new(driver),
-            id: NEXT_DEVICE_ID.fetch_add(1, Ordering::Relaxed),
+            id,
             default_stream,
             allocator,
             errors: Arc::new(ErrorSlot::default()),
@@ -139,8 +210,17 @@ impl<D: Driver> Device<D> {
         })
     }
 
-    /// The adapter.
-    pub fn driver(&self) -> &D {
+    /// The adapter, for adapter-specific calls outside the port (a benchmark that times the
+    /// raw launch, an adapter's own tests).
+    ///
+    /// # Safety
+    /// Work the caller enqueues through the driver bypasses this device: it is not checked,
+    /// not ordered against other streams' uses of this device's buffers, and streams the
+    /// caller creates through it belong to no device (see [`Stream::wait`]). The caller
+    /// upholds the contracts of the raw methods it calls and orders such work against every
+    /// tracked use of the buffers it touches (for instance by synchronizing the device before
+    /// and after).
+    pub unsafe fn driver(&self) -> &D {
         &self.driver
     }
 
@@ -161,8 +241,13 @@ impl<D: Driver> Device<D> {
         items: u64,
         args: &[Arg<'_>],
     ) -> Result<(), ComputeError> {
+        self.check_stream(stream)?;
         let raw = self.check_args(kernel.def(), items, args)?;
-        self.driver.launch(stream, kernel, items, &raw)
+        // SAFETY: check_stream and check_args established the launch contract's checks (stream
+        // and buffers of this device, types, required lengths, no written range aliasing
+        // another argument); the buffers are borrowed for the call and freed only in stream
+        // order after it. Cross-stream order is the caller's, as documented.
+        unsafe { self.driver.launch(stream, kernel, items, &raw) }
     }
 
     fn check_args(&self, def: &KernelDef, items: u64, args: &[Arg<'_>]) -> Result<Vec<RawArg>, ComputeError> {
@@ -209,7 +294,72 @@ impl<D: Driver> Device<D> {
                 return Err(err(p, format!("launch over {items} items but argument says {n}")));
             }
         }
+        self.check_lengths(def, items, &raw)?;
         Ok(raw)
+    }
+
+    /// Every buffer argument holds at least the manifest's `len` elements for this launch, and
+    /// no buffer the kernel writes overlaps another buffer argument.
+    fn check_lengths(&self, def: &KernelDef, items: u64, raw: &[RawArg]) -> Result<(), ComputeError> {
+        for (i, (r, ad)) in raw.iter().zip(&def.args).enumerate() {
+            let RawArg::Ptr(ptr, bytes) = *r else { continue };
+            let required = match def.required_len(i, items, raw) {
+                Some(Ok(n)) => n,
+                Some(Err(e)) => {
+                    return Err(ComputeError::KernelArg {
+                        kernel: def.name.clone(),
+                        position: i,
+                        name: ad.name.clone(),
+                        reason: format!("required length: {e}"),
+                    })
+                }
+                None => continue,
+            };
+            let elem = ad.ty.element_bytes() as u64;
+            let given = bytes / elem.max(1);
+            if given < required {
+                return Err(ComputeError::BufferTooShort {
+                    kernel: def.name.clone(),
+                    position: i,
+                    name: ad.name.clone(),
+                    len: ad.len.as_ref().map_or_else(String::new, |e| e.as_str().to_owned()),
+                    required,
+                    given,
+                });
+            }
+            if ad.access.is_some_and(Access::writes) {
+                for (j, other) in raw.iter().enumerate() {
+                    if let RawArg::Ptr(q, qb) = *other {
+                        if j != i && ptr < q.saturating_add(qb) && q < ptr.saturating_add(bytes) {
+                            return Err(ComputeError::KernelArg {
+                                kernel: def.name.clone(),
+                                position: i,
+                                name: ad.name.clone(),
+                                reason: format!(
+                                    "written buffer overlaps argument {j} ({}); pass distinct buffers",
+                                    def.args.get(j).map_or("-", |a| a.name.as_str())
+                                ),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The stream was created by this device (not by another device or outside one).
+    fn check_stream(&self, stream: &Stream) -> Result<(), ComputeError> {
+        if stream.device_id() == self.id {
+            Ok(())
+        } else {
+            Err(ComputeError::ForeignHandle(format!(
+                "{stream:?} belongs to device {}, not to this {} device {}",
+                stream.device_id(),
+                self.info.backend,
+                self.id
+            )))
+        }
     }
 
     fn check_range(buf: &DeviceBuffer, offset: usize, len: usize, what: &str) -> Result<(), ComputeError> {
@@ -241,7 +391,7 @@ impl<D: Driver> Compute for Device<D> {
     }
 
     fn create_stream(&self) -> Result<Stream, ComputeError> {
-        self.driver.create_stream()
+        Ok(self.driver.create_stream()?.in_domain(self.id))
     }
 
     fn allocator(&self) -> &Arc<dyn Allocator> {
@@ -249,15 +399,20 @@ impl<D: Driver> Compute for Device<D> {
     }
 
     fn alloc(&self, stream: &Stream, bytes: usize) -> Result<DeviceBuffer, ComputeError> {
+        self.check_stream(stream)?;
         let block = self.allocator.allocate(bytes, stream)?;
         Ok(DeviceBuffer::new(block, bytes, self.allocator.clone(), self.id, stream, self.errors.clone()))
     }
 
     fn upload(&self, stream: &Stream, dst: &DeviceBuffer, offset: usize, src: &[u8]) -> Result<(), ComputeError> {
+        self.check_stream(stream)?;
         self.check_owner(dst)?;
         Self::check_range(dst, offset, src.len(), "upload")?;
         dst.order_before(stream, Access::Write)?;
-        self.driver.copy_h2d(stream, dst.ptr() + offset as u64, src)?;
+        // SAFETY: a stream and a live buffer of this device, the range checked against the
+        // buffer, other streams' uses ordered before; the buffer is freed only in stream order
+        // after this use.
+        unsafe { self.driver.copy_h2d(stream, dst.ptr() + offset as u64, src)? };
         dst.note_use(stream, Access::Write);
         Ok(())
     }
@@ -269,10 +424,12 @@ impl<D: Driver> Compute for Device<D> {
         offset: usize,
         len: usize,
     ) -> Result<Pending<Vec<u8>>, ComputeError> {
+        self.check_stream(stream)?;
         self.check_owner(src)?;
         Self::check_range(src, offset, len, "download")?;
         src.order_before(stream, Access::Read)?;
-        let p = self.driver.copy_d2h(stream, src.ptr() + offset as u64, len)?;
+        // SAFETY: as in upload.
+        let p = unsafe { self.driver.copy_d2h(stream, src.ptr() + offset as u64, len)? };
         src.note_use(stream, Access::Read);
         Ok(p)
     }
@@ -291,13 +448,18 @@ impl<D: Driver> Compute for Device<D> {
     }
 
     fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
+        self.check_stream(stream)?;
         let raw = self.check_args(kernel.def(), items, args)?;
         for a in args {
             if let Arg::Buf(b, acc) = a {
                 b.order_before(stream, *acc)?;
             }
         }
-        self.driver.launch(stream, kernel, items, &raw)?;
+        // SAFETY: check_stream and check_args established the launch contract (stream and
+        // buffers of this device, types, required lengths, no written range aliasing another
+        // argument); every other stream's use is ordered before; the buffers are freed only in
+        // stream order after this use.
+        unsafe { self.driver.launch(stream, kernel, items, &raw)? };
         for a in args {
             if let Arg::Buf(b, acc) = a {
                 b.note_use(stream, *acc);
@@ -314,15 +476,23 @@ impl<D: Driver> Compute for Device<D> {
         b: &DeviceBuffer,
         c: &DeviceBuffer,
     ) -> Result<(), ComputeError> {
+        self.check_stream(stream)?;
         for x in [a, b, c] {
             self.check_owner(x)?;
         }
         desc.validate(a.len(), b.len(), c.len())?;
+        if c.ptr() < a.ptr() + a.len() as u64 && a.ptr() < c.ptr() + c.len() as u64
+            || c.ptr() < b.ptr() + b.len() as u64 && b.ptr() < c.ptr() + c.len() as u64
+        {
+            return Err(ComputeError::InvalidArgument("gemm: C overlaps A or B; pass distinct buffers".into()));
+        }
         let c_access = if desc.beta == 0.0 { Access::Write } else { Access::ReadWrite };
         a.order_before(stream, Access::Read)?;
         b.order_before(stream, Access::Read)?;
         c.order_before(stream, c_access)?;
-        self.driver.gemm(stream, desc, a.ptr(), b.ptr(), c.ptr())?;
+        // SAFETY: stream and buffers of this device, shapes validated against the buffer sizes,
+        // C distinct from A and B, other streams' uses ordered before.
+        unsafe { self.driver.gemm(stream, desc, a.ptr(), b.ptr(), c.ptr())? };
         a.note_use(stream, Access::Read);
         b.note_use(stream, Access::Read);
         c.note_use(stream, c_access);

@@ -104,6 +104,25 @@ pub enum ComputeError {
         /// What is wrong.
         reason: String,
     },
+    /// A buffer argument holds fewer elements than the manifest's `len` requires for this
+    /// launch (checked by [`crate::Device`] before anything is enqueued).
+    #[error(
+        "kernel {kernel}, argument {position} ({name}): buffer holds {given} elements, the launch needs {required} (len = \"{len}\")"
+    )]
+    BufferTooShort {
+        /// Kernel name.
+        kernel: String,
+        /// Zero-based position of the argument.
+        position: usize,
+        /// Argument name from the manifest.
+        name: String,
+        /// The manifest's length expression.
+        len: String,
+        /// Elements the launch needs (the expression's value).
+        required: u64,
+        /// Elements the buffer holds (its bytes over the element size).
+        given: u64,
+    },
     /// A kernel name that no registry knows, or a kernel without a source for this backend.
     #[error("kernel {kernel} not available on {backend}: {reason}")]
     UnknownKernel {

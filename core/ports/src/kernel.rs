@@ -15,6 +15,12 @@
 //! name = "x"
 //! type = "f64*"
 //! access = "read"
+//! len = "n"            # required elements (of f64) as a length expression
+//! [[args]]
+//! name = "partials"
+//! type = "f64*"
+//! access = "write"
+//! len = "2*blocks"     # blocks = ceil(items / block)
 //! [[args]]
 //! name = "n"
 //! type = "u64"
@@ -27,6 +33,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use crate::expr::Expr;
 use crate::{Access, ComputeError};
 
 /// Type of one kernel argument.
@@ -102,6 +109,12 @@ pub struct ArgDef {
     /// Access for pointer arguments (`read`, `write`, `read_write`); absent for scalars.
     #[serde(default)]
     pub access: Option<Access>,
+    /// Pointer arguments: the number of ELEMENTS (of the pointer's type) the kernel may touch,
+    /// a length expression ([`crate::expr`]) over `items`, `blocks` (`ceil(items / block)`) and
+    /// the kernel's integer scalar arguments. Required for pointers, absent for scalars;
+    /// [`crate::Device`] checks every buffer against it before each launch.
+    #[serde(default)]
+    pub len: Option<Expr>,
 }
 
 /// How a kernel is launched.
@@ -154,8 +167,10 @@ impl KernelDef {
     ///
     /// # Errors
     /// [`ComputeError::InvalidArgument`] naming `origin` and what is wrong: TOML syntax, an
-    /// unknown field, a pointer without access, a scalar with access, a launch `items` that is
-    /// not a `u64`/`u32` argument, or a zero block size.
+    /// unknown field, a pointer without access or without `len`, a scalar with either, a `len`
+    /// that does not parse or names something other than `items`, `blocks` or an integer
+    /// scalar argument, a launch `items` that is not a `u64`/`u32` argument, or a zero block
+    /// size.
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, ComputeError> {
         let def: KernelDef =
             toml::from_str(text).map_err(|e| ComputeError::InvalidArgument(format!("{origin}: {e}")))?;
@@ -175,6 +190,29 @@ impl KernelDef {
             if !a.ty.is_pointer() && a.access.is_some() {
                 return bad(format!("argument {i} ({}) is a scalar with an access", a.name));
             }
+            match (&a.len, a.ty.is_pointer()) {
+                (None, true) => {
+                    return bad(format!(
+                        "argument {i} ({}) is a pointer without len (its length in elements, e.g. len = \"items\")",
+                        a.name
+                    ))
+                }
+                (Some(_), false) => return bad(format!("argument {i} ({}) is a scalar with a len", a.name)),
+                (Some(e), true) => {
+                    let known = |n: &str| {
+                        n == "items"
+                            || n == "blocks"
+                            || self
+                                .args
+                                .iter()
+                                .any(|b| b.name == n && matches!(b.ty, ArgType::U32 | ArgType::U64 | ArgType::I32))
+                    };
+                    if let Err(e) = e.check_names(known, "items, blocks or an integer scalar argument") {
+                        return bad(format!("argument {i} ({}) len: {e}", a.name));
+                    }
+                }
+                (None, false) => {}
+            }
         }
         match self.args.iter().find(|a| a.name == self.launch.items) {
             Some(a) if matches!(a.ty, ArgType::U64 | ArgType::U32) => Ok(()),
@@ -186,6 +224,35 @@ impl KernelDef {
     /// Position of the argument that gives the item count.
     pub fn items_position(&self) -> Option<usize> {
         self.args.iter().position(|a| a.name == self.launch.items)
+    }
+
+    /// The number of elements pointer argument `position` must hold for a launch over `items`
+    /// work items whose scalar arguments are `args` (the manifest's `len`, evaluated), or
+    /// `None` for a scalar.
+    ///
+    /// # Errors
+    /// [`crate::expr::ExprError`] when the expression overflows, goes negative, divides by zero
+    /// or names a scalar that is negative.
+    pub fn required_len(
+        &self,
+        position: usize,
+        items: u64,
+        args: &[crate::RawArg],
+    ) -> Option<Result<u64, crate::expr::ExprError>> {
+        let e = self.args.get(position)?.len.as_ref()?;
+        Some(e.eval(|n| match n {
+            "items" => Some(items),
+            "blocks" => Some(self.blocks(items)),
+            _ => {
+                let p = self.args.iter().position(|a| a.name == n)?;
+                match args.get(p)? {
+                    crate::RawArg::U64(v) => Some(*v),
+                    crate::RawArg::U32(v) => Some(u64::from(*v)),
+                    crate::RawArg::I32(v) => u64::try_from(*v).ok(),
+                    _ => None,
+                }
+            }
+        }))
     }
 
     /// Number of blocks for `items` work items.

@@ -24,8 +24,14 @@ pub trait StreamImpl: Send + Sync + fmt::Debug {
     /// Makes work enqueued on this stream after the call wait until `event` completed.
     /// The host does not block.
     ///
+    /// [`Stream::wait`] calls this only for an event recorded on another stream of the same
+    /// [`crate::Device`] (or, for streams made outside any device, of the same kind); events of
+    /// other devices and backends are handled there, once for all adapters (the host waits for
+    /// them), so an adapter never needs a fallback of its own.
+    ///
     /// # Errors
-    /// [`ComputeError::ForeignHandle`] when the event comes from another backend.
+    /// [`ComputeError::ForeignHandle`] when the event is not the adapter's own type (a broken
+    /// invariant, not a case to handle).
     fn wait_event(&self, event: &Event) -> Result<(), ComputeError>;
     /// Blocks the host until all work enqueued on this stream completed, and returns the
     /// first asynchronous error of that work.
@@ -43,34 +49,63 @@ pub trait StreamImpl: Send + Sync + fmt::Debug {
 #[derive(Clone)]
 pub struct Stream {
     id: u64,
+    domain: u64,
     inner: Arc<dyn StreamImpl>,
 }
 
 impl Stream {
-    /// Wraps an adapter's stream with a fresh process-wide unique id.
+    /// Wraps an adapter's stream with a fresh process-wide unique id. The stream belongs to no
+    /// device until a [`crate::Device`] hands it out (see [`Stream::device_id`]).
     pub fn new(inner: Arc<dyn StreamImpl>) -> Self {
-        Self { id: NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed), inner }
+        Self { id: NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed), domain: 0, inner }
+    }
+    /// The same stream, marked as a stream of device `domain` (done by [`crate::Device`] for
+    /// every stream it creates).
+    pub(crate) fn in_domain(mut self, domain: u64) -> Self {
+        self.domain = domain;
+        self
     }
     /// Process-wide unique id of this stream.
     pub fn id(&self) -> u64 {
         self.id
     }
-    /// Records an event on this stream (see [`StreamImpl::record`]).
+    /// Id of the [`crate::Device`] that created this stream ([`crate::Device::id`]), or 0 for
+    /// a stream made outside any device (an allocator's test stream, a borrowed stream).
+    pub fn device_id(&self) -> u64 {
+        self.domain
+    }
+    /// Records an event on this stream (see [`StreamImpl::record`]); the event remembers this
+    /// stream's device.
     ///
     /// # Errors
     /// A backend error.
     pub fn record(&self) -> Result<Event, ComputeError> {
-        self.inner.record()
+        let mut e = self.inner.record()?;
+        e.domain = self.domain;
+        Ok(e)
     }
-    /// Makes this stream wait on `event` (see [`StreamImpl::wait_event`]).
+    /// Makes this stream wait on `event`.
+    ///
+    /// The foreign-event policy, the same for every adapter: an event of this stream needs no
+    /// wait; an event recorded on another stream of the same device is a device-side wait
+    /// ([`StreamImpl::wait_event`], the host does not block); any other event (another device,
+    /// another backend, [`Event::completed`], or a device's event on a stream made outside any
+    /// device, and the other way round) is waited for by the host here, before later work is
+    /// enqueued, which orders that work after it on every backend. Streams made outside any
+    /// device (an adapter's own, device id 0) wait on each other's events natively, as the
+    /// adapter that made them defines.
     ///
     /// # Errors
-    /// A backend error or a foreign event.
+    /// A backend error of the wait, or the asynchronous error of the work a foreign event
+    /// follows.
     pub fn wait(&self, event: &Event) -> Result<(), ComputeError> {
         if event.stream_id() == Some(self.id) {
             return Ok(()); // an event of this stream is already ordered before later work
         }
-        self.inner.wait_event(event)
+        if event.domain == self.domain {
+            return self.inner.wait_event(event);
+        }
+        event.synchronize()
     }
     /// Blocks until the stream's work completed (see [`StreamImpl::synchronize`]).
     ///
@@ -122,6 +157,7 @@ pub trait EventImpl: Send + Sync + fmt::Debug {
 #[derive(Clone)]
 pub struct Event {
     stream: Option<u64>,
+    domain: u64,
     inner: Arc<dyn EventImpl>,
 }
 
@@ -142,15 +178,19 @@ impl EventImpl for Completed {
 impl Event {
     /// Wraps an adapter's event recorded on the stream with id `stream`.
     pub fn new(stream: Option<u64>, inner: Arc<dyn EventImpl>) -> Self {
-        Self { stream, inner }
+        Self { stream, domain: 0, inner }
     }
     /// An event that is already complete (for backends that execute synchronously).
     pub fn completed() -> Self {
-        Self { stream: None, inner: Arc::new(Completed) }
+        Self { stream: None, domain: 0, inner: Arc::new(Completed) }
     }
     /// Id of the stream the event was recorded on, if any.
     pub fn stream_id(&self) -> Option<u64> {
         self.stream
+    }
+    /// Id of the device whose stream recorded the event ([`Stream::device_id`]; 0 for none).
+    pub fn device_id(&self) -> u64 {
+        self.domain
     }
     /// Non-blocking completion query.
     ///
@@ -174,7 +214,7 @@ impl Event {
 
 impl fmt::Debug for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Event(stream {:?}, {:?})", self.stream, self.inner)
+        write!(f, "Event(stream {:?}, device {}, {:?})", self.stream, self.domain, self.inner)
     }
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context as _};
 use serde::{Deserialize, Serialize};
-use tenor_ports::{Access, Arg, ArgType, Compute, ComputeExt, DeviceBuffer, KernelDef};
+use tenor_ports::{Access, Arg, ArgType, Compute, ComputeExt, DeviceBuffer, Expr, KernelDef};
 
 use super::measure::{time, Stats};
 
@@ -18,14 +18,15 @@ use super::measure::{time, Stats};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArgSpec {
-    /// Buffers: element count, `items`, `blocks`, `K*items`, `K*blocks` or a number.
+    /// Buffers: element count, a length expression over `items` and `blocks` (the manifest's
+    /// grammar, [`tenor_ports::expr`]: `items`, `2*blocks`, `items+1`, a number, ...).
     #[serde(default)]
     pub len: Option<String>,
     /// Input buffers: `uniform(a,b)` (seeded), `iota`, `constant(c)`. Outputs are poisoned with
     /// NaN (or 0xFFFFFFFF) before the launch and checked to be fully written.
     #[serde(default)]
     pub fill: Option<String>,
-    /// Scalars: `items`, `blocks` or a number.
+    /// Scalars: a number, or a length expression over `items` and `blocks`.
     #[serde(default)]
     pub value: Option<toml::Value>,
 }
@@ -116,20 +117,18 @@ pub fn load(dir: &Path) -> anyhow::Result<InHouse> {
     Ok(k)
 }
 
+/// Evaluates a `pilot.toml` length or value expression: the manifest's length grammar
+/// ([`tenor_ports::expr`]) over `items` and `blocks`.
 fn count(expr: &str, items: u64, blocks: u64, what: &str) -> anyhow::Result<u64> {
-    let e = expr.replace(' ', "");
-    let (k, base) = match e.split_once('*') {
-        Some((k, b)) => (k.parse::<u64>().map_err(|_| anyhow!("{what}: bad factor in {expr:?}"))?, b.to_owned()),
-        None => (1, e.clone()),
-    };
-    let n = match base.as_str() {
-        "items" => items,
-        "blocks" => blocks,
-        n => n
-            .parse::<u64>()
-            .map_err(|_| anyhow!("{what}: {expr:?} is not items, blocks, K*items, K*blocks or a number"))?,
-    };
-    k.checked_mul(n).ok_or_else(|| anyhow!("{what}: {expr:?} overflows 64 bits at {items} items"))
+    let e = Expr::parse(expr).map_err(|e| anyhow!("{what}: {e}"))?;
+    e.check_names(|n| n == "items" || n == "blocks", "pilot.toml knows items and blocks")
+        .map_err(|e| anyhow!("{what}: {e}"))?;
+    e.eval(|n| match n {
+        "items" => Some(items),
+        "blocks" => Some(blocks),
+        _ => None,
+    })
+    .map_err(|e| anyhow!("{what}: {e} at {items} items"))
 }
 
 /// A scalar argument's value, converted to the argument's type.

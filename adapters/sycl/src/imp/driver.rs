@@ -51,8 +51,8 @@ impl StreamImpl for SyclStream {
     fn wait_event(&self, event: &Event) -> Result<(), ComputeError> {
         match event.downcast::<SyclEvent>() {
             Some(e) => self.queue.wait_event(&e.0),
-            // An event of another backend (or an already complete one): the host waits.
-            None => event.synchronize(),
+            // Stream::wait hands over only events of this device (its foreign-event policy).
+            None => Err(ComputeError::ForeignHandle(format!("{event:?} is not a SYCL event"))),
         }
     }
     fn synchronize(&self) -> Result<(), ComputeError> {
@@ -172,7 +172,11 @@ impl SyclDriver {
 /// Work-items per work-group of the gemm kernel (one 4x4 tile of C each).
 const GEMM_LOCAL: u32 = 64;
 
-impl Driver for SyclDriver {
+// SAFETY: streams are `SyclStream`s of this device, kernels the manifests' SYCL sources (checked
+// against the CPU reference by the conformance suite), blocks USM of this device, and the raw
+// methods enqueue on the given queue only the ranges they are given; runtime errors are
+// returned (the shim catches SYCL exceptions), never unwound.
+unsafe impl Driver for SyclDriver {
     fn info(&self) -> DeviceInfo {
         DeviceInfo {
             backend: "sycl".into(),
@@ -204,15 +208,17 @@ impl Driver for SyclDriver {
         self.default.clone()
     }
 
-    fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
-        stream_of(stream)?.queue.copy_h2d(dst, src)
+    unsafe fn copy_h2d(&self, stream: &Stream, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
+        // SAFETY: the caller's contract (a live range of this device's memory).
+        unsafe { stream_of(stream)?.queue.copy_h2d(dst, src) }
     }
 
-    fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
+    unsafe fn copy_d2h(&self, stream: &Stream, src: u64, len: usize) -> Result<Pending<Vec<u8>>, ComputeError> {
         let s = stream_of(stream)?;
         let mut buf = vec![0u8; len];
         // SAFETY: buf's heap memory moves into `Landing`, which waits for the copy's event
-        // before freeing it; a Vec's buffer does not move when the Vec does.
+        // before freeing it; a Vec's buffer does not move when the Vec does; `src` is a live
+        // range (the caller's contract).
         let ev = unsafe { s.queue.copy_d2h(buf.as_mut_ptr(), src, len)? };
         let event = Arc::new(SyclEvent(ev));
         let mut landing = Landing { buf, event: event.clone() };
@@ -223,19 +229,19 @@ impl Driver for SyclDriver {
         Ok(Arc::new(kernels::load(&self.dev, &self.key, self.raw.max_work_group_size, def)?))
     }
 
-    fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
+    unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
         let s = stream_of(stream)?;
         let k = kernel.backend().downcast_ref::<Loaded>().ok_or_else(|| {
             ComputeError::ForeignHandle(format!("kernel {} was not loaded by the SYCL backend", kernel.def().name))
         })?;
         let raw: Vec<ffi::tsy_arg> = args.iter().map(raw_arg).collect();
         let groups = items.div_ceil(u64::from(k.block));
-        s.queue
-            .launch(&k.bundle, groups, k.local, &raw)
+        // SAFETY: the caller's contract (live ranges holding the manifest's lengths).
+        unsafe { s.queue.launch(&k.bundle, groups, k.local, &raw) }
             .map_err(|e| ComputeError::Launch { kernel: kernel.def().name.clone(), reason: e.to_string() })
     }
 
-    fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
+    unsafe fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {
         let s = stream_of(stream)?;
         let k = self.gemm_kernel(d.precision)?;
         let t = |x: Transpose| RawArg::U32(u32::from(x == Transpose::Yes));
@@ -256,7 +262,8 @@ impl Driver for SyclDriver {
         ];
         let raw: Vec<ffi::tsy_arg> = args.iter().map(raw_arg).collect();
         let tiles = (d.m as u64).div_ceil(4) * (d.n as u64).div_ceil(4);
-        s.queue.launch(&k.bundle, tiles.div_ceil(u64::from(k.local)), k.local, &raw)
+        // SAFETY: the caller's contract: a, b and c hold the validated operand shapes.
+        unsafe { s.queue.launch(&k.bundle, tiles.div_ceil(u64::from(k.local)), k.local, &raw) }
     }
 
     fn synchronize(&self) -> Result<(), ComputeError> {

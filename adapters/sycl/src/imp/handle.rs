@@ -241,10 +241,15 @@ impl Queue {
 
     /// Enqueues a copy of `src` (staged by the shim before returning) to device address `dst`.
     ///
+    /// # Safety
+    /// `dst .. dst + src.len()` is a live USM range of this queue's device that stays
+    /// allocated, and is not accessed by unordered work, until the copy completed.
+    ///
     /// # Errors
     /// Runtime errors.
-    pub fn copy_h2d(&self, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
-        // SAFETY: src is valid for src.len() bytes during the call; the shim stages it.
+    pub unsafe fn copy_h2d(&self, dst: u64, src: &[u8]) -> Result<(), ComputeError> {
+        // SAFETY: src is valid for src.len() bytes during the call; the shim stages it; dst is
+        // the caller's.
         check(
             unsafe { ffi::tsy_copy_h2d(self.raw(), dst, src.as_ptr().cast::<c_void>(), src.len()) },
             "host-to-device copy",
@@ -270,10 +275,21 @@ impl Queue {
 
     /// Enqueues `bundle` over `groups` work-groups of `local` work-items.
     ///
+    /// # Safety
+    /// As [`tenor_ports::Driver::launch`]: every pointer argument is a live USM range of this
+    /// device holding what the kernel accesses, until the launch completed.
+    ///
     /// # Errors
     /// Runtime errors (argument kinds, work-group size).
-    pub fn launch(&self, bundle: &Bundle, groups: u64, local: u32, args: &[ffi::tsy_arg]) -> Result<(), ComputeError> {
-        // SAFETY: live queue and bundle; args valid for args.len() elements during the call.
+    pub unsafe fn launch(
+        &self,
+        bundle: &Bundle,
+        groups: u64,
+        local: u32,
+        args: &[ffi::tsy_arg],
+    ) -> Result<(), ComputeError> {
+        // SAFETY: live queue and bundle; args valid for args.len() elements during the call;
+        // the buffers are the caller's.
         check(
             unsafe { ffi::tsy_launch(self.raw(), bundle.raw.as_ptr(), groups, local, args.as_ptr(), args.len()) },
             "kernel launch",
