@@ -124,7 +124,7 @@ fn main() {
     for backend in backends {
         let Some(src) = kernel_file(&kernels, &backend) else { continue };
         let dir = root.join("adapters").join(&backend);
-        let adapter = count_lines(&dir, &["rs", "cpp", "hpp", "h", "cu", "cuh"]);
+        let adapter = count_lines(&dir, &["rs", "cpp", "hpp", "h", "cu", "cuh", "cl"]);
         let kernel = kernel_sources(&kernels, &src);
         rows.push(format!("(\"{backend}\", {adapter}, {kernel})"));
         println!("cargo:rerun-if-changed={}", dir.display());

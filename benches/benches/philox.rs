@@ -1,26 +1,22 @@
 //! Philox4x32-10 normals on the CPU backend (normals/s).
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tenor_ports::{Access, Arg, Compute, ComputeExt};
+use tenor_kernels::typed::PhiloxNormals;
+use tenor_ports::{Compute, ComputeExt};
 
 fn philox(c: &mut Criterion) {
     let dev = tenor_cpu::cpu().expect("cpu backend");
     let s = dev.default_stream().clone();
-    let def = tenor_kernels::get("philox_normals").expect("kernel");
-    let k = dev.load_kernel(def).expect("load");
+    let k = PhiloxNormals::load(&dev).expect("load");
     let paths = 1u64 << 20;
     let out = dev.alloc_elems::<f64>(&s, paths as usize).expect("alloc");
     let mut g = c.benchmark_group("philox_normals_f64");
     g.throughput(Throughput::Elements(paths));
     g.bench_function("cpu", |b| {
         b.iter(|| {
-            dev.launch(
-                &s,
-                &k,
-                paths,
-                &[Arg::Buf(&out, Access::Write), Arg::U64(1), Arg::U64(0), Arg::U64(paths), Arg::U32(1)],
-            )
-            .expect("launch");
+            PhiloxNormals { out: &out, seed: 1, path_offset: 0, paths, steps: 1 }
+                .launch_loaded(&dev, &s, &k)
+                .expect("launch");
             dev.synchronize().expect("sync");
         });
     });

@@ -21,6 +21,11 @@ typedef u64 tenor_u64;
 #define TENOR_INF_F64() __longlong_as_double(0x7FF0000000000000ll)
 #define TENOR_SINCOS(x, s, c) sincos((x), (s), (c))
 #define TENOR_MUL_ADD(a, b, c) fma((a), (b), (c))
+// Kernel arguments need no address space, and the block sums no scratch argument (OpenCL C
+// needs both: prelude.cl).
+#define TENOR_GLOBAL
+#define TENOR_SCRATCH_PARAM
+#define TENOR_SCRATCH_ARG
 
 #define TENOR_PHILOX_M0 0xD2511F53u
 #define TENOR_PHILOX_M1 0xCD9E8D57u

@@ -25,6 +25,11 @@ typedef uint64_t tenor_u64;
 #define TENOR_NAN_F64() sycl::bit_cast<double>(0x7FF8000000000000ull)
 #define TENOR_INF_F64() sycl::bit_cast<double>(0x7FF0000000000000ull)
 #define TENOR_SINCOS(x, s, c) (*(s) = sycl::sin(x), *(c) = sycl::cos(x))
+// Kernel arguments need no address space, and the block sums no scratch argument (OpenCL C
+// needs both: prelude.cl).
+#define TENOR_GLOBAL
+#define TENOR_SCRATCH_PARAM
+#define TENOR_SCRATCH_ARG
 
 namespace tenor {
 

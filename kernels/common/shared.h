@@ -1,7 +1,9 @@
-// Tenor's device code written once for CUDA and SYCL: `tenor_kernels::prelude` appends this file
-// to kernels/common/prelude.cuh and to kernels/common/prelude.hpp, so it is part of every CUDA
-// and SYCL translation unit. It is written in the common subset of CUDA C++ and SYCL C++ (C++17)
-// with the spellings each of those preludes defines before it:
+// Tenor's device code written once for CUDA, SYCL and OpenCL: `tenor_kernels::prelude` appends
+// this file to kernels/common/prelude.cuh, kernels/common/prelude.hpp and kernels/common/prelude.cl,
+// so it is part of every CUDA, SYCL and OpenCL translation unit (then kernels/common/asian.h,
+// twice). It is written in the common subset of CUDA C++, SYCL C++ (C++17) and OpenCL C 1.2:
+// no references, templates or overloads; structs named through a typedef; pointers to kernel
+// arguments marked TENOR_GLOBAL; with the spellings each of those preludes defines before it:
 //
 //   TENOR_DEVICE_INLINE   an inlined device function (__device__ __forceinline__ / static inline)
 //   TENOR_DEVICE          a device function (__device__ / static)
@@ -22,8 +24,14 @@
 //   TENOR_FOR_ITEMS_IN(i, n, blk), TENOR_BLOCK_SUMS_IN(v, N, out, blk)  the same two for block blk
 //                         of a product's own numbering (the batch kernels: launch block b is
 //                         block b mod B of product b / B)
+//   TENOR_GLOBAL          the address space of kernel arguments (OpenCL's __global; empty for
+//                         CUDA and SYCL)
+//   TENOR_SCRATCH_PARAM, TENOR_SCRATCH_ARG  the work-group scratch that TENOR_BLOCK_SUMS needs,
+//                         as the last parameter and argument of a function that sums over the
+//                         block (OpenCL C 1.2 declares __local memory only in the kernel; empty
+//                         for CUDA and SYCL)
 //
-// Each kernel's cuda.cu and sycl.cpp keep only the entry point (its name and arguments from
+// Each kernel's cuda.cu, sycl.cpp and opencl.cl keep only the entry point (its name and arguments from
 // kernel.toml) and call the function below, so the two backends run the same operations in the
 // same order (each with its own math library). A kernel's code is either per item
 // (curve_build, heston_price, implied_vol) or one function for the whole block: NVRTC optimises
@@ -40,6 +48,7 @@ struct tenor_barrier_params {
     double h, two_over_var, rate_dt, rebate_offset, strike, w, rebate, discount;
     bool down, out, continuous;
 };
+typedef struct tenor_barrier_params tenor_barrier_params;
 
 TENOR_DEVICE_INLINE tenor_barrier_params tenor_barrier_make(double strike, double barrier, double rebate,
                                                             tenor_u32 is_call, tenor_u32 kind, tenor_u32 continuous,
@@ -60,6 +69,7 @@ TENOR_DEVICE_INLINE tenor_barrier_params tenor_barrier_make(double strike, doubl
 }
 
 struct tenor_barrier_path { double x, survival, rebate_value; };
+typedef struct tenor_barrier_path tenor_barrier_path;
 
 TENOR_DEVICE_INLINE tenor_barrier_path tenor_barrier_start(double x0) {
     tenor_barrier_path s;
@@ -67,32 +77,32 @@ TENOR_DEVICE_INLINE tenor_barrier_path tenor_barrier_start(double x0) {
     return s;
 }
 
-TENOR_DEVICE_INLINE void tenor_barrier_step(const tenor_barrier_params& p, tenor_barrier_path& s, tenor_u32 k,
+TENOR_DEVICE_INLINE void tenor_barrier_step(const tenor_barrier_params* p, tenor_barrier_path* s, tenor_u32 k,
                                             double x_next) {
-    const bool live = p.down ? (x_next > p.h) : (x_next < p.h);
+    const bool live = p->down ? (x_next > p->h) : (x_next < p->h);
     double pk;
     if (!live) {
         pk = 0.0;
-    } else if (p.continuous) {
-        const double a = (s.x - p.h) * (x_next - p.h) * p.two_over_var;
+    } else if (p->continuous) {
+        const double a = (s->x - p->h) * (x_next - p->h) * p->two_over_var;
         pk = a > TENOR_BRIDGE_CUTOFF ? 1.0 : 1.0 - TENOR_MATH(exp)(-a);
     } else {
         pk = 1.0;
     }
     if (pk < 1.0) {
-        if (p.out && p.rebate != 0.0) {
-            s.rebate_value +=
-                p.rebate * s.survival * (1.0 - pk) * TENOR_MATH(exp)(-p.rate_dt * ((double)k + p.rebate_offset));
+        if (p->out && p->rebate != 0.0) {
+            s->rebate_value +=
+                p->rebate * s->survival * (1.0 - pk) * TENOR_MATH(exp)(-p->rate_dt * ((double)k + p->rebate_offset));
         }
-        s.survival *= pk;
+        s->survival *= pk;
     }
-    s.x = x_next;
+    s->x = x_next;
 }
 
-TENOR_DEVICE_INLINE double tenor_barrier_value(const tenor_barrier_params& p, const tenor_barrier_path& s) {
-    const double payoff = TENOR_MATH(fmax)(p.w * (TENOR_MATH(exp)(s.x) - p.strike), 0.0);
-    if (p.out) return p.discount * payoff * s.survival + s.rebate_value;
-    return p.discount * (payoff * (1.0 - s.survival) + p.rebate * s.survival);
+TENOR_DEVICE_INLINE double tenor_barrier_value(const tenor_barrier_params* p, const tenor_barrier_path* s) {
+    const double payoff = TENOR_MATH(fmax)(p->w * (TENOR_MATH(exp)(s->x) - p->strike), 0.0);
+    if (p->out) return p->discount * payoff * s->survival + s->rebate_value;
+    return p->discount * (payoff * (1.0 - s->survival) + p->rebate * s->survival);
 }
 
 // mc_barrier (see its kernel.toml): fused antithetic barrier Monte Carlo, fp64; per pair the
@@ -101,11 +111,11 @@ TENOR_DEVICE_INLINE double tenor_barrier_value(const tenor_barrier_params& p, co
 // for the whole block, as tenor_mc_asian (see there why). Block `blk` of the product's own
 // numbering (its items blk TENOR_BLOCK ..), sums written to partials[2 blk], partials[2 blk + 1]:
 // mc_barrier passes its launch's block, mc_barrier_batch the block within the product.
-TENOR_DEVICE_INLINE void tenor_mc_barrier_block(double* __restrict__ partials, tenor_u64 blk, tenor_u64 seed,
+TENOR_DEVICE_INLINE void tenor_mc_barrier_block(TENOR_GLOBAL double* __restrict__ partials, tenor_u64 blk, tenor_u64 seed,
                                                 tenor_u64 pairs, tenor_u32 steps, double spot, double strike,
                                                 double barrier, double rebate, tenor_u32 is_call, tenor_u32 kind,
                                                 tenor_u32 continuous, double drift_dt, double vol_sqrt_dt,
-                                                double rate_dt, double discount) {
+                                                double rate_dt, double discount TENOR_SCRATCH_PARAM) {
     const tenor_barrier_params prm =
         tenor_barrier_make(strike, barrier, rebate, is_call, kind, continuous, vol_sqrt_dt, rate_dt, discount);
     const double x0 = TENOR_MATH(log)(spot);
@@ -118,16 +128,16 @@ TENOR_DEVICE_INLINE void tenor_mc_barrier_block(double* __restrict__ partials, t
             tenor_normal_pair_f64(seed, i, k >> 1, &z0, &z1);
             xu += drift_dt + vol_sqrt_dt * z0;
             xd += drift_dt - vol_sqrt_dt * z0;
-            tenor_barrier_step(prm, up, k, xu);
-            tenor_barrier_step(prm, dn, k, xd);
+            tenor_barrier_step(&prm, &up, k, xu);
+            tenor_barrier_step(&prm, &dn, k, xd);
             if (k + 1 < steps) {
                 xu += drift_dt + vol_sqrt_dt * z1;
                 xd += drift_dt - vol_sqrt_dt * z1;
-                tenor_barrier_step(prm, up, k + 1, xu);
-                tenor_barrier_step(prm, dn, k + 1, xd);
+                tenor_barrier_step(&prm, &up, k + 1, xu);
+                tenor_barrier_step(&prm, &dn, k + 1, xd);
             }
         }
-        const double y = 0.5 * (tenor_barrier_value(prm, up) + tenor_barrier_value(prm, dn));
+        const double y = 0.5 * (tenor_barrier_value(&prm, &up) + tenor_barrier_value(&prm, &dn));
         v[0] += y;
         v[1] += y * y;
     }
@@ -135,12 +145,12 @@ TENOR_DEVICE_INLINE void tenor_mc_barrier_block(double* __restrict__ partials, t
 }
 
 // mc_barrier: tenor_mc_barrier_block for the launch's own block.
-TENOR_DEVICE_INLINE void tenor_mc_barrier(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
+TENOR_DEVICE_INLINE void tenor_mc_barrier(TENOR_GLOBAL double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
                                           tenor_u32 steps, double spot, double strike, double barrier, double rebate,
                                           tenor_u32 is_call, tenor_u32 kind, tenor_u32 continuous, double drift_dt,
-                                          double vol_sqrt_dt, double rate_dt, double discount) {
+                                          double vol_sqrt_dt, double rate_dt, double discount TENOR_SCRATCH_PARAM) {
     tenor_mc_barrier_block(partials, TENOR_BLOCK_INDEX(), seed, pairs, steps, spot, strike, barrier, rebate, is_call,
-                           kind, continuous, drift_dt, vol_sqrt_dt, rate_dt, discount);
+                           kind, continuous, drift_dt, vol_sqrt_dt, rate_dt, discount TENOR_SCRATCH_ARG);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,7 +230,7 @@ TENOR_DEVICE double tenor_curve_par_bond(const double* times, const double* logs
 // tenors[k]. False (every output NaN) unless 1 <= m <= 32 and the tenors are finite, positive
 // and increasing. Each thread or work-item calls it once, into its own arrays of
 // TENOR_CURVE_MAX_TENORS + 1 values.
-TENOR_DEVICE_INLINE bool tenor_curve_grid(const double* tenors, tenor_u32 m, double* times, double* logs) {
+TENOR_DEVICE_INLINE bool tenor_curve_grid(TENOR_GLOBAL const double* tenors, tenor_u32 m, double* times, double* logs) {
     bool valid = m >= 1u && m <= TENOR_CURVE_MAX_TENORS;
     times[0] = 0.0;
     logs[0] = 0.0;
@@ -237,7 +247,7 @@ TENOR_DEVICE_INLINE bool tenor_curve_grid(const double* tenors, tenor_u32 m, dou
 // Curve c of n (tenor-major: reads par[k * n + c], writes log_df[k * n + c], so neighbouring
 // items touch neighbouring addresses) on the grid of tenor_curve_grid; logs[1..=m] are this
 // curve's nodes as they are solved.
-TENOR_DEVICE_INLINE void tenor_curve_build_one(const double* par, double* log_df, tenor_u64 n, tenor_u64 c,
+TENOR_DEVICE_INLINE void tenor_curve_build_one(TENOR_GLOBAL const double* par, TENOR_GLOBAL double* log_df, tenor_u64 n, tenor_u64 c,
                                                tenor_u32 m, bool valid, const double* times, double* logs) {
     bool failed = !valid;
     for (tenor_u32 k = 0u; k < m; ++k) {
@@ -266,6 +276,7 @@ TENOR_DEVICE_INLINE void tenor_curve_build_one(const double* par, double* log_df
 #define TENOR_HP_FRAC_1_PI 0.3183098861837907
 
 struct tenor_hp_cx { double re, im; };
+typedef struct tenor_hp_cx tenor_hp_cx;
 
 TENOR_DEVICE_INLINE tenor_hp_cx tenor_hp_make(double re, double im) {
     tenor_hp_cx z; z.re = re; z.im = im; return z;
@@ -346,11 +357,13 @@ TENOR_DEVICE_INLINE bool tenor_hp_pos(double v) { return TENOR_MATH(isfinite)(v)
 
 // Item i of heston_price: quote j = i % quotes under parameter set i / quotes (quotes > 0), the
 // arguments as the kernel's. Returns the price, NaN for an invalid quote or parameter set.
-TENOR_DEVICE_INLINE double tenor_heston_price_item(tenor_u64 i, tenor_u64 quotes, const double* strike,
-                                                   const double* forward, const double* maturity,
-                                                   const double* discount, const tenor_u32* is_call,
-                                                   const double* params, const double* nodes, const double* weights,
-                                                   tenor_u32 nodes_count) {
+TENOR_DEVICE_INLINE double tenor_heston_price_item(tenor_u64 i, tenor_u64 quotes, TENOR_GLOBAL const double* strike,
+                                                   TENOR_GLOBAL const double* forward,
+                                                   TENOR_GLOBAL const double* maturity,
+                                                   TENOR_GLOBAL const double* discount,
+                                                   TENOR_GLOBAL const tenor_u32* is_call,
+                                                   TENOR_GLOBAL const double* params, TENOR_GLOBAL const double* nodes,
+                                                   TENOR_GLOBAL const double* weights, tenor_u32 nodes_count) {
     const tenor_u64 set = i / quotes, j = i % quotes;
     const double v0 = params[5 * set], kappa = params[5 * set + 1], theta = params[5 * set + 2];
     const double sigma = params[5 * set + 3], rho = params[5 * set + 4];
@@ -589,9 +602,12 @@ TENOR_DEVICE_INLINE bool tenor_iv_valid(double v) { return TENOR_MATH(isfinite)(
 
 // Item i of implied_vol, the arguments as the kernel's: writes vol[i] (NaN unless solved) and
 // status[i].
-TENOR_DEVICE_INLINE void tenor_implied_vol_item(tenor_u64 i, const double* price, const double* forward,
-                                                const double* strike, const double* maturity, const double* discount,
-                                                const tenor_u32* is_call, double* vol, tenor_u32* status) {
+TENOR_DEVICE_INLINE void tenor_implied_vol_item(tenor_u64 i, TENOR_GLOBAL const double* price,
+                                                TENOR_GLOBAL const double* forward, TENOR_GLOBAL const double* strike,
+                                                TENOR_GLOBAL const double* maturity,
+                                                TENOR_GLOBAL const double* discount,
+                                                TENOR_GLOBAL const tenor_u32* is_call, TENOR_GLOBAL double* vol,
+                                                TENOR_GLOBAL tenor_u32* status) {
     const double d = discount[i];
     const double p = tenor_iv_valid(d) ? price[i] / d : tenor_iv_nan();
     const double f = forward[i], k = strike[i], t = maturity[i];
@@ -619,123 +635,11 @@ TENOR_DEVICE_INLINE void tenor_implied_vol_item(tenor_u64 i, const double* price
 }
 
 // ---------------------------------------------------------------------------------------------
-// mc_asian (T = double) and mc_asian_f32 (T = float), see their kernel.toml: fused antithetic
-// fixed-strike Asian, arithmetic and geometric, path arithmetic in T, the five block sums of
-// a, a^2, g, g^2, a g in fp64. fp64 takes the normals of steps 2m, 2m + 1 from one Philox call
-// (tenor_normal_pair_f64), fp32 those of steps 4m .. 4m + 3 (tenor_normal_quad_f32), the path
-// state in registers. The whole block is one function (the launch spellings TENOR_FOR_ITEMS
-// and TENOR_BLOCK_SUMS come from each prelude): NVRTC then compiles it exactly as the code it
-// replaces, byte for byte, which a per-item function with the step loop did not.
-template <typename T>
-struct tenor_asian_pair {
-    T xu, xd, su, sd, lu, ld;
-};
-
-// One step of the fp64 path with x +/- (d +/- v z) as fused multiply-adds on CUDA,
-// TENOR_MUL_ADD(v, z, d) and TENOR_MUL_ADD(-v, z, d) (prelude.cuh: fma; prelude.hpp: the
-// product, then the sum, as tenor_asian_step computes it). ptxas fuses v z into both sums in
-// mc_asian, where v is a kernel parameter, but not always in mc_asian_batch, where it is
-// loaded per product: spelling the fusion out makes both kernels compute the same operations
-// (mc_asian's own sm_90 machine code keeps the same floating-point operations; only which
-// operand of one fma carries the sign, -a b + c = a (-b) + c, changed).
-template <typename T>
-TENOR_DEVICE_INLINE void tenor_asian_step_fused(tenor_asian_pair<T>& p, T d, T v, T z) {
-    p.xu += TENOR_MUL_ADD(v, z, d);
-    p.xd += TENOR_MUL_ADD(-v, z, d);
-    p.lu += p.xu;
-    p.ld += p.xd;
-    p.su += TENOR_MATH(exp)(p.xu);
-    p.sd += TENOR_MATH(exp)(p.xd);
-}
-
-template <typename T>
-TENOR_DEVICE_INLINE void tenor_asian_step(tenor_asian_pair<T>& p, T d, T vz) {
-    p.xu += d + vz;
-    p.xd += d - vz;
-    p.lu += p.xu;
-    p.ld += p.xd;
-    p.su += TENOR_MATH(exp)(p.xu);
-    p.sd += TENOR_MATH(exp)(p.xd);
-}
-
-// Block `blk` of the product's own numbering, sums to partials[5 blk ..] (as
-// tenor_mc_barrier_block): mc_asian passes its launch's block, mc_asian_batch the block within
-// the product.
-template <typename T>
-TENOR_DEVICE_INLINE void tenor_mc_asian_block(double* __restrict__ partials, tenor_u64 blk, tenor_u64 seed,
-                                              tenor_u64 pairs, tenor_u32 steps, T spot, T strike, tenor_u32 is_call,
-                                              tenor_u32 spot_fixing, T drift_first, T vol_first, T drift_dt,
-                                              T vol_sqrt_dt, T discount) {
-    const T w = is_call != 0u ? (T)1 : (T)-1;
-    const T x0 = TENOR_MATH(log)(spot);
-    const T inv_n = (T)1 / (T)(steps + (spot_fixing != 0u ? 1u : 0u));
-    const T s0 = spot_fixing != 0u ? spot : (T)0, l0 = spot_fixing != 0u ? x0 : (T)0;
-    const T half_discount = (T)0.5 * discount;
-    double v[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
-    TENOR_FOR_ITEMS_IN(i, pairs, blk) {
-        tenor_asian_pair<T> p = {x0, x0, s0, s0, l0, l0};
-        if constexpr (sizeof(T) == sizeof(double)) {
-            for (tenor_u32 k = 0; k < steps; k += 2) {
-                double z0, z1;
-                tenor_normal_pair_f64(seed, i, k >> 1, &z0, &z1);
-                if (k == 0) tenor_asian_step_fused(p, drift_first, vol_first, z0);
-                else tenor_asian_step_fused(p, drift_dt, vol_sqrt_dt, z0);
-                if (k + 1 < steps) tenor_asian_step_fused(p, drift_dt, vol_sqrt_dt, z1);
-            }
-        } else {
-            const tenor_u32 full = steps & ~3u;
-            tenor_u32 k = 0;
-            if (steps > 0u) {
-                float z[4];
-                tenor_normal_quad_f32(seed, i, 0u, z);
-                tenor_asian_step(p, drift_first, vol_first * z[0]);
-#pragma unroll
-                for (tenor_u32 j = 1; j < 4; ++j)
-                    if (j < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z[j]);
-                k = 4;
-            }
-            for (; k < full; k += 4) {
-                float z[4];
-                tenor_normal_quad_f32(seed, i, k >> 2, z);
-#pragma unroll
-                for (int j = 0; j < 4; ++j) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z[j]);
-            }
-            if (k < steps) {
-                float z[4];
-                tenor_normal_quad_f32(seed, i, k >> 2, z);
-#pragma unroll
-                for (tenor_u32 j = 0; j < 4; ++j)
-                    if (k + j < steps) tenor_asian_step(p, drift_dt, vol_sqrt_dt * z[j]);
-            }
-        }
-        const T af = half_discount * (TENOR_MATH(fmax)(w * (p.su * inv_n - strike), (T)0) +
-                                      TENOR_MATH(fmax)(w * (p.sd * inv_n - strike), (T)0));
-        const T gf = half_discount * (TENOR_MATH(fmax)(w * (TENOR_MATH(exp)(p.lu * inv_n) - strike), (T)0) +
-                                      TENOR_MATH(fmax)(w * (TENOR_MATH(exp)(p.ld * inv_n) - strike), (T)0));
-        const double a = (double)af, g = (double)gf;
-        v[0] += a;
-        v[1] += a * a;
-        v[2] += g;
-        v[3] += g * g;
-        v[4] += a * g;
-    }
-    TENOR_BLOCK_SUMS_IN(v, 5, partials, blk);
-}
-
-// mc_asian and mc_asian_f32: tenor_mc_asian_block for the launch's own block.
-template <typename T>
-TENOR_DEVICE_INLINE void tenor_mc_asian(double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
-                                        tenor_u32 steps, T spot, T strike, tenor_u32 is_call, tenor_u32 spot_fixing,
-                                        T drift_first, T vol_first, T drift_dt, T vol_sqrt_dt, T discount) {
-    tenor_mc_asian_block<T>(partials, TENOR_BLOCK_INDEX(), seed, pairs, steps, spot, strike, is_call, spot_fixing,
-                            drift_first, vol_first, drift_dt, vol_sqrt_dt, discount);
-}
-
-// ---------------------------------------------------------------------------------------------
 // reduce_sum_sumsq (see its kernel.toml): partials[2b] = sum of x over block b's items,
 // partials[2b + 1] = sum of x^2.
-TENOR_DEVICE_INLINE void tenor_reduce_sum_sumsq(const double* __restrict__ x, double* __restrict__ partials,
-                                                tenor_u64 n) {
+TENOR_DEVICE_INLINE void tenor_reduce_sum_sumsq(TENOR_GLOBAL const double* __restrict__ x,
+                                                TENOR_GLOBAL double* __restrict__ partials,
+                                                tenor_u64 n TENOR_SCRATCH_PARAM) {
     double v[2] = {0.0, 0.0};
     TENOR_FOR_ITEMS(i, n) {
         const double a = x[i];
@@ -750,7 +654,7 @@ TENOR_DEVICE_INLINE void tenor_reduce_sum_sumsq(const double* __restrict__ x, do
 // exponential scheme with martingale correction, "Simple and efficient simulation of the Heston
 // stochastic volatility model", J. Comp. Finance 11(3), sections 3.2.4, 4.2 and 4.2.1; the same
 // operations as kernels/heston_qe/cpu.rs. One function for the whole block, as tenor_mc_asian.
-TENOR_DEVICE_INLINE void tenor_heston_qe(double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
+TENOR_DEVICE_INLINE void tenor_heston_qe(TENOR_GLOBAL double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
                                          double spot, double drift_dt, double dt, double v0, double kappa,
                                          double theta, double sigma, double rho) {
     const double e = TENOR_MATH(exp)(-kappa * dt);
@@ -807,13 +711,13 @@ TENOR_DEVICE_INLINE void tenor_heston_qe(double* __restrict__ out, tenor_u64 see
 // backends, one function per kernel for the whole block, as tenor_mc_asian.
 // Antithetic step-major GBM paths: path p < paths / 2 uses normal_f64(seed, p, s), path
 // p >= paths / 2 the negated normals of path p - paths / 2.
-TENOR_DEVICE_INLINE void tenor_lsm_paths(double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
+TENOR_DEVICE_INLINE void tenor_lsm_paths(TENOR_GLOBAL double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
                                          double spot, double drift_dt, double vol_sqrt_dt) {
-    const tenor_u64 half = paths / 2;
+    const tenor_u64 half_paths = paths / 2;
     const double x0 = TENOR_MATH(log)(spot);
     TENOR_FOR_ITEMS(p, paths) {
-        const bool up = p < half;
-        const tenor_u64 source = up ? p : p - half;
+        const bool up = p < half_paths;
+        const tenor_u64 source = up ? p : p - half_paths;
         const double v = vol_sqrt_dt * (up ? 1.0 : -1.0);
         double x = x0;
         for (tenor_u32 s = 0; s < steps; s += 2) {
@@ -831,8 +735,8 @@ TENOR_DEVICE_INLINE void tenor_lsm_paths(double* __restrict__ out, tenor_u64 see
 
 // Regression rows at exercise date `step`: column j < nbasis holds L_j(S / strike) of the
 // in-the-money paths, column nbasis df * cash[p]; 0 out of the money.
-TENOR_DEVICE_INLINE void tenor_lsm_basis(const double* __restrict__ spots, const double* __restrict__ cash,
-                                         double* __restrict__ design, tenor_u64 paths, tenor_u32 step,
+TENOR_DEVICE_INLINE void tenor_lsm_basis(TENOR_GLOBAL const double* __restrict__ spots, TENOR_GLOBAL const TENOR_GLOBAL double* __restrict__ cash,
+                                         TENOR_GLOBAL double* __restrict__ design, tenor_u64 paths, tenor_u32 step,
                                          tenor_u32 nbasis, double strike, double sign, double df) {
     TENOR_FOR_ITEMS(p, paths) {
         const double s = spots[(tenor_u64)step * paths + p];
@@ -849,10 +753,10 @@ TENOR_DEVICE_INLINE void tenor_lsm_basis(const double* __restrict__ spots, const
 // Exercise decision at exercise date `step`: an in-the-money path exercises when its payoff h
 // exceeds the regressed continuation value (cash[p] = h); otherwise its cash flow is discounted
 // one date back (cash[p] *= df).
-TENOR_DEVICE_INLINE void tenor_lsm_exercise(const double* __restrict__ spots, double* __restrict__ cash,
-                                            const double* __restrict__ coef, tenor_u64 paths, tenor_u32 step,
+TENOR_DEVICE_INLINE void tenor_lsm_exercise(TENOR_GLOBAL const double* __restrict__ spots, TENOR_GLOBAL double* __restrict__ cash,
+                                            TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 paths, tenor_u32 step,
                                             tenor_u32 nbasis, double strike, double sign, double df) {
-    const double* c = coef + (tenor_u64)step * nbasis;
+    TENOR_GLOBAL const double* c = coef + (tenor_u64)step * nbasis;
     TENOR_FOR_ITEMS(p, paths) {
         const double s = spots[(tenor_u64)step * paths + p];
         const double h = TENOR_MATH(fmax)(sign * (s - strike), 0.0);
@@ -876,7 +780,7 @@ TENOR_DEVICE_INLINE void tenor_lsm_exercise(const double* __restrict__ spots, do
 
 // gbm_paths (see its kernel.toml): step-major GBM paths in log space, out[s * paths + p] =
 // exp(x_{s+1}), the first interval's drift and volatility separate.
-TENOR_DEVICE_INLINE void tenor_gbm_paths(double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
+TENOR_DEVICE_INLINE void tenor_gbm_paths(TENOR_GLOBAL double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
                                          double spot, double drift_first, double vol_first, double drift_dt,
                                          double vol_sqrt_dt) {
     TENOR_FOR_ITEM_PER_THREAD(p, paths) {
@@ -896,7 +800,7 @@ TENOR_DEVICE_INLINE void tenor_gbm_paths(double* __restrict__ out, tenor_u64 see
 
 // philox_normals (see its kernel.toml): out[s * paths + p] = normal_f64(seed, path_offset + p,
 // s), s < steps.
-TENOR_DEVICE_INLINE void tenor_philox_normals(double* __restrict__ out, tenor_u64 seed, tenor_u64 path_offset,
+TENOR_DEVICE_INLINE void tenor_philox_normals(TENOR_GLOBAL double* __restrict__ out, tenor_u64 seed, tenor_u64 path_offset,
                                               tenor_u64 paths, tenor_u32 steps) {
     TENOR_FOR_ITEM_PER_THREAD(p, paths) {
         for (tenor_u32 s = 0; s < steps; s += 2) {
@@ -910,7 +814,7 @@ TENOR_DEVICE_INLINE void tenor_philox_normals(double* __restrict__ out, tenor_u6
 
 // payoff_european (see its kernel.toml): out[p] = discount * max(w (S_T - strike), 0),
 // S_T = paths_in[(steps - 1) * paths + p].
-TENOR_DEVICE_INLINE void tenor_payoff_european(const double* __restrict__ paths_in, double* __restrict__ out,
+TENOR_DEVICE_INLINE void tenor_payoff_european(TENOR_GLOBAL const double* __restrict__ paths_in, TENOR_GLOBAL double* __restrict__ out,
                                                tenor_u64 paths, tenor_u32 steps, double strike, tenor_u32 is_call,
                                                double discount) {
     TENOR_FOR_ITEM_PER_THREAD(p, paths) {
@@ -922,8 +826,8 @@ TENOR_DEVICE_INLINE void tenor_payoff_european(const double* __restrict__ paths_
 
 // payoff_asian (see its kernel.toml): discounted arithmetic- and geometric-average fixed-strike
 // payoffs of each stored path.
-TENOR_DEVICE_INLINE void tenor_payoff_asian(const double* __restrict__ paths_in, double* __restrict__ out_arith,
-                                            double* __restrict__ out_geo, tenor_u64 paths, tenor_u32 steps,
+TENOR_DEVICE_INLINE void tenor_payoff_asian(TENOR_GLOBAL const double* __restrict__ paths_in, TENOR_GLOBAL double* __restrict__ out_arith,
+                                            TENOR_GLOBAL double* __restrict__ out_geo, tenor_u64 paths, tenor_u32 steps,
                                             double spot, tenor_u32 spot_fixing, double strike, tenor_u32 is_call,
                                             double discount) {
     TENOR_FOR_ITEM_PER_THREAD(p, paths) {
@@ -946,7 +850,7 @@ TENOR_DEVICE_INLINE void tenor_payoff_asian(const double* __restrict__ paths_in,
 }
 
 // payoff_barrier (see its kernel.toml): the discounted barrier value of each stored path.
-TENOR_DEVICE_INLINE void tenor_payoff_barrier(const double* __restrict__ paths_in, double* __restrict__ out,
+TENOR_DEVICE_INLINE void tenor_payoff_barrier(TENOR_GLOBAL const double* __restrict__ paths_in, TENOR_GLOBAL double* __restrict__ out,
                                               tenor_u64 paths, tenor_u32 steps, double spot, double strike,
                                               double barrier, double rebate, tenor_u32 is_call, tenor_u32 kind,
                                               tenor_u32 continuous, double vol_sqrt_dt, double rate_dt,
@@ -956,8 +860,8 @@ TENOR_DEVICE_INLINE void tenor_payoff_barrier(const double* __restrict__ paths_i
             tenor_barrier_make(strike, barrier, rebate, is_call, kind, continuous, vol_sqrt_dt, rate_dt, discount);
         tenor_barrier_path path = tenor_barrier_start(TENOR_MATH(log)(spot));
         for (tenor_u32 k = 0; k < steps; ++k) {
-            tenor_barrier_step(prm, path, k, TENOR_MATH(log)(paths_in[(tenor_u64)k * paths + p]));
+            tenor_barrier_step(&prm, &path, k, TENOR_MATH(log)(paths_in[(tenor_u64)k * paths + p]));
         }
-        out[p] = tenor_barrier_value(prm, path);
+        out[p] = tenor_barrier_value(&prm, &path);
     }
 }

@@ -1,6 +1,6 @@
 // mc_asian_batch (see kernel.toml): mc_asian for `products` products in one launch. CUDA block b
 // is block c = b mod B of product i = b / B (B = ceil(pairs / TENOR_BLOCK)), computed by the
-// shared code's tenor_mc_asian_block<double>, the code of mc_asian's blocks: bitwise the same
+// shared code's tenor_mc_asian_block_f64, the code of mc_asian's blocks: bitwise the same
 // partials as mc_asian launched for product i alone.
 extern "C" __global__ void __launch_bounds__(TENOR_THREADS)
     mc_asian_batch(double* __restrict__ partials, const u32* __restrict__ steps, const double* __restrict__ spot,
@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__(TENOR_THREADS)
     if (i >= products) {
         return;
     }
-    tenor_mc_asian_block<double>(partials + 5 * i * per_product, b % per_product, seed, pairs, steps[i], spot[i],
+    tenor_mc_asian_block_f64(partials + 5 * i * per_product, b % per_product, seed, pairs, steps[i], spot[i],
                                  strike[i], is_call[i], spot_fixing[i], drift_first[i], vol_first[i], drift_dt[i],
                                  vol_sqrt_dt[i], discount[i]);
 }

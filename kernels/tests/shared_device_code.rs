@@ -1,12 +1,24 @@
-//! `kernels/common/shared.h` (device code written once for CUDA and SYCL) is in both backends'
-//! preludes, after the spellings it is written in; every spelling it uses (macros, integer types,
-//! the Philox and normal functions, the launch spellings) is defined by both `prelude.cuh` and
-//! `prelude.hpp`; and the kernels it holds are only entry points in their `cuda.cu` and
-//! `sycl.cpp` (NVRTC and the SYCL compiler then check the code itself).
+//! `kernels/common/shared.h` and `kernels/common/asian.h` (device code written once for CUDA,
+//! SYCL and OpenCL C) are in the three backends' preludes, after the spellings they are written
+//! in; every spelling they use (macros, integer types, the Philox and normal functions, the
+//! launch spellings) is defined by `prelude.cuh`, `prelude.hpp` and `prelude.cl`; and the kernels
+//! they hold are only entry points in their `cuda.cu`, `sycl.cpp` and `opencl.cl` (NVRTC, the
+//! SYCL compiler and the OpenCL conformance run then check the code itself).
 
 const CUH: &str = include_str!("../common/prelude.cuh");
 const HPP: &str = include_str!("../common/prelude.hpp");
-const SHARED: &str = include_str!("../common/shared.h");
+const CL: &str = include_str!("../common/prelude.cl");
+const SHARED_H: &str = include_str!("../common/shared.h");
+const ASIAN: &str = include_str!("../common/asian.h");
+/// The three preludes, by backend.
+const PRELUDES: [(&str, &str); 3] = [("cuda", CUH), ("sycl", HPP), ("opencl", CL)];
+/// What tenor_kernels::prelude defines around the two copies of asian.h (not the preludes).
+const INSTANTIATION: [&str; 3] = ["TENOR_T", "TENOR_ASIAN", "TENOR_ASIAN_F64"];
+
+/// shared.h and asian.h, the text the preludes must serve.
+fn shared() -> String {
+    format!("{SHARED_H}\n{ASIAN}")
+}
 
 /// The built-in kernels whose code is in `shared.h`, with the call each of their two sources
 /// makes.
@@ -14,11 +26,11 @@ const SHARED_KERNELS: [(&str, &str); 18] = [
     ("curve_build", "tenor_curve_build_one("),
     ("heston_price", "tenor_heston_price_item("),
     ("implied_vol", "tenor_implied_vol_item("),
-    ("mc_asian", "tenor_mc_asian<double>("),
-    ("mc_asian_f32", "tenor_mc_asian<float>("),
+    ("mc_asian", "tenor_mc_asian_f64("),
+    ("mc_asian_f32", "tenor_mc_asian_f32("),
     ("mc_barrier", "tenor_mc_barrier("),
     ("mc_barrier_batch", "tenor_mc_barrier_block("),
-    ("mc_asian_batch", "tenor_mc_asian_block<double>("),
+    ("mc_asian_batch", "tenor_mc_asian_block_f64("),
     ("reduce_sum_sumsq", "tenor_reduce_sum_sumsq("),
     ("heston_qe", "tenor_heston_qe("),
     ("lsm_paths", "tenor_lsm_paths("),
@@ -50,12 +62,14 @@ fn identifiers<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
     out
 }
 
-/// Whether `text` defines `name` as a macro or a typedef.
+/// Whether `text` defines `name` as a macro (possibly empty) or a typedef.
 fn defines(text: &str, name: &str) -> bool {
     text.lines().any(|l| {
         let l = l.trim();
-        (l.starts_with(&format!("#define {name}")) && l[8 + name.len()..].starts_with(['(', ' ']))
-            || (l.starts_with("typedef ") && l.ends_with(&format!(" {name};")))
+        (l.starts_with(&format!("#define {name}")) && {
+            let rest = &l[8 + name.len()..];
+            rest.is_empty() || rest.starts_with(['(', ' '])
+        }) || (l.starts_with("typedef ") && l.ends_with(&format!(" {name};")))
     })
 }
 
@@ -76,17 +90,22 @@ fn defines_at_file_scope(text: &str, name: &str) -> bool {
 }
 
 #[test]
-fn cuda_and_sycl_preludes_end_with_the_shared_code() {
-    for (backend, own) in [("cuda", CUH), ("sycl", HPP)] {
-        assert_eq!(tenor_kernels::prelude(backend), format!("{own}{SHARED}"), "{backend} prelude");
+fn every_prelude_ends_with_the_shared_code_and_both_asian_instantiations() {
+    for (backend, own) in PRELUDES {
+        let p = tenor_kernels::prelude(backend);
+        assert!(p.starts_with(&format!("{own}{SHARED_H}")), "{backend} prelude");
+        assert_eq!(p.matches(ASIAN).count(), 2, "{backend}: asian.h twice (fp64, fp32)");
+        let f64_at = p.find("#define TENOR_T double").unwrap_or(usize::MAX);
+        let f32_at = p.find("#define TENOR_T float").unwrap_or(usize::MAX);
+        assert!(f64_at < f32_at && f32_at < p.len(), "{backend}: fp64 then fp32");
     }
-    assert!(!tenor_kernels::prelude("opencl").contains(SHARED), "OpenCL C has no shared section");
 }
 
 #[test]
-fn every_spelling_of_the_shared_code_is_defined_by_both_preludes() {
-    let mut spellings: Vec<&str> = identifiers(SHARED, "TENOR_");
-    spellings.retain(|s| !defines(SHARED, s));
+fn every_spelling_of_the_shared_code_is_defined_by_every_prelude() {
+    let text = shared();
+    let mut spellings: Vec<&str> = identifiers(&text, "TENOR_");
+    spellings.retain(|s| !defines(&text, s) && !INSTANTIATION.contains(s));
     spellings.extend(["tenor_u32", "tenor_u64"]);
     for s in [
         "TENOR_MATH",
@@ -97,32 +116,41 @@ fn every_spelling_of_the_shared_code_is_defined_by_both_preludes() {
         "TENOR_FOR_ITEMS_IN",
         "TENOR_BLOCK_SUMS_IN",
         "TENOR_BLOCK_INDEX",
+        "TENOR_GLOBAL",
+        "TENOR_SCRATCH_PARAM",
+        "TENOR_SCRATCH_ARG",
     ] {
-        assert!(spellings.contains(&s), "shared.h no longer uses {s}: {spellings:?}");
+        assert!(spellings.contains(&s), "the shared code no longer uses {s}: {spellings:?}");
     }
     for s in spellings {
-        assert!(defines(CUH, s), "prelude.cuh does not define {s}, which shared.h uses");
-        assert!(defines(HPP, s), "prelude.hpp does not define {s}, which shared.h uses");
+        for (backend, own) in PRELUDES {
+            assert!(defines(own, s), "the {backend} prelude does not define {s}, which the shared code uses");
+        }
     }
 }
 
 #[test]
-fn every_function_the_shared_code_calls_is_defined_by_it_or_by_both_preludes() {
-    let mut outside: Vec<&str> = identifiers(SHARED, "tenor_");
-    outside.retain(|s| !defines_at_file_scope(SHARED, s) && !defines(SHARED, s));
+fn every_function_the_shared_code_calls_is_defined_by_it_or_by_every_prelude() {
+    let text = shared();
+    let mut outside: Vec<&str> = identifiers(&text, "tenor_");
+    outside.retain(|s| !defines_at_file_scope(&text, s) && !defines(&text, s) && !in_asian(s));
     for s in ["tenor_normal_pair_f64", "tenor_normal_quad_f32", "tenor_philox4x32_10", "tenor_u32x4"] {
-        assert!(outside.contains(&s), "shared.h no longer takes {s} from the preludes: {outside:?}");
+        assert!(outside.contains(&s), "the shared code no longer takes {s} from the preludes: {outside:?}");
     }
     for s in outside {
-        assert!(
-            defines_at_file_scope(CUH, s) || defines(CUH, s),
-            "prelude.cuh does not define {s}, which shared.h uses"
-        );
-        assert!(
-            defines_at_file_scope(HPP, s) || defines(HPP, s),
-            "prelude.hpp does not define {s}, which shared.h uses"
-        );
+        for (backend, own) in PRELUDES {
+            assert!(
+                defines_at_file_scope(own, s) || defines(own, s),
+                "the {backend} prelude does not define {s}, which the shared code uses"
+            );
+        }
     }
+}
+
+/// Whether asian.h defines `name` (without its precision suffix) through `TENOR_ASIAN(name)`.
+fn in_asian(name: &str) -> bool {
+    let base = name.strip_suffix("_f64").or_else(|| name.strip_suffix("_f32")).unwrap_or(name);
+    ASIAN.contains(&format!("TENOR_ASIAN({base})"))
 }
 
 #[test]
@@ -130,15 +158,23 @@ fn the_shared_kernels_sources_are_entry_points_calling_the_shared_code() {
     for (kernel, call) in SHARED_KERNELS {
         let def = tenor_kernels::get(kernel).expect("built-in kernel");
         let name = call.split(['<', '(']).next().unwrap_or(call);
-        assert!(defines_at_file_scope(SHARED, name), "shared.h does not define {name}");
-        for backend in ["cuda", "sycl"] {
-            let src = &def.sources[backend];
+        assert!(defines_at_file_scope(SHARED_H, name) || in_asian(name), "shared.h and asian.h do not define {name}");
+        for backend in ["cuda", "sycl", "opencl"] {
+            let src = def.sources.get(backend).unwrap_or_else(|| panic!("{kernel} has no {backend} source"));
             let words = identifiers(src, "");
             for f in ["exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "sincos", "erfc", "fmax", "TENOR_MATH"] {
                 assert!(!words.contains(&f), "{kernel} {backend} source calls {f} itself");
             }
             assert!(src.contains(call), "{kernel} {backend} source does not call {call}..)");
         }
+    }
+}
+
+#[test]
+fn every_built_in_kernel_has_an_opencl_c_source() {
+    for def in tenor_kernels::registry().expect("manifests parse") {
+        let src = def.sources.get("opencl").unwrap_or_else(|| panic!("kernels/{}/opencl.cl missing", def.name));
+        assert!(src.contains(&format!("__kernel void {}(", def.name)), "{}: no entry point of that name", def.name);
     }
 }
 

@@ -9,7 +9,8 @@
 //! `tenor_registry::open_over("cpu", Arc::new(Recorder::new(..)))`, the recorder's trace is the
 //! run's allocation trace.
 
-use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, Stream};
+use tenor_kernels::typed::{PhiloxNormals, ReduceSumSumsq};
+use tenor_ports::{Compute, ComputeError, ComputeExt, Stream};
 
 use tenor_alloc::JobScope;
 
@@ -73,8 +74,8 @@ fn call(s: f64, k: f64, discount: f64) -> f64 {
 /// or variance far from N(0, 1) (more than 6 standard errors).
 pub fn run_pricing(dev: &dyn Compute, run: &PricingRun) -> Result<Vec<Priced>, ComputeError> {
     let streams: Vec<Stream> = (0..run.streams.max(1)).map(|_| dev.create_stream()).collect::<Result<_, _>>()?;
-    let normals = dev.load_kernel(tenor_kernels::get("philox_normals")?)?;
-    let reduce = dev.load_kernel(tenor_kernels::get("reduce_sum_sumsq")?)?;
+    let normals = PhiloxNormals::load(dev)?;
+    let reduce = ReduceSumSumsq::load(dev)?;
     let portfolio: Vec<f64> = (0..run.jobs).map(|j| 80.0 + 40.0 * j as f64 / run.jobs.max(1) as f64).collect();
     let strikes = dev.upload_slice(&streams[0], &portfolio)?;
     let discount = (-RATE * MATURITY).exp();
@@ -87,20 +88,10 @@ pub fn run_pricing(dev: &dyn Compute, run: &PricingRun) -> Result<Vec<Priced>, C
         let steps = if j % 2 == 0 { 1 } else { run.steps.max(1) };
         let count = (n * u64::from(steps)) as usize;
         let z = dev.alloc_elems::<f64>(s, count)?;
-        dev.launch(
-            s,
-            &normals,
-            n,
-            &[Arg::Buf(&z, Access::Write), Arg::U64(job), Arg::U64(0), Arg::U64(n), Arg::U32(steps)],
-        )?;
-        let blocks = (count as u64).div_ceil(u64::from(reduce.def().launch.block));
+        PhiloxNormals { out: &z, seed: job, path_offset: 0, paths: n, steps }.launch_loaded(dev, s, &normals)?;
+        let blocks = (count as u64).div_ceil(u64::from(ReduceSumSumsq::BLOCK));
         let partials = dev.alloc_elems::<f64>(s, 2 * blocks as usize)?;
-        dev.launch(
-            s,
-            &reduce,
-            count as u64,
-            &[Arg::Buf(&z, Access::Read), Arg::Buf(&partials, Access::Write), Arg::U64(count as u64)],
-        )?;
+        ReduceSumSumsq { x: &z, partials: &partials, n: count as u64 }.launch_loaded(dev, s, &reduce)?;
         let (mean, se) = mean_and_error(&dev.download_vec::<f64>(s, &partials)?, count as f64);
         if mean.abs() > 6.0 * se.max(1e-12) {
             return Err(ComputeError::InvalidArgument(format!(

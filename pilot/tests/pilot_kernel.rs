@@ -134,12 +134,11 @@ fn unusable_reference_backend_is_an_error_naming_it() {
     }
 }
 
-/// The sample on SYCL (Intel's OpenCL CPU device in CI) against its reference output file, at
-/// two small sizes; and a reference file with one value changed must fail the run.
-#[cfg(feature = "sycl")]
-#[test]
-fn sample_on_sycl_matches_its_reference_file() {
-    let d = sample("sycl");
+/// The sample on `backend` against its reference output file, at two small sizes; and a
+/// reference file with one value changed must fail the run.
+#[cfg(any(feature = "sycl", feature = "opencl"))]
+fn sample_matches_its_reference_file(backend: &str) {
+    let d = sample(backend);
     edit(&d.join("pilot.toml"), "sizes = [1024, 65536, 1048576, 16777216]", "sizes = [1024, 4096]");
     let run_on = |dir: &Path, tag: &str| {
         let out = std::env::temp_dir().join(format!("tenor-pilot-kernel-{}-{tag}-out", std::process::id()));
@@ -147,7 +146,7 @@ fn sample_on_sycl_matches_its_reference_file() {
             .env("TENOR_SYCL_DEVICE", "cpu")
             .args(["pilot", "kernel"])
             .arg(dir)
-            .args(["--backends", "sycl", "--budget", "0.01", "--out"])
+            .args(["--backends", backend, "--budget", "0.01", "--out"])
             .arg(&out));
         let rows: serde_json::Value = if o.success() || out.join("kernel.json").is_file() {
             serde_json::from_str(&std::fs::read_to_string(out.join("kernel.json")).expect("kernel.json")).expect("json")
@@ -160,7 +159,7 @@ fn sample_on_sycl_matches_its_reference_file() {
     assert!(o.success(), "{}", o.stderr);
     let rows = rows.as_array().expect("rows").clone();
     assert_eq!(rows.len(), 2, "{rows:?}");
-    assert!(rows.iter().all(|r| r["backend"] == "sycl"));
+    assert!(rows.iter().all(|r| r["backend"] == backend));
     assert_eq!(rows[0]["check"], "ok against reference file", "{rows:?}");
 
     // One price changed by 1e-6 relative (above rtol 1e-12): the check fails.
@@ -173,6 +172,20 @@ fn sample_on_sycl_matches_its_reference_file() {
     assert!(!o.success());
     let check = rows[0]["check"].as_str().unwrap_or_default().to_owned();
     assert!(check.starts_with("FAILED against reference file"), "{check}");
+}
+
+/// The sample on SYCL (Intel's OpenCL CPU device in CI).
+#[cfg(feature = "sycl")]
+#[test]
+fn sample_on_sycl_matches_its_reference_file() {
+    sample_matches_its_reference_file("sycl");
+}
+
+/// The sample's OpenCL C source on the OpenCL backend (Intel's OpenCL CPU runtime in CI).
+#[cfg(feature = "opencl")]
+#[test]
+fn sample_on_opencl_matches_its_reference_file() {
+    sample_matches_its_reference_file("opencl");
 }
 
 /// `--budget` must be finite and > 0: NaN, infinity, 0 and negatives are refused before

@@ -1,8 +1,9 @@
 //! The example book (examples/spx_book.csv) priced by `tenor price --backend sycl` (the OpenCL
-//! CPU device) agrees with `--backend cpu` row by row: every trade through Monte Carlo with the
-//! same seed, so both backends draw the same Philox numbers and the prices and standard errors
-//! agree within the conformance suite's fp64 tolerance (1e-12 relative).
-#![cfg(feature = "sycl")]
+//! CPU device) and `--backend opencl` (Intel's OpenCL CPU runtime in CI) agrees with
+//! `--backend cpu` row by row: every trade through Monte Carlo with the same seed, so the
+//! backends draw the same Philox numbers and the prices and standard errors agree within the
+//! conformance suite's fp64 tolerance (1e-12 relative).
+#![cfg(any(feature = "sycl", feature = "opencl"))]
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -33,21 +34,32 @@ fn price(root: &Path, backend: &str, out: &Path) -> HashMap<String, (f64, f64)> 
     rows
 }
 
-#[test]
-fn spx_book_on_sycl_matches_the_cpu_backend() {
+fn book_matches_the_cpu_backend(backend: &str) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sycl_book");
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{backend}_book"));
     std::fs::create_dir_all(&tmp).expect("tmp");
     let cpu = price(&root, "cpu", &tmp.join("cpu.csv"));
-    let sycl = price(&root, "sycl", &tmp.join("sycl.csv"));
+    let dev = price(&root, backend, &tmp.join(format!("{backend}.csv")));
     assert!(cpu.len() > 1000, "book has {} rows", cpu.len());
-    assert_eq!(cpu.len(), sycl.len());
+    assert_eq!(cpu.len(), dev.len());
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs());
     for (id, (p, s)) in &cpu {
-        let (q, t) = sycl.get(id).unwrap_or_else(|| panic!("{id} missing on sycl"));
-        assert!(close(*p, *q), "{id}: price cpu {p} sycl {q}");
+        let (q, t) = dev.get(id).unwrap_or_else(|| panic!("{id} missing on {backend}"));
+        assert!(close(*p, *q), "{id}: price cpu {p} {backend} {q}");
         // The standard error comes from E[Y^2] - E[Y]^2, which cancels when the spread is small
         // against the price (deep in the money): compare it at the price's scale.
-        assert!((s - t).abs() <= 1e-12 * s.abs().max(t.abs()).max(p.abs()), "{id}: stderr cpu {s} sycl {t}");
+        assert!((s - t).abs() <= 1e-12 * s.abs().max(t.abs()).max(p.abs()), "{id}: stderr cpu {s} {backend} {t}");
     }
+}
+
+#[cfg(feature = "sycl")]
+#[test]
+fn spx_book_on_sycl_matches_the_cpu_backend() {
+    book_matches_the_cpu_backend("sycl");
+}
+
+#[cfg(feature = "opencl")]
+#[test]
+fn spx_book_on_opencl_matches_the_cpu_backend() {
+    book_matches_the_cpu_backend("opencl");
 }

@@ -117,7 +117,7 @@ impl Compute for Counting {
 
 #[cfg(test)]
 mod tests {
-    use tenor_ports::{Access, ComputeExt};
+    use tenor_ports::ComputeExt;
 
     use super::*;
 
@@ -129,12 +129,10 @@ mod tests {
         let dev = Counting::cpu().expect("cpu");
         assert_eq!((dev.launches(), dev.syncs()), (0, 0));
         let s = dev.default_stream().clone();
-        let k = dev.load_kernel(tenor_kernels::get("reduce_sum_sumsq").expect("kernel")).expect("load");
         let x = dev.upload_slice(&s, &[1.0f64, 2.0, 3.0, 4.0]).expect("upload");
         for _ in 0..3 {
             let out = dev.alloc_elems::<f64>(&s, 2).expect("alloc");
-            dev.launch(&s, &k, 4, &[Arg::Buf(&x, Access::Read), Arg::Buf(&out, Access::Write), Arg::U64(4)])
-                .expect("launch");
+            tenor_kernels::typed::ReduceSumSumsq { x: &x, partials: &out, n: 4 }.launch(&dev, &s).expect("launch");
             let got: Vec<f64> = dev.download_vec(&s, &out).expect("download");
             assert_eq!(got, vec![10.0, 30.0]);
         }

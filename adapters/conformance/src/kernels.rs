@@ -6,6 +6,8 @@
 
 use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, DeviceBuffer};
 
+use tenor_kernels::typed::PhiloxBits;
+
 use crate::{max_rel_diff, FP32_RTOL, FP64_RTOL};
 
 /// One launch argument, owned.
@@ -886,6 +888,26 @@ pub fn curve_build(dev: &dyn Compute) -> Result<(), String> {
     }
     if finite < 12_000 {
         return Err(format!("curve_build: the CPU reference solved only {finite} of {} nodes", m * n));
+    }
+    Ok(())
+}
+
+/// `philox_bits`: Philox words through the device equal the Rust generator bitwise (10007
+/// counters, so the last block is partial).
+pub fn philox_bits(dev: &dyn Compute) -> Result<(), String> {
+    let s = dev.default_stream().clone();
+    let n = 10_007u64;
+    let seed = 0x0123_4567_89ab_cdef;
+    let out = dev.alloc_elems::<u32>(&s, 4 * n as usize).map_err(err)?;
+    PhiloxBits { out: &out, seed, n }.launch(dev, &s).map_err(err)?;
+    let got: Vec<u32> = dev.download_vec(&s, &out).map_err(err)?;
+    for i in 0..n {
+        let want =
+            tenor_kernels::philox::philox4x32_10([i as u32, (i >> 32) as u32, 0, 0], tenor_kernels::philox::key(seed));
+        let g = &got[4 * i as usize..4 * i as usize + 4];
+        if g != want {
+            return Err(format!("item {i}: device {g:08x?}, reference {want:08x?}"));
+        }
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ pub mod bounds;
 pub mod compute;
 pub mod kernels;
 
-use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, GemmDesc, Precision, Transpose};
+use tenor_ports::{Compute, ComputeError, ComputeExt, GemmDesc, Precision, Transpose};
 
 /// Relative tolerance for fp64 results against the CPU reference (different reduction order
 /// and last-ulp differences of `exp`, `log`, `sin`, `cos` between math libraries).
@@ -35,35 +35,27 @@ pub struct Outcome {
 
 type Check = fn(&dyn Compute) -> Result<(), String>;
 
-/// The checks, by name.
+/// The checks of the port operations that are not kernels (gemm, copies).
+const PORT_CHECKS: &[(&str, Check)] =
+    &[("gemm_f64", gemm_f64), ("gemm_f32", gemm_f32), ("copy_roundtrip", copy_roundtrip)];
+
+/// `kernel_checks! { a b c }` is `&[("a", kernels::a), ...]`: expanded by
+/// [`tenor_kernels::for_each_kernel!`] with every kernel of `kernels/*/kernel.toml`, so a
+/// kernel without its check function in [`kernels`] (named after it) does not compile.
+macro_rules! kernel_checks {
+    ($($name:ident)*) => {
+        &[$((stringify!($name), kernels::$name as Check)),*]
+    };
+}
+
+/// One check per built-in kernel, in the registry's (sorted) order, generated from the
+/// manifests: `(kernel name, check)`. Each check launches its kernel (tested).
+pub const KERNEL_CHECKS: &[(&str, Check)] = tenor_kernels::for_each_kernel!(kernel_checks);
+
+/// The checks, by name: the port operations, then one per built-in kernel
+/// ([`KERNEL_CHECKS`]).
 pub fn checks() -> Vec<(&'static str, Check)> {
-    vec![
-        ("philox_bits", philox_bits),
-        ("gemm_f64", gemm_f64),
-        ("gemm_f32", gemm_f32),
-        ("copy_roundtrip", copy_roundtrip),
-        ("philox_normals", kernels::philox_normals),
-        ("reduce_sum_sumsq", kernels::reduce_sum_sumsq),
-        ("gbm_paths", kernels::gbm_paths),
-        ("payoff_european", kernels::payoff_european),
-        ("payoff_asian", kernels::payoff_asian),
-        ("payoff_barrier", kernels::payoff_barrier),
-        ("mc_european", kernels::mc_european),
-        ("mc_european_f32", kernels::mc_european_f32),
-        ("mc_european_batch", kernels::mc_european_batch),
-        ("mc_asian", kernels::mc_asian),
-        ("mc_asian_f32", kernels::mc_asian_f32),
-        ("mc_barrier", kernels::mc_barrier),
-        ("mc_barrier_batch", kernels::mc_barrier_batch),
-        ("mc_asian_batch", kernels::mc_asian_batch),
-        ("lsm_paths", kernels::lsm_paths),
-        ("lsm_basis", kernels::lsm_basis),
-        ("lsm_exercise", kernels::lsm_exercise),
-        ("heston_qe", kernels::heston_qe),
-        ("implied_vol", kernels::implied_vol),
-        ("heston_price", kernels::heston_price),
-        ("curve_build", kernels::curve_build),
-    ]
+    PORT_CHECKS.iter().chain(KERNEL_CHECKS).copied().collect()
 }
 
 /// Runs every check on `dev`.
@@ -79,27 +71,6 @@ fn e(err: ComputeError) -> String {
 pub fn max_rel_diff(a: &[f64], b: &[f64]) -> f64 {
     let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(f64::MIN_POSITIVE);
     a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs() / scale))
-}
-
-/// Philox words through the device equal the Rust generator bitwise.
-pub fn philox_bits(dev: &dyn Compute) -> Result<(), String> {
-    let s = dev.default_stream().clone();
-    let def = tenor_kernels::get("philox_bits").map_err(e)?;
-    let k = dev.load_kernel(def).map_err(e)?;
-    let n = 10_007u64;
-    let seed = 0x0123_4567_89ab_cdef;
-    let out = dev.alloc_elems::<u32>(&s, 4 * n as usize).map_err(e)?;
-    dev.launch(&s, &k, n, &[Arg::Buf(&out, Access::Write), Arg::U64(seed), Arg::U64(n)]).map_err(e)?;
-    let got: Vec<u32> = dev.download_vec(&s, &out).map_err(e)?;
-    for i in 0..n {
-        let want =
-            tenor_kernels::philox::philox4x32_10([i as u32, (i >> 32) as u32, 0, 0], tenor_kernels::philox::key(seed));
-        let g = &got[4 * i as usize..4 * i as usize + 4];
-        if g != want {
-            return Err(format!("item {i}: device {g:08x?}, reference {want:08x?}"));
-        }
-    }
-    Ok(())
 }
 
 fn gemm_check(dev: &dyn Compute, precision: Precision) -> Result<(), String> {

@@ -320,28 +320,23 @@ fn multi_stream_job_is_bitwise_reproducible_in_deterministic_mode() {
         })
         .expect("device");
         let streams: Vec<_> = (0..4).map(|_| dev.create_stream().expect("stream")).collect();
-        let k = dev.load_kernel(tenor_kernels::get("mc_european").expect("kernel")).expect("load");
+        let k = tenor_kernels::typed::McEuropean::load(&dev).expect("load");
         let mut pending = Vec::new();
         for (j, s) in streams.iter().cycle().take(16).enumerate() {
             let pairs = 1u64 << 20;
             let out = dev.alloc_elems::<f64>(s, 2 * (pairs as usize).div_ceil(4096)).expect("alloc");
-            use tenor_ports::{Access, Arg};
-            dev.launch(
-                s,
-                &k,
+            tenor_kernels::typed::McEuropean {
+                partials: &out,
+                seed: 42 + j as u64,
                 pairs,
-                &[
-                    Arg::Buf(&out, Access::Write),
-                    Arg::U64(42 + j as u64),
-                    Arg::U64(pairs),
-                    Arg::F64(100.0),
-                    Arg::F64(90.0 + j as f64),
-                    Arg::U32(1),
-                    Arg::F64(0.01),
-                    Arg::F64(0.2),
-                    Arg::F64(0.97),
-                ],
-            )
+                spot: 100.0,
+                strike: 90.0 + j as f64,
+                is_call: 1,
+                drift: 0.01,
+                vol_sqrt_t: 0.2,
+                discount: 0.97,
+            }
+            .launch_loaded(&dev, s, &k)
             .expect("launch");
             pending.push(dev.download(s, &out, 0, out.len()).expect("download"));
         }

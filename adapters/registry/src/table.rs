@@ -167,6 +167,14 @@ backends! {
         over: none,
         replay: none,
     }
+    opencl {
+        feature: "opencl",
+        auto: true,
+        description: "OpenCL (library loaded at run time), device from TENOR_OPENCL_DEVICE",
+        device: tenor_opencl::opencl_from_env(),
+        over: none,
+        replay: none,
+    }
     cpu {
         feature: none,
         auto: true,

@@ -1,6 +1,7 @@
 //! The simulated device catches a missing cross-stream wait, and the tracker prevents it.
 
-use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt};
+use tenor_kernels::typed::{PhiloxNormals, ReduceSumSumsq};
+use tenor_ports::{Compute, ComputeError, ComputeExt};
 use tenor_sim::{sim, SimConfig};
 
 const PATHS: u64 = 3000;
@@ -9,21 +10,18 @@ fn launch_pair(tracked: bool, seed: u64) -> (Result<(), ComputeError>, Vec<f64>)
     let dev = sim(SimConfig { seed, ..SimConfig::default() }).expect("sim device");
     let a = dev.create_stream().expect("stream a");
     let b = dev.create_stream().expect("stream b");
-    let normals = tenor_kernels::get("philox_normals").expect("kernel");
-    let reduce = tenor_kernels::get("reduce_sum_sumsq").expect("kernel");
-    let kn = dev.load_kernel(normals).expect("load");
-    let kr = dev.load_kernel(reduce).expect("load");
+    let kn = PhiloxNormals::load(&dev).expect("load");
+    let kr = ReduceSumSumsq::load(&dev).expect("load");
     let x = dev.alloc_elems::<f64>(&a, PATHS as usize).expect("alloc x");
-    let blocks = PATHS.div_ceil(u64::from(reduce.launch.block));
-    let partials = dev.alloc_elems::<f64>(&b, 2 * blocks as usize).expect("alloc partials");
-    let gen = [Arg::Buf(&x, Access::Write), Arg::U64(42), Arg::U64(0), Arg::U64(PATHS), Arg::U32(1)];
-    let red = [Arg::Buf(&x, Access::Read), Arg::Buf(&partials, Access::Write), Arg::U64(PATHS)];
+    let partials = dev.alloc_elems::<f64>(&b, 2 * ReduceSumSumsq::blocks(PATHS) as usize).expect("alloc partials");
+    let gen = PhiloxNormals { out: &x, seed: 42, path_offset: 0, paths: PATHS, steps: 1 };
+    let red = ReduceSumSumsq { x: &x, partials: &partials, n: PATHS };
     if tracked {
-        dev.launch(&a, &kn, PATHS, &gen).expect("launch");
-        dev.launch(&b, &kr, PATHS, &red).expect("launch");
+        gen.launch_loaded(&dev, &a, &kn).expect("launch");
+        red.launch_loaded(&dev, &b, &kr).expect("launch");
     } else {
-        dev.launch_untracked(&a, &kn, PATHS, &gen).expect("launch");
-        dev.launch_untracked(&b, &kr, PATHS, &red).expect("launch");
+        dev.launch_untracked(&a, &kn, gen.items(), &gen.args()).expect("launch");
+        dev.launch_untracked(&b, &kr, red.items(), &red.args()).expect("launch");
     }
     let result = dev.synchronize();
     let sums = dev.download_vec::<f64>(&b, &partials).unwrap_or_default();

@@ -4,9 +4,8 @@
 //! backend, a hand-made case).
 #![cfg(feature = "runtime")]
 
-use tenor_ports::{
-    Access, Allocator, Arg, Compute, ComputeError, ComputeExt, GemmDesc, KernelDef, Precision, Transpose,
-};
+use tenor_kernels::typed::{PhiloxNormals, ReduceSumSumsq};
+use tenor_ports::{Allocator, Compute, ComputeError, ComputeExt, GemmDesc, KernelDef, Precision, Transpose};
 use tenor_sycl::{sycl, SyclCompute};
 
 fn cpu_device() -> SyclCompute {
@@ -83,10 +82,10 @@ fn event_dependencies_order_streams() {
     let dev = cpu_device();
     let (a, b) = (dev.default_stream().clone(), dev.create_stream().expect("stream"));
     let (paths, steps, seed) = (50_000u64, 8u32, 42u64);
-    let k = dev.load_kernel(tenor_kernels::get("philox_normals").expect("kernel")).expect("load");
+    let k = PhiloxNormals::load(&dev).expect("load");
     let out = dev.alloc_elems::<f64>(&a, (paths * u64::from(steps)) as usize).expect("alloc");
-    let args = [Arg::Buf(&out, Access::Write), Arg::U64(seed), Arg::U64(0), Arg::U64(paths), Arg::U32(steps)];
-    dev.launch_untracked(&a, &k, paths, &args).expect("launch");
+    let normals = PhiloxNormals { out: &out, seed, path_offset: 0, paths, steps };
+    dev.launch_untracked(&a, &k, normals.items(), &normals.args()).expect("launch");
     let ev = a.record().expect("record");
     b.wait(&ev).expect("event dependency");
     let bytes = dev.download(&b, &out, 0, out.len()).expect("download").wait().expect("wait");
@@ -108,14 +107,10 @@ fn tracked_buffers_order_streams_and_pending_downloads_may_be_dropped() {
     let n = 300_000u64;
     let seed = 7u64;
     let x = dev.alloc_elems::<f64>(&a, n as usize).expect("alloc");
-    let normals = dev.load_kernel(tenor_kernels::get("philox_normals").expect("k")).expect("load");
-    dev.launch(&a, &normals, n, &[Arg::Buf(&x, Access::Write), Arg::U64(seed), Arg::U64(0), Arg::U64(n), Arg::U32(1)])
-        .expect("launch");
-    let reduce = dev.load_kernel(tenor_kernels::get("reduce_sum_sumsq").expect("k")).expect("load");
+    PhiloxNormals { out: &x, seed, path_offset: 0, paths: n, steps: 1 }.launch(&dev, &a).expect("launch");
     let blocks = n.div_ceil(4096) as usize;
     let partials = dev.alloc_elems::<f64>(&b, 2 * blocks).expect("alloc");
-    dev.launch(&b, &reduce, n, &[Arg::Buf(&x, Access::Read), Arg::Buf(&partials, Access::Write), Arg::U64(n)])
-        .expect("launch");
+    ReduceSumSumsq { x: &x, partials: &partials, n }.launch(&dev, &b).expect("launch");
     // A download nobody waits for: its host memory must outlive the copy.
     drop(dev.download(&b, &x, 0, x.len()).expect("download"));
     let got: Vec<f64> = dev.download_vec(&b, &partials).expect("partials");

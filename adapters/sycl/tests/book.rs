@@ -8,7 +8,8 @@
 
 use std::collections::HashMap;
 
-use tenor_ports::{Access, Arg, Compute, ComputeExt};
+use tenor_kernels::typed::{McAsian, McBarrier, McEuropean};
+use tenor_ports::{Compute, ComputeError, ComputeExt, DeviceBuffer};
 
 /// Rows of an oracle CSV as column name to text.
 fn rows(file: &str) -> Vec<HashMap<String, String>> {
@@ -25,13 +26,15 @@ fn num(r: &HashMap<String, String>, k: &str) -> f64 {
 
 /// Mean and standard error of the first of `stride` interleaved block sums (the second being
 /// the sum of squares) from a fused Monte Carlo kernel over `pairs` pairs.
-fn estimate(dev: &dyn Compute, kernel: &str, pairs: u64, stride: usize, args: &[Arg<'_>]) -> (f64, f64) {
+fn estimate(
+    dev: &dyn Compute,
+    pairs: u64,
+    stride: usize,
+    launch: impl Fn(&dyn Compute, &DeviceBuffer) -> Result<(), ComputeError>,
+) -> (f64, f64) {
     let s = dev.default_stream().clone();
-    let k = dev.load_kernel(tenor_kernels::get(kernel).expect("kernel")).expect("load");
     let partials = dev.alloc_elems::<f64>(&s, stride * pairs.div_ceil(4096) as usize).expect("alloc");
-    let mut all = vec![Arg::Buf(&partials, Access::Write)];
-    all.extend_from_slice(args);
-    dev.launch(&s, &k, pairs, &all).expect("launch");
+    launch(dev, &partials).expect("launch");
     let p: Vec<f64> = dev.download_vec(&s, &partials).expect("download");
     let (sum, sq): (f64, f64) = p.chunks(stride).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
     let mean = sum / pairs as f64;
@@ -55,18 +58,22 @@ fn price_book(sycl: &dyn Compute, cpu: &dyn Compute) -> Vec<Priced> {
         let (spot, strike, q, rate, t, v) =
             (num(r, "spot"), num(r, "strike"), num(r, "q"), num(r, "r"), num(r, "t"), num(r, "v"));
         let pairs = 1u64 << 16;
-        let args = [
-            Arg::U64(seed + i as u64),
-            Arg::U64(pairs),
-            Arg::F64(spot),
-            Arg::F64(strike),
-            Arg::U32(is_call(r)),
-            Arg::F64((rate - q - 0.5 * v * v) * t),
-            Arg::F64(v * t.sqrt()),
-            Arg::F64((-rate * t).exp()),
-        ];
-        let (a, se) = estimate(sycl, "mc_european", pairs, 2, &args);
-        let (b, _) = estimate(cpu, "mc_european", pairs, 2, &args);
+        let launch = |dev: &dyn Compute, partials: &DeviceBuffer| {
+            McEuropean {
+                partials,
+                seed: seed + i as u64,
+                pairs,
+                spot,
+                strike,
+                is_call: is_call(r),
+                drift: (rate - q - 0.5 * v * v) * t,
+                vol_sqrt_t: v * t.sqrt(),
+                discount: (-rate * t).exp(),
+            }
+            .launch(dev, dev.default_stream())
+        };
+        let (a, se) = estimate(sycl, pairs, 2, launch);
+        let (b, _) = estimate(cpu, pairs, 2, launch);
         out.push(Priced {
             what: format!("european_haug line {}", r["source_line"]),
             sycl: a,
@@ -87,28 +94,27 @@ fn price_book(sycl: &dyn Compute, cpu: &dyn Compute) -> Vec<Priced> {
         let dt = t / f64::from(n);
         let (d, vol) = ((rate - q - 0.5 * v * v) * dt, v * dt.sqrt());
         let pairs = 1u64 << 15;
-        let args = [
-            Arg::U64(seed),
-            Arg::U64(pairs),
-            Arg::U32(n),
-            Arg::F64(spot),
-            Arg::F64(strike),
-            Arg::U32(is_call(r)),
-            Arg::U32(0),
-            Arg::F64(d),
-            Arg::F64(vol),
-            Arg::F64(d),
-            Arg::F64(vol),
-            Arg::F64((-rate * t).exp()),
-        ];
         // partials: a, a^2, g, g^2, a g per block; the geometric price is the third.
         let geo = |dev: &dyn Compute| {
             let s = dev.default_stream().clone();
-            let k = dev.load_kernel(tenor_kernels::get("mc_asian").expect("kernel")).expect("load");
             let p = dev.alloc_elems::<f64>(&s, 5 * pairs.div_ceil(4096) as usize).expect("alloc");
-            let mut all = vec![Arg::Buf(&p, Access::Write)];
-            all.extend_from_slice(&args);
-            dev.launch(&s, &k, pairs, &all).expect("launch");
+            McAsian {
+                partials: &p,
+                seed,
+                pairs,
+                steps: n,
+                spot,
+                strike,
+                is_call: is_call(r),
+                spot_fixing: 0,
+                drift_first: d,
+                vol_first: vol,
+                drift_dt: d,
+                vol_sqrt_dt: vol,
+                discount: (-rate * t).exp(),
+            }
+            .launch(dev, &s)
+            .expect("launch");
             let v: Vec<f64> = dev.download_vec(&s, &p).expect("download");
             let (g, gg) = v.chunks(5).fold((0.0, 0.0), |(x, y), c| (x + c[2], y + c[3]));
             let mean = g / pairs as f64;
@@ -135,24 +141,28 @@ fn price_book(sycl: &dyn Compute, cpu: &dyn Compute) -> Vec<Priced> {
         }
         let (steps, pairs) = (32u32, 1u64 << 14);
         let dt = t / f64::from(steps);
-        let args = [
-            Arg::U64(seed),
-            Arg::U64(pairs),
-            Arg::U32(steps),
-            Arg::F64(spot),
-            Arg::F64(strike),
-            Arg::F64(barrier),
-            Arg::F64(rebate),
-            Arg::U32(is_call(r)),
-            Arg::U32(kind as u32),
-            Arg::U32(1),
-            Arg::F64((rate - q - 0.5 * v * v) * dt),
-            Arg::F64(v * dt.sqrt()),
-            Arg::F64(rate * dt),
-            Arg::F64((-rate * t).exp()),
-        ];
-        let (a, se) = estimate(sycl, "mc_barrier", pairs, 2, &args);
-        let (b, _) = estimate(cpu, "mc_barrier", pairs, 2, &args);
+        let launch = |dev: &dyn Compute, partials: &DeviceBuffer| {
+            McBarrier {
+                partials,
+                seed,
+                pairs,
+                steps,
+                spot,
+                strike,
+                barrier,
+                rebate,
+                is_call: is_call(r),
+                kind: kind as u32,
+                continuous: 1,
+                drift_dt: (rate - q - 0.5 * v * v) * dt,
+                vol_sqrt_dt: v * dt.sqrt(),
+                rate_dt: rate * dt,
+                discount: (-rate * t).exp(),
+            }
+            .launch(dev, dev.default_stream())
+        };
+        let (a, se) = estimate(sycl, pairs, 2, launch);
+        let (b, _) = estimate(cpu, pairs, 2, launch);
         out.push(Priced {
             what: format!("barrier_haug line {} ({})", r["source_line"], r["barrier_type"]),
             sycl: a,

@@ -29,7 +29,8 @@ use tenor_cuda::alloc::{
     DefaultPool, ExplicitPool, ExplicitPoolConfig, PlainAllocator, PoolConfig, ReusePolicy, Sharing,
 };
 use tenor_cuda::{cuda_stream, cuda_with_allocator, CudaCompute};
-use tenor_ports::{Access, Allocator, Arg, Compute, ComputeExt, Stream};
+use tenor_kernels::typed::{GbmPaths, McAsianF32, McEuropean, McEuropeanF32, PayoffAsian, ReduceSumSumsq};
+use tenor_ports::{Allocator, Compute, ComputeExt, Stream};
 
 /// CUDA backend checks and benchmarks.
 #[derive(Debug, Parser)]
@@ -244,10 +245,9 @@ fn run_book(path: &std::path::Path, pairs: u64) -> Result<(Value, bool)> {
 /// at the end of the job; the host synchronises after every `burst` jobs. Returns the per-job
 /// sums of the arithmetic payoffs.
 fn pricing_loop<C: Compute + ?Sized>(dev: &C, streams: &[Stream], jobs: usize, burst: usize) -> Result<Vec<f64>> {
-    let gbm = dev.load_kernel(tenor_kernels::get("gbm_paths")?)?;
-    let pay = dev.load_kernel(tenor_kernels::get("payoff_asian")?)?;
-    let red_def = tenor_kernels::get("reduce_sum_sumsq")?;
-    let red = dev.load_kernel(red_def)?;
+    let gbm = GbmPaths::load(dev)?;
+    let pay = PayoffAsian::load(dev)?;
+    let red = ReduceSumSumsq::load(dev)?;
     let (paths, steps) = (1u64 << 14, 64u32);
     let (dt, vol, r) = (1.0 / 64.0, 0.2, 0.03);
     let (d, v) = ((r - 0.5 * vol * vol) * dt, vol * f64::sqrt(dt));
@@ -257,43 +257,35 @@ fn pricing_loop<C: Compute + ?Sized>(dev: &C, streams: &[Stream], jobs: usize, b
         let gen = &streams[j % streams.len()];
         let eval = &streams[(j + 1) % streams.len()];
         let p = dev.alloc_elems::<f64>(gen, (paths * u64::from(steps)) as usize)?;
-        dev.launch(
-            gen,
-            &gbm,
+        GbmPaths {
+            out: &p,
+            seed: 7 + j as u64,
             paths,
-            &[
-                Arg::Buf(&p, Access::Write),
-                Arg::U64(7 + j as u64),
-                Arg::U64(paths),
-                Arg::U32(steps),
-                Arg::F64(100.0),
-                Arg::F64(d),
-                Arg::F64(v),
-                Arg::F64(d),
-                Arg::F64(v),
-            ],
-        )?;
+            steps,
+            spot: 100.0,
+            drift_first: d,
+            vol_first: v,
+            drift_dt: d,
+            vol_sqrt_dt: v,
+        }
+        .launch_loaded(dev, gen, &gbm)?;
         let a = dev.alloc_elems::<f64>(eval, paths as usize)?;
         let g = dev.alloc_elems::<f64>(eval, paths as usize)?;
-        dev.launch(
-            eval,
-            &pay,
+        PayoffAsian {
+            paths_in: &p,
+            out_arith: &a,
+            out_geo: &g,
             paths,
-            &[
-                Arg::Buf(&p, Access::Read),
-                Arg::Buf(&a, Access::Write),
-                Arg::Buf(&g, Access::Write),
-                Arg::U64(paths),
-                Arg::U32(steps),
-                Arg::F64(100.0),
-                Arg::U32(0),
-                Arg::F64(90.0 + (j % 20) as f64),
-                Arg::U32(1),
-                Arg::F64((-r).exp()),
-            ],
-        )?;
-        let part = dev.alloc_elems::<f64>(eval, 2 * red_def.blocks(paths) as usize)?;
-        dev.launch(eval, &red, paths, &[Arg::Buf(&a, Access::Read), Arg::Buf(&part, Access::Write), Arg::U64(paths)])?;
+            steps,
+            spot: 100.0,
+            spot_fixing: 0,
+            strike: 90.0 + (j % 20) as f64,
+            is_call: 1,
+            discount: (-r).exp(),
+        }
+        .launch_loaded(dev, eval, &pay)?;
+        let part = dev.alloc_elems::<f64>(eval, 2 * ReduceSumSumsq::blocks(paths) as usize)?;
+        ReduceSumSumsq { x: &a, partials: &part, n: paths }.launch_loaded(dev, eval, &red)?;
         pending.push(dev.download(eval, &part, 0, part.len())?);
         if (j + 1) % burst == 0 || j + 1 == jobs {
             for pnd in pending.drain(..) {
@@ -519,20 +511,28 @@ fn mc_bench(reps: usize, variants: Option<&std::path::Path>) -> Result<(Value, b
         let def = &def;
         let k = dev.load_kernel(def)?;
         let out = dev.alloc_elems::<f64>(&s, 2 * def.blocks(pairs) as usize)?;
-        let f32 = name.ends_with("f32");
-        let sc = |x: f64| if f32 { Arg::F32(x as f32) } else { Arg::F64(x) };
-        let args = [
-            Arg::Buf(&out, Access::Write),
-            Arg::U64(11),
-            Arg::U64(pairs),
-            sc(spot),
-            sc(strike),
-            Arg::U32(1),
-            sc(drift),
-            sc(vol * t.sqrt()),
-            sc(disc),
-        ];
-        let secs = time_kernel(&dev, reps, || Ok(dev.launch(&s, &k, pairs, &args)?))?;
+        let (seed, vol_sqrt_t) = (11, vol * t.sqrt());
+        let launch = || -> Result<()> {
+            if name.ends_with("f32") {
+                McEuropeanF32 {
+                    partials: &out,
+                    seed,
+                    pairs,
+                    spot: spot as f32,
+                    strike: strike as f32,
+                    is_call: 1,
+                    drift: drift as f32,
+                    vol_sqrt_t: vol_sqrt_t as f32,
+                    discount: disc as f32,
+                }
+                .launch_loaded(&dev, &s, &k)?;
+            } else {
+                McEuropean { partials: &out, seed, pairs, spot, strike, is_call: 1, drift, vol_sqrt_t, discount: disc }
+                    .launch_loaded(&dev, &s, &k)?;
+            }
+            Ok(())
+        };
+        let secs = time_kernel(&dev, reps, launch)?;
         let p: Vec<f64> = dev.download_vec(&s, &out)?;
         let n = pairs as f64;
         let (sum, sq) = p.chunks_exact(2).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
@@ -549,22 +549,22 @@ fn mc_bench(reps: usize, variants: Option<&std::path::Path>) -> Result<(Value, b
         let out = dev.alloc_elems::<f64>(&s, 5 * def.blocks(pairs) as usize)?;
         let dt = t / f64::from(steps);
         let (d, v) = (((r - 0.5 * vol * vol) * dt) as f32, (vol * dt.sqrt()) as f32);
-        let args = [
-            Arg::Buf(&out, Access::Write),
-            Arg::U64(13),
-            Arg::U64(pairs),
-            Arg::U32(steps),
-            Arg::F32(spot as f32),
-            Arg::F32(strike as f32),
-            Arg::U32(1),
-            Arg::U32(0),
-            Arg::F32(d),
-            Arg::F32(v),
-            Arg::F32(d),
-            Arg::F32(v),
-            Arg::F32(disc as f32),
-        ];
-        let secs = time_kernel(&dev, reps, || Ok(dev.launch(&s, &k, pairs, &args)?))?;
+        let launch = McAsianF32 {
+            partials: &out,
+            seed: 13,
+            pairs,
+            steps,
+            spot: spot as f32,
+            strike: strike as f32,
+            is_call: 1,
+            spot_fixing: 0,
+            drift_first: d,
+            vol_first: v,
+            drift_dt: d,
+            vol_sqrt_dt: v,
+            discount: disc as f32,
+        };
+        let secs = time_kernel(&dev, reps, || Ok(launch.launch_loaded(&dev, &s, &k)?))?;
         let p: Vec<f64> = dev.download_vec(&s, &out)?;
         let n = pairs as f64;
         let mean = p.chunks_exact(5).map(|c| c[0]).sum::<f64>() / n;

@@ -2,7 +2,8 @@
 //! host-side reduction of the per-block partial sums (in block order, so the result depends
 //! only on the device's per-block sums).
 
-use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, Stream};
+use tenor_kernels::typed::{McAsian, McBarrier, McEuropean};
+use tenor_ports::{Compute, ComputeError, ComputeExt, Stream};
 
 /// What to price.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -73,38 +74,46 @@ pub fn price(dev: &dyn Compute, s: &Stream, c: &Contract, pairs: u64, seed: u64)
     let w = u32::from(c.call);
     let drift_rate = c.rate - c.dividend - 0.5 * c.vol * c.vol;
     let discount = (-c.rate * c.maturity).exp();
-    let (name, width, args): (&str, usize, Vec<Arg<'_>>) = match c.product {
-        Product::European => (
-            "mc_european",
-            2,
-            vec![
-                Arg::F64(c.spot),
-                Arg::F64(c.strike),
-                Arg::U32(w),
-                Arg::F64(drift_rate * c.maturity),
-                Arg::F64(c.vol * c.maturity.sqrt()),
-                Arg::F64(discount),
-            ],
-        ),
+    // `width` partial sums per block of the kernel.
+    let partials_for = |width: usize, blocks: u64| dev.alloc_elems::<f64>(s, width * blocks as usize);
+    let (width, out) = match c.product {
+        Product::European => {
+            let out = partials_for(2, McEuropean::blocks(pairs))?;
+            McEuropean {
+                partials: &out,
+                seed,
+                pairs,
+                spot: c.spot,
+                strike: c.strike,
+                is_call: w,
+                drift: drift_rate * c.maturity,
+                vol_sqrt_t: c.vol * c.maturity.sqrt(),
+                discount,
+            }
+            .launch(dev, s)?;
+            (2, out)
+        }
         Product::AsianArith(n) | Product::AsianGeo(n) => {
             let dt = c.maturity / f64::from(n);
             let (d, v) = (drift_rate * dt, c.vol * dt.sqrt());
-            (
-                "mc_asian",
-                5,
-                vec![
-                    Arg::U32(n),
-                    Arg::F64(c.spot),
-                    Arg::F64(c.strike),
-                    Arg::U32(w),
-                    Arg::U32(0),
-                    Arg::F64(d),
-                    Arg::F64(v),
-                    Arg::F64(d),
-                    Arg::F64(v),
-                    Arg::F64(discount),
-                ],
-            )
+            let out = partials_for(5, McAsian::blocks(pairs))?;
+            McAsian {
+                partials: &out,
+                seed,
+                pairs,
+                steps: n,
+                spot: c.spot,
+                strike: c.strike,
+                is_call: w,
+                spot_fixing: 0,
+                drift_first: d,
+                vol_first: v,
+                drift_dt: d,
+                vol_sqrt_dt: v,
+                discount,
+            }
+            .launch(dev, s)?;
+            (5, out)
         }
         Product::Barrier { barrier, kind, rebate, fixings } => {
             let breached = if kind < 2 { c.spot <= barrier } else { c.spot >= barrier };
@@ -118,33 +127,28 @@ pub fn price(dev: &dyn Compute, s: &Stream, c: &Contract, pairs: u64, seed: u64)
             }
             let steps = fixings.unwrap_or(BARRIER_STEPS).max(1);
             let dt = c.maturity / f64::from(steps);
-            (
-                "mc_barrier",
-                2,
-                vec![
-                    Arg::U32(steps),
-                    Arg::F64(c.spot),
-                    Arg::F64(c.strike),
-                    Arg::F64(barrier),
-                    Arg::F64(rebate),
-                    Arg::U32(w),
-                    Arg::U32(kind),
-                    Arg::U32(u32::from(fixings.is_none())),
-                    Arg::F64(drift_rate * dt),
-                    Arg::F64(c.vol * dt.sqrt()),
-                    Arg::F64(c.rate * dt),
-                    Arg::F64(discount),
-                ],
-            )
+            let out = partials_for(2, McBarrier::blocks(pairs))?;
+            McBarrier {
+                partials: &out,
+                seed,
+                pairs,
+                steps,
+                spot: c.spot,
+                strike: c.strike,
+                barrier,
+                rebate,
+                is_call: w,
+                kind,
+                continuous: u32::from(fixings.is_none()),
+                drift_dt: drift_rate * dt,
+                vol_sqrt_dt: c.vol * dt.sqrt(),
+                rate_dt: c.rate * dt,
+                discount,
+            }
+            .launch(dev, s)?;
+            (2, out)
         }
     };
-    let def = tenor_kernels::get(name)?;
-    let k = dev.load_kernel(def)?;
-    let blocks = def.blocks(pairs) as usize;
-    let out = dev.alloc_elems::<f64>(s, width * blocks)?;
-    let mut all = vec![Arg::Buf(&out, Access::Write), Arg::U64(seed), Arg::U64(pairs)];
-    all.extend(args);
-    dev.launch(s, &k, pairs, &all)?;
     let partials: Vec<f64> = dev.download_vec(s, &out)?;
     let n = pairs as f64;
     let sum = |j: usize| partials.chunks_exact(width).map(|p| p[j]).sum::<f64>();

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 pub use tenor_kernels::black::IvStatus;
-use tenor_ports::{Access, Arg, Compute, ComputeExt};
+use tenor_kernels::typed::ImpliedVol;
+use tenor_ports::{Compute, ComputeExt};
 use tenor_pricing::types::OptionType;
 
 use crate::error::Result;
@@ -44,8 +45,6 @@ pub fn implied_vols<C: Compute + ?Sized>(compute: &C, requests: &[IvRequest]) ->
     if requests.is_empty() {
         return Ok(Vec::new());
     }
-    let def = tenor_kernels::get("implied_vol")?;
-    let kernel = compute.load_kernel(def)?;
     let s = compute.default_stream().clone();
     let column = |f: &dyn Fn(&IvRequest) -> f64| requests.iter().map(f).collect::<Vec<f64>>();
     let price = compute.upload_slice(&s, &column(&|r| r.price))?;
@@ -58,22 +57,18 @@ pub fn implied_vols<C: Compute + ?Sized>(compute: &C, requests: &[IvRequest]) ->
     let n = requests.len();
     let vol = compute.alloc_elems::<f64>(&s, n)?;
     let status = compute.alloc_elems::<u32>(&s, n)?;
-    compute.launch(
-        &s,
-        &kernel,
-        n as u64,
-        &[
-            Arg::Buf(&price, Access::Read),
-            Arg::Buf(&forward, Access::Read),
-            Arg::Buf(&strike, Access::Read),
-            Arg::Buf(&maturity, Access::Read),
-            Arg::Buf(&discount, Access::Read),
-            Arg::Buf(&is_call, Access::Read),
-            Arg::Buf(&vol, Access::Write),
-            Arg::Buf(&status, Access::Write),
-            Arg::U64(n as u64),
-        ],
-    )?;
+    ImpliedVol {
+        price: &price,
+        forward: &forward,
+        strike: &strike,
+        maturity: &maturity,
+        discount: &discount,
+        is_call: &is_call,
+        vol: &vol,
+        status: &status,
+        n: n as u64,
+    }
+    .launch(compute, &s)?;
     let vols: Vec<f64> = compute.download_vec(&s, &vol)?;
     let codes: Vec<u32> = compute.download_vec(&s, &status)?;
     Ok(vols

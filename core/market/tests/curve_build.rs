@@ -3,9 +3,10 @@
 //! repricing of the input instruments.
 use std::collections::BTreeMap;
 
+use tenor_kernels::typed::CurveBuild;
 use tenor_market::curve::DiscountCurve;
 use tenor_market::treasury::{load_treasury, ParYieldRow};
-use tenor_ports::{Access, Arg, Compute, ComputeExt};
+use tenor_ports::{Compute, ComputeExt};
 
 /// Treasury CMT tenors (years) of the 1990-2023 archive.
 const CMT: [f64; 13] = [1. / 12., 2. / 12., 3. / 12., 4. / 12., 0.5, 1., 2., 3., 5., 7., 10., 20., 30.];
@@ -23,18 +24,10 @@ fn kernel(tenors: &[f64], par: &[Vec<f64>]) -> Vec<Vec<f64>> {
             major[k * n + c] = *y;
         }
     }
-    let k = dev.load_kernel(tenor_kernels::get("curve_build").expect("registered")).expect("load");
     let p = dev.upload_slice(&s, &major).expect("upload");
     let t = dev.upload_slice(&s, tenors).expect("upload");
     let out = dev.alloc_elems::<f64>(&s, m * n).expect("alloc");
-    let args = [
-        Arg::Buf(&p, Access::Read),
-        Arg::Buf(&t, Access::Read),
-        Arg::Buf(&out, Access::Write),
-        Arg::U64(n as u64),
-        Arg::U32(m as u32),
-    ];
-    dev.launch(&s, &k, n as u64, &args).expect("launch");
+    CurveBuild { par: &p, tenors: &t, log_df: &out, n: n as u64, m: m as u32 }.launch(&dev, &s).expect("launch");
     let got: Vec<f64> = dev.download_vec(&s, &out).expect("download");
     (0..n).map(|c| (0..m).map(|k| got[k * n + c]).collect()).collect()
 }

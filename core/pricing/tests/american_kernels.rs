@@ -1,28 +1,16 @@
 //! The Longstaff-Schwartz kernels against host computations of their documented semantics.
-use tenor_ports::{Access, Arg, Compute, ComputeExt};
+use tenor_kernels::typed::{LsmBasis, LsmPaths};
+use tenor_ports::{Compute, ComputeExt};
 
 #[test]
 fn lsm_paths_are_antithetic_pairs_of_the_documented_gbm() {
     let dev = tenor_cpu::cpu().expect("cpu");
     let s = dev.default_stream().clone();
-    let k = dev.load_kernel(tenor_kernels::get("lsm_paths").expect("kernel")).expect("load");
     let (paths, steps, spot, drift, vsd) = (64u64, 5u32, 100.0, 0.001, 0.05);
     let out = dev.alloc_elems::<f64>(&s, (paths * u64::from(steps)) as usize).expect("alloc");
-    dev.launch(
-        &s,
-        &k,
-        paths,
-        &[
-            Arg::Buf(&out, Access::Write),
-            Arg::U64(5),
-            Arg::U64(paths),
-            Arg::U32(steps),
-            Arg::F64(spot),
-            Arg::F64(drift),
-            Arg::F64(vsd),
-        ],
-    )
-    .expect("launch");
+    LsmPaths { out: &out, seed: 5, paths, steps, spot, drift_dt: drift, vol_sqrt_dt: vsd }
+        .launch(&dev, &s)
+        .expect("launch");
     let v = dev.download_vec::<f64>(&s, &out).expect("download");
     for p in 0..paths / 2 {
         let mut x = f64::ln(spot);
@@ -42,7 +30,6 @@ fn lsm_paths_are_antithetic_pairs_of_the_documented_gbm() {
 fn lsm_basis_and_gemm_give_the_normal_equations() {
     let dev = tenor_cpu::cpu().expect("cpu");
     let s = dev.default_stream().clone();
-    let k = dev.load_kernel(tenor_kernels::get("lsm_basis").expect("kernel")).expect("load");
     let paths = 300usize;
     let nb = 3usize;
     // Two dates of spots; regress at date 1.
@@ -52,22 +39,18 @@ fn lsm_basis_and_gemm_give_the_normal_equations() {
     let sb = dev.upload_slice(&s, &spots).expect("up");
     let cb = dev.upload_slice(&s, &cash).expect("up");
     let design = dev.alloc_elems::<f64>(&s, paths * (nb + 1)).expect("alloc");
-    dev.launch(
-        &s,
-        &k,
-        paths as u64,
-        &[
-            Arg::Buf(&sb, Access::Read),
-            Arg::Buf(&cb, Access::Read),
-            Arg::Buf(&design, Access::Write),
-            Arg::U64(paths as u64),
-            Arg::U32(1),
-            Arg::U32(nb as u32),
-            Arg::F64(strike),
-            Arg::F64(-1.0),
-            Arg::F64(df),
-        ],
-    )
+    LsmBasis {
+        spots: &sb,
+        cash: &cb,
+        design: &design,
+        paths: paths as u64,
+        step: 1,
+        nbasis: nb as u32,
+        strike,
+        sign: -1.0,
+        df,
+    }
+    .launch(&dev, &s)
     .expect("launch");
     let normal = dev.alloc_elems::<f64>(&s, nb * (nb + 1)).expect("alloc");
     let desc = tenor_ports::GemmDesc::new(

@@ -1,4 +1,4 @@
-// bs_batch for OpenCL C (see kernel.toml), for the OpenCL backend to come: one work-group per
+// bs_batch for OpenCL C (see kernel.toml), for the OpenCL backend: one work-group per
 // manifest block of 256 items, one work-item per option, launched with a local size of 256.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 __kernel void bs_batch(__global const double *spot, __global const double *strike, __global const double *vol,

@@ -3,7 +3,8 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt};
+use tenor_kernels::typed::{CurveBuild, GbmPaths, McEuropean, McEuropeanF32, PhiloxBits};
+use tenor_ports::{Compute, ComputeError, ComputeExt};
 use tenor_pricing::analytic::black_scholes_price;
 use tenor_pricing::types::{OptionType, Vanilla};
 
@@ -28,30 +29,28 @@ pub struct AgreementRow {
 
 fn philox(dev: &dyn Compute) -> Result<Vec<u32>, ComputeError> {
     let s = dev.default_stream().clone();
-    let k = dev.load_kernel(tenor_kernels::get("philox_bits")?)?;
     let n = 1u64 << 16;
     let out = dev.alloc_elems::<u32>(&s, 4 * n as usize)?;
-    dev.launch(&s, &k, n, &[Arg::Buf(&out, Access::Write), Arg::U64(99), Arg::U64(n)])?;
+    PhiloxBits { out: &out, seed: 99, n }.launch(dev, &s)?;
     dev.download_vec(&s, &out)
 }
 
 fn paths(dev: &dyn Compute) -> Result<Vec<f64>, ComputeError> {
     let s = dev.default_stream().clone();
-    let k = dev.load_kernel(tenor_kernels::get("gbm_paths")?)?;
     let (n, steps) = (4096u64, 16u32);
     let out = dev.alloc_elems::<f64>(&s, (n * u64::from(steps)) as usize)?;
-    let args = [
-        Arg::Buf(&out, Access::Write),
-        Arg::U64(3),
-        Arg::U64(n),
-        Arg::U32(steps),
-        Arg::F64(100.0),
-        Arg::F64(0.002),
-        Arg::F64(0.07),
-        Arg::F64(0.001),
-        Arg::F64(0.05),
-    ];
-    dev.launch(&s, &k, n, &args)?;
+    GbmPaths {
+        out: &out,
+        seed: 3,
+        paths: n,
+        steps,
+        spot: 100.0,
+        drift_first: 0.002,
+        vol_first: 0.07,
+        drift_dt: 0.001,
+        vol_sqrt_dt: 0.05,
+    }
+    .launch(dev, &s)?;
     dev.download_vec(&s, &out)
 }
 
@@ -59,40 +58,38 @@ fn paths(dev: &dyn Compute) -> Result<Vec<f64>, ComputeError> {
 /// r = 3 %, q = 1 %, vol = 20 %, one year) from `pairs` antithetic pairs, fp64 or fp32.
 fn mc_call(dev: &dyn Compute, pairs: u64, f32_kernel: bool) -> Result<(f64, f64), ComputeError> {
     let s = dev.default_stream().clone();
-    let name = if f32_kernel { "mc_european_f32" } else { "mc_european" };
-    let def = tenor_kernels::get(name)?;
-    let k = dev.load_kernel(def)?;
-    let out = dev.alloc_elems::<f64>(&s, 2 * def.blocks(pairs) as usize)?;
+    let blocks = if f32_kernel { McEuropeanF32::blocks(pairs) } else { McEuropean::blocks(pairs) };
+    let out = dev.alloc_elems::<f64>(&s, 2 * blocks as usize)?;
     let (r, q, v, t) = (0.03f64, 0.01f64, 0.2f64, 1.0f64);
     let drift = (r - q - 0.5 * v * v) * t;
     let disc = (-r * t).exp();
-    let out_arg = Arg::Buf(&out, Access::Write);
-    let args: Vec<Arg<'_>> = if f32_kernel {
-        vec![
-            out_arg,
-            Arg::U64(21),
-            Arg::U64(pairs),
-            Arg::F32(100.0),
-            Arg::F32(100.0),
-            Arg::U32(1),
-            Arg::F32(drift as f32),
-            Arg::F32((v * t.sqrt()) as f32),
-            Arg::F32(disc as f32),
-        ]
+    if f32_kernel {
+        McEuropeanF32 {
+            partials: &out,
+            seed: 21,
+            pairs,
+            spot: 100.0,
+            strike: 100.0,
+            is_call: 1,
+            drift: drift as f32,
+            vol_sqrt_t: (v * t.sqrt()) as f32,
+            discount: disc as f32,
+        }
+        .launch(dev, &s)?;
     } else {
-        vec![
-            out_arg,
-            Arg::U64(21),
-            Arg::U64(pairs),
-            Arg::F64(100.0),
-            Arg::F64(100.0),
-            Arg::U32(1),
-            Arg::F64(drift),
-            Arg::F64(v * t.sqrt()),
-            Arg::F64(disc),
-        ]
-    };
-    dev.launch(&s, &k, pairs, &args)?;
+        McEuropean {
+            partials: &out,
+            seed: 21,
+            pairs,
+            spot: 100.0,
+            strike: 100.0,
+            is_call: 1,
+            drift,
+            vol_sqrt_t: v * t.sqrt(),
+            discount: disc,
+        }
+        .launch(dev, &s)?;
+    }
     let p: Vec<f64> = dev.download_vec(&s, &out)?;
     let (sum, sumsq) = p.chunks_exact(2).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
     let est = tenor_pricing::mc::plain_estimate(sum, sumsq, pairs);
@@ -103,19 +100,11 @@ fn mc_call(dev: &dyn Compute, pairs: u64, f32_kernel: bool) -> Result<(f64, f64)
 fn curves(dev: &dyn Compute) -> Result<Vec<f64>, ComputeError> {
     use super::workloads::{curve_scenarios, CURVE_TENORS};
     let s = dev.default_stream().clone();
-    let k = dev.load_kernel(tenor_kernels::get("curve_build")?)?;
     let (n, m) = (4096usize, CURVE_TENORS.len());
     let par = dev.upload_slice(&s, &curve_scenarios(n))?;
     let tenors = dev.upload_slice(&s, &CURVE_TENORS)?;
     let out = dev.alloc_elems::<f64>(&s, n * m)?;
-    let args = [
-        Arg::Buf(&par, Access::Read),
-        Arg::Buf(&tenors, Access::Read),
-        Arg::Buf(&out, Access::Write),
-        Arg::U64(n as u64),
-        Arg::U32(m as u32),
-    ];
-    dev.launch(&s, &k, n as u64, &args)?;
+    CurveBuild { par: &par, tenors: &tenors, log_df: &out, n: n as u64, m: m as u32 }.launch(dev, &s)?;
     dev.download_vec(&s, &out)
 }
 

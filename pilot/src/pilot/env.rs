@@ -59,6 +59,10 @@ pub fn kernel_cache(backend: &str) -> KernelCache {
 ///   (docs/sycl.md): on only with `SYCL_CACHE_PERSISTENT=1`; its folder is `SYCL_CACHE_DIR`, else
 ///   `$XDG_CACHE_HOME/libsycl_cache`, else `$HOME/.cache/libsycl_cache` (DPC++
 ///   EnvironmentVariables.md). Off, every process compiles every kernel.
+/// - `opencl`: none of Tenor's: every process builds each program once (`clBuildProgram`,
+///   cached in memory per device). NVIDIA's driver keeps built OpenCL binaries in its compute
+///   cache (`CUDA_CACHE_PATH`, else `$HOME/.nv/ComputeCache`; off with `CUDA_CACHE_DISABLE=1`),
+///   so there a cold first call may skip the compiler; other implementations compile.
 /// - `cpu`, `sim`: none; kernels are compiled into the binary.
 pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) -> KernelCache {
     let home_cache = |sub: &str| {
@@ -124,6 +128,31 @@ pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) 
                               every kernel at its first use"
                         .into(),
                 },
+            }
+        }
+        "opencl" => {
+            let settings = vec![
+                setting(get, "OCL_ICD_FILENAMES"),
+                setting(get, "OPENCL_DYLIB_PATH"),
+                setting(get, "TENOR_OPENCL_BUILD_OPTIONS"),
+                setting(get, "CUDA_CACHE_PATH"),
+                setting(get, "CUDA_CACHE_DISABLE"),
+            ];
+            let nv = get("CUDA_CACHE_PATH")
+                .map(PathBuf::from)
+                .or_else(|| get("HOME").map(|h| Path::new(&h).join(".nv").join("ComputeCache")));
+            let summary = "no Tenor cache: each process builds every program at its first use (clBuildProgram)";
+            match nv {
+                Some(dir) if get("CUDA_CACHE_DISABLE").is_none_or(|v| v != "1") => {
+                    let (n, state) = describe(&dir, "NVIDIA's compute cache (NVIDIA OpenCL only)", "the build");
+                    KernelCache {
+                        dir: Some(dir.display().to_string()),
+                        files: Some(n),
+                        settings,
+                        summary: format!("{summary}; {state}"),
+                    }
+                }
+                _ => KernelCache { dir: None, files: None, settings, summary: summary.into() },
             }
         }
         "cpu" | "sim" => KernelCache {
@@ -262,6 +291,20 @@ mod tests {
         assert_eq!(c.dir, Some(tmp.join(".cache/tenor/cuda").display().to_string()));
         assert!(c.summary.contains("does not exist"), "{}", c.summary);
         let _ = std::fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
+    fn opencl_cache_names_its_settings_and_nvidia_compute_cache() {
+        let tmp = std::env::temp_dir().join(format!("tenor-env-ocl-{}", std::process::id()));
+        let t = tmp.to_string_lossy().into_owned();
+        let c = kernel_cache_with("opencl", &env(&[("CUDA_CACHE_PATH", &tmp)]));
+        assert_eq!(c.dir.as_deref(), Some(t.as_str()));
+        assert!(c.summary.contains("clBuildProgram") && c.summary.contains("does not exist"), "{}", c.summary);
+        assert!(c.settings.iter().any(|(k, v)| k == "CUDA_CACHE_PATH" && v == &t));
+        let one = Path::new("1");
+        let off = kernel_cache_with("opencl", &env(&[("CUDA_CACHE_PATH", &tmp), ("CUDA_CACHE_DISABLE", one)]));
+        assert!(off.dir.is_none() && off.summary.starts_with("no Tenor cache"), "{}", off.summary);
+        assert!(!kernel_cache_with("opencl", &env(&[])).summary.starts_with("unknown"));
     }
 
     #[test]

@@ -131,27 +131,9 @@ fn count(expr: &str, items: u64, blocks: u64, what: &str) -> anyhow::Result<u64>
     .map_err(|e| anyhow!("{what}: {e} at {items} items"))
 }
 
-/// A scalar argument's value, converted to the argument's type.
-#[derive(Debug, Clone, Copy)]
-enum Scalar {
-    U32(u32),
-    I32(i32),
-    U64(u64),
-    F32(f32),
-    F64(f64),
-}
-
-impl Scalar {
-    fn arg<'a>(self) -> Arg<'a> {
-        match self {
-            Self::U32(v) => Arg::U32(v),
-            Self::I32(v) => Arg::I32(v),
-            Self::U64(v) => Arg::U64(v),
-            Self::F32(v) => Arg::F32(v),
-            Self::F64(v) => Arg::F64(v),
-        }
-    }
-}
+/// A scalar argument's value, converted to the argument's type: a scalar [`Arg`] (the dynamic
+/// path's own argument type, so no parallel enum).
+type Scalar = Arg<'static>;
 
 /// Converts `[args.<name>].value` of pilot.toml at `items` to the argument's type: out-of-range,
 /// fractional (for integer types) and non-finite values are errors naming the file and field,
@@ -317,7 +299,7 @@ pub fn run_on(k: &InHouse, dev: &dyn Compute, items: u64, budget_s: f64) -> anyh
     for (a, b) in k.def.args.iter().zip(&bufs) {
         let arg = match b {
             Some(buf) => Arg::Buf(buf, a.access.unwrap_or(Access::Read)),
-            None => scalar_arg(k, a, items)?.arg(),
+            None => scalar_arg(k, a, items)?,
         };
         args.push(arg);
     }

@@ -1,4 +1,5 @@
-//! Swap cost (1): the port's overhead. The same launch through `&dyn Compute` (argument checks
+//! Swap cost (1): the port's overhead. The same launch through `&dyn Compute` (the typed
+//! `McEuropean` launch generated from its manifest, argument checks
 //! against the manifest, hazard tracking, dynamic dispatch) against the adapter's `Driver::launch`
 //! called directly with raw arguments, at sizes from tiny (the fixed cost per launch) to large
 //! (the cost relative to kernel time).
@@ -10,7 +11,8 @@
 //! CPU+SYCL report showed -19 % and 966 µs).
 
 use serde::Serialize;
-use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, Device, Driver, RawArg};
+use tenor_kernels::typed::McEuropean;
+use tenor_ports::{Arg, Compute, ComputeError, ComputeExt, Device, Driver, RawArg};
 use tenor_registry::DeviceVisitor;
 
 use super::measure::{time_pairs, Stats};
@@ -60,26 +62,25 @@ impl DeviceVisitor for Measure {
     fn visit<D: Driver>(self, device: &Device<D>) -> Self::Output {
         let dyn_dev: &dyn Compute = device;
         let s = dyn_dev.default_stream().clone();
-        let k = dyn_dev.load_kernel(tenor_kernels::get("mc_european")?)?;
+        let k = McEuropean::load(dyn_dev)?;
         let mut rows = Vec::new();
         for &paths in &self.sizes {
             let pairs = (paths / 2).max(1);
             let out_port = dyn_dev.alloc_elems::<f64>(&s, partials_len(pairs))?;
             let out_direct = dyn_dev.alloc_elems::<f64>(&s, partials_len(pairs))?;
-            let scalars = |buf| {
-                [
-                    buf,
-                    Arg::U64(5),
-                    Arg::U64(pairs),
-                    Arg::F64(100.0),
-                    Arg::F64(100.0),
-                    Arg::U32(1),
-                    Arg::F64(0.0),
-                    Arg::F64(0.2),
-                    Arg::F64(0.97),
-                ]
+            let launch = |partials| McEuropean {
+                partials,
+                seed: 5,
+                pairs,
+                spot: 100.0,
+                strike: 100.0,
+                is_call: 1,
+                drift: 0.0,
+                vol_sqrt_t: 0.2,
+                discount: 0.97,
             };
-            let raw: Vec<RawArg> = scalars(Arg::Buf(&out_direct, Access::Write))
+            let raw: Vec<RawArg> = launch(&out_direct)
+                .args()
                 .iter()
                 .map(|a| match a {
                     Arg::Buf(b, _) => RawArg::Ptr(b.ptr(), b.len() as u64),
@@ -101,7 +102,7 @@ impl DeviceVisitor for Measure {
                 5000,
                 self.budget_s,
                 || {
-                    dyn_dev.launch(&s, &k, pairs, &scalars(Arg::Buf(&out_port, Access::Write)))?;
+                    launch(&out_port).launch_loaded(dyn_dev, &s, &k)?;
                     dyn_dev.synchronize()
                 },
                 || {

@@ -4,9 +4,8 @@
 //! paths or rows) and a count of work units for throughput (path-steps, paths, FLOP). Inputs
 //! are never zeros (METHOD: zeros hide unwritten outputs and can run faster than real data).
 
-use tenor_ports::{
-    Access, Arg, Compute, ComputeError, ComputeExt, DeviceBuffer, GemmDesc, Kernel, Precision, Stream, Transpose,
-};
+use tenor_kernels::typed::{CurveBuild, GbmPaths, McAsian, McAsianF32, McEuropean, McEuropeanF32, PayoffAsian};
+use tenor_ports::{Compute, ComputeError, ComputeExt, DeviceBuffer, GemmDesc, Kernel, Precision, Stream, Transpose};
 
 /// Steps of the path-generation and payoff workloads.
 pub const PATH_STEPS: u32 = 64;
@@ -172,24 +171,20 @@ pub fn prepare(dev: &dyn Compute, stream: &Stream, w: Workload, size: u64) -> Re
         Workload::PathGeneration => vec![dev.alloc_elems::<f64>(stream, (size * u64::from(PATH_STEPS)) as usize)?],
         Workload::PayoffEvaluation => {
             let paths = dev.alloc_elems::<f64>(stream, (size * u64::from(PATH_STEPS)) as usize)?;
-            let gen = kernel(dev, "gbm_paths")?;
             let dt = 1.0 / f64::from(PATH_STEPS);
-            dev.launch(
-                stream,
-                &gen,
-                size,
-                &[
-                    Arg::Buf(&paths, Access::Write),
-                    Arg::U64(7),
-                    Arg::U64(size),
-                    Arg::U32(PATH_STEPS),
-                    Arg::F64(SPOT),
-                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
-                    Arg::F64(VOL * dt.sqrt()),
-                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
-                    Arg::F64(VOL * dt.sqrt()),
-                ],
-            )?;
+            let mu = RATE - DIV - 0.5 * VOL * VOL;
+            GbmPaths {
+                out: &paths,
+                seed: 7,
+                paths: size,
+                steps: PATH_STEPS,
+                spot: SPOT,
+                drift_first: mu * dt,
+                vol_first: VOL * dt.sqrt(),
+                drift_dt: mu * dt,
+                vol_sqrt_dt: VOL * dt.sqrt(),
+            }
+            .launch(dev, stream)?;
             vec![paths, dev.alloc_elems::<f64>(stream, size as usize)?, dev.alloc_elems::<f64>(stream, size as usize)?]
         }
         Workload::McEuropean | Workload::McEuropeanF32 | Workload::McAsian | Workload::McAsianF32 => {
@@ -245,119 +240,96 @@ impl Prepared {
         let b = &self.bufs;
         let t = 1.0f64;
         let dt = t / f64::from(PATH_STEPS);
+        let mu = RATE - DIV - 0.5 * VOL * VOL;
         match (self.workload, &self.kernel) {
-            (Workload::PathGeneration, Some(k)) => dev.launch(
-                stream,
-                k,
-                size,
-                &[
-                    Arg::Buf(&b[0], Access::Write),
-                    Arg::U64(11),
-                    Arg::U64(size),
-                    Arg::U32(PATH_STEPS),
-                    Arg::F64(SPOT),
-                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
-                    Arg::F64(VOL * dt.sqrt()),
-                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * dt),
-                    Arg::F64(VOL * dt.sqrt()),
-                ],
-            ),
-            (Workload::PayoffEvaluation, Some(k)) => dev.launch(
-                stream,
-                k,
-                size,
-                &[
-                    Arg::Buf(&b[0], Access::Read),
-                    Arg::Buf(&b[1], Access::Write),
-                    Arg::Buf(&b[2], Access::Write),
-                    Arg::U64(size),
-                    Arg::U32(PATH_STEPS),
-                    Arg::F64(SPOT),
-                    Arg::U32(0),
-                    Arg::F64(STRIKE),
-                    Arg::U32(1),
-                    Arg::F64((-RATE * t).exp()),
-                ],
-            ),
-            (Workload::McEuropean, Some(k)) => dev.launch(
-                stream,
-                k,
-                size / 2,
-                &[
-                    Arg::Buf(&b[0], Access::Write),
-                    Arg::U64(13),
-                    Arg::U64(size / 2),
-                    Arg::F64(SPOT),
-                    Arg::F64(STRIKE),
-                    Arg::U32(1),
-                    Arg::F64((RATE - DIV - 0.5 * VOL * VOL) * t),
-                    Arg::F64(VOL * t.sqrt()),
-                    Arg::F64((-RATE * t).exp()),
-                ],
-            ),
-            (Workload::McEuropeanF32, Some(k)) => dev.launch(
-                stream,
-                k,
-                size / 2,
-                &[
-                    Arg::Buf(&b[0], Access::Write),
-                    Arg::U64(13),
-                    Arg::U64(size / 2),
-                    Arg::F32(SPOT as f32),
-                    Arg::F32(STRIKE as f32),
-                    Arg::U32(1),
-                    Arg::F32(((RATE - DIV - 0.5 * VOL * VOL) * t) as f32),
-                    Arg::F32((VOL * t.sqrt()) as f32),
-                    Arg::F32((-RATE * t).exp() as f32),
-                ],
-            ),
+            (Workload::PathGeneration, Some(k)) => GbmPaths {
+                out: &b[0],
+                seed: 11,
+                paths: size,
+                steps: PATH_STEPS,
+                spot: SPOT,
+                drift_first: mu * dt,
+                vol_first: VOL * dt.sqrt(),
+                drift_dt: mu * dt,
+                vol_sqrt_dt: VOL * dt.sqrt(),
+            }
+            .launch_loaded(dev, stream, k),
+            (Workload::PayoffEvaluation, Some(k)) => PayoffAsian {
+                paths_in: &b[0],
+                out_arith: &b[1],
+                out_geo: &b[2],
+                paths: size,
+                steps: PATH_STEPS,
+                spot: SPOT,
+                spot_fixing: 0,
+                strike: STRIKE,
+                is_call: 1,
+                discount: (-RATE * t).exp(),
+            }
+            .launch_loaded(dev, stream, k),
+            (Workload::McEuropean, Some(k)) => McEuropean {
+                partials: &b[0],
+                seed: 13,
+                pairs: size / 2,
+                spot: SPOT,
+                strike: STRIKE,
+                is_call: 1,
+                drift: mu * t,
+                vol_sqrt_t: VOL * t.sqrt(),
+                discount: (-RATE * t).exp(),
+            }
+            .launch_loaded(dev, stream, k),
+            (Workload::McEuropeanF32, Some(k)) => McEuropeanF32 {
+                partials: &b[0],
+                seed: 13,
+                pairs: size / 2,
+                spot: SPOT as f32,
+                strike: STRIKE as f32,
+                is_call: 1,
+                drift: (mu * t) as f32,
+                vol_sqrt_t: (VOL * t.sqrt()) as f32,
+                discount: (-RATE * t).exp() as f32,
+            }
+            .launch_loaded(dev, stream, k),
             (Workload::McAsian, Some(k)) => {
                 let dt = t / f64::from(ASIAN_STEPS);
-                let (d, v) = ((RATE - DIV - 0.5 * VOL * VOL) * dt, VOL * dt.sqrt());
-                dev.launch(
-                    stream,
-                    k,
-                    size / 2,
-                    &[
-                        Arg::Buf(&b[0], Access::Write),
-                        Arg::U64(17),
-                        Arg::U64(size / 2),
-                        Arg::U32(ASIAN_STEPS),
-                        Arg::F64(SPOT),
-                        Arg::F64(STRIKE),
-                        Arg::U32(1),
-                        Arg::U32(0),
-                        Arg::F64(d),
-                        Arg::F64(v),
-                        Arg::F64(d),
-                        Arg::F64(v),
-                        Arg::F64((-RATE * t).exp()),
-                    ],
-                )
+                let (d, v) = (mu * dt, VOL * dt.sqrt());
+                McAsian {
+                    partials: &b[0],
+                    seed: 17,
+                    pairs: size / 2,
+                    steps: ASIAN_STEPS,
+                    spot: SPOT,
+                    strike: STRIKE,
+                    is_call: 1,
+                    spot_fixing: 0,
+                    drift_first: d,
+                    vol_first: v,
+                    drift_dt: d,
+                    vol_sqrt_dt: v,
+                    discount: (-RATE * t).exp(),
+                }
+                .launch_loaded(dev, stream, k)
             }
             (Workload::McAsianF32, Some(k)) => {
                 let dt = t / f64::from(ASIAN_STEPS);
-                let (d, v) = (((RATE - DIV - 0.5 * VOL * VOL) * dt) as f32, (VOL * dt.sqrt()) as f32);
-                dev.launch(
-                    stream,
-                    k,
-                    size / 2,
-                    &[
-                        Arg::Buf(&b[0], Access::Write),
-                        Arg::U64(17),
-                        Arg::U64(size / 2),
-                        Arg::U32(ASIAN_STEPS),
-                        Arg::F32(SPOT as f32),
-                        Arg::F32(STRIKE as f32),
-                        Arg::U32(1),
-                        Arg::U32(0),
-                        Arg::F32(d),
-                        Arg::F32(v),
-                        Arg::F32(d),
-                        Arg::F32(v),
-                        Arg::F32((-RATE * t).exp() as f32),
-                    ],
-                )
+                let (d, v) = ((mu * dt) as f32, (VOL * dt.sqrt()) as f32);
+                McAsianF32 {
+                    partials: &b[0],
+                    seed: 17,
+                    pairs: size / 2,
+                    steps: ASIAN_STEPS,
+                    spot: SPOT as f32,
+                    strike: STRIKE as f32,
+                    is_call: 1,
+                    spot_fixing: 0,
+                    drift_first: d,
+                    vol_first: v,
+                    drift_dt: d,
+                    vol_sqrt_dt: v,
+                    discount: (-RATE * t).exp() as f32,
+                }
+                .launch_loaded(dev, stream, k)
             }
             (Workload::LsmGemm, _) => {
                 // X is stored rows x 8 column-major (ld = rows): C = X^T X (8 x 8).
@@ -367,18 +339,10 @@ impl Prepared {
                 d.ldb = rows;
                 dev.gemm(stream, &d, &b[0], &b[0], &b[1])
             }
-            (Workload::CurveBuild, Some(k)) => dev.launch(
-                stream,
-                k,
-                size,
-                &[
-                    Arg::Buf(&b[0], Access::Read),
-                    Arg::Buf(&b[1], Access::Read),
-                    Arg::Buf(&b[2], Access::Write),
-                    Arg::U64(size),
-                    Arg::U32(CURVE_TENORS.len() as u32),
-                ],
-            ),
+            (Workload::CurveBuild, Some(k)) => {
+                CurveBuild { par: &b[0], tenors: &b[1], log_df: &b[2], n: size, m: CURVE_TENORS.len() as u32 }
+                    .launch_loaded(dev, stream, k)
+            }
             (w, None) => Err(ComputeError::InvalidArgument(format!("workload {} has no kernel loaded", w.name()))),
         }
     }

@@ -11,7 +11,8 @@
 //! rule; Glasserman 2004, section 8.6); in-sample estimates carry a small high bias as well.
 
 use nalgebra::{DMatrix, DVector};
-use tenor_ports::{Access, Arg, Compute, ComputeExt, DeviceBuffer, GemmDesc, Precision, Stream, Transpose};
+use tenor_kernels::typed::{LsmBasis, LsmExercise, LsmPaths, ReduceSumSumsq};
+use tenor_ports::{Compute, ComputeExt, DeviceBuffer, GemmDesc, Precision, Stream, Transpose};
 
 use super::{validate, AmericanError};
 use crate::types::Vanilla;
@@ -80,13 +81,11 @@ pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> 
         return bad("nbasis", f64::from(cfg.nbasis), "must be 1 to 8");
     }
     let stream = dev.default_stream().clone();
-    let load =
-        |name: &str| -> Result<tenor_ports::Kernel, AmericanError> { Ok(dev.load_kernel(tenor_kernels::get(name)?)?) };
     let k = Kernels {
-        paths: load("lsm_paths")?,
-        basis: load("lsm_basis")?,
-        exercise: load("lsm_exercise")?,
-        reduce: load("reduce_sum_sumsq")?,
+        paths: LsmPaths::load(dev)?,
+        basis: LsmBasis::load(dev)?,
+        exercise: LsmExercise::load(dev)?,
+        reduce: ReduceSumSumsq::load(dev)?,
     };
     let steps = cfg.exercise_dates;
     let dt = v.maturity / f64::from(steps);
@@ -105,22 +104,18 @@ pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> 
     let mut coef_buf = dev.upload_slice(&stream, &coef)?;
     exercise(dev, &stream, &k, &spots, &cash, &coef_buf, v, cfg, steps - 1, 0.0)?;
     for s in (0..steps - 1).rev() {
-        dev.launch(
-            &stream,
-            &k.basis,
-            cfg.paths,
-            &[
-                Arg::Buf(&spots, Access::Read),
-                Arg::Buf(&cash, Access::Read),
-                Arg::Buf(&design, Access::Write),
-                Arg::U64(cfg.paths),
-                Arg::U32(s),
-                Arg::U32(cfg.nbasis),
-                Arg::F64(v.strike),
-                Arg::F64(v.option.sign()),
-                Arg::F64(df),
-            ],
-        )?;
+        LsmBasis {
+            spots: &spots,
+            cash: &cash,
+            design: &design,
+            paths: cfg.paths,
+            step: s,
+            nbasis: cfg.nbasis,
+            strike: v.strike,
+            sign: v.option.sign(),
+            df,
+        }
+        .launch_loaded(dev, &stream, &k.basis)?;
         // [X y]^T [X y]: A = X (paths x nb, first nb columns of the design), B = [X y].
         let desc = GemmDesc::new(Precision::F64, Transpose::Yes, Transpose::No, nb, nb + 1, n);
         let desc = GemmDesc { lda: n, ldb: n, ..desc };
@@ -150,12 +145,7 @@ pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> 
     // Mean and standard error through the reduction kernel; discount from t_1 to today.
     let blocks = n.div_ceil(k.reduce.def().launch.block as usize);
     let partials = dev.alloc_elems::<f64>(&stream, 2 * blocks)?;
-    dev.launch(
-        &stream,
-        &k.reduce,
-        cfg.paths,
-        &[Arg::Buf(&cash, Access::Read), Arg::Buf(&partials, Access::Write), Arg::U64(cfg.paths)],
-    )?;
+    ReduceSumSumsq { x: &cash, partials: &partials, n: cfg.paths }.launch_loaded(dev, &stream, &k.reduce)?;
     let part = dev.download_vec::<f64>(&stream, &partials)?;
     let (s1, s2) = part.chunks_exact(2).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
     let nf = n as f64;
@@ -195,22 +185,18 @@ fn exercise<C: Compute + ?Sized>(
     step: u32,
     df: f64,
 ) -> Result<(), AmericanError> {
-    dev.launch(
-        stream,
-        &k.exercise,
-        cfg.paths,
-        &[
-            Arg::Buf(spots, Access::Read),
-            Arg::Buf(cash, Access::ReadWrite),
-            Arg::Buf(coef, Access::Read),
-            Arg::U64(cfg.paths),
-            Arg::U32(step),
-            Arg::U32(cfg.nbasis),
-            Arg::F64(v.strike),
-            Arg::F64(v.option.sign()),
-            Arg::F64(df),
-        ],
-    )?;
+    LsmExercise {
+        spots,
+        cash,
+        coef,
+        paths: cfg.paths,
+        step,
+        nbasis: cfg.nbasis,
+        strike: v.strike,
+        sign: v.option.sign(),
+        df,
+    }
+    .launch_loaded(dev, stream, &k.exercise)?;
     Ok(())
 }
 
@@ -224,19 +210,15 @@ fn simulate<C: Compute + ?Sized>(
     dt: f64,
 ) -> Result<DeviceBuffer, AmericanError> {
     let spots = dev.alloc_elems::<f64>(stream, cfg.paths as usize * cfg.exercise_dates as usize)?;
-    dev.launch(
-        stream,
-        &k.paths,
-        cfg.paths,
-        &[
-            Arg::Buf(&spots, Access::Write),
-            Arg::U64(seed),
-            Arg::U64(cfg.paths),
-            Arg::U32(cfg.exercise_dates),
-            Arg::F64(v.spot),
-            Arg::F64((v.rate - v.dividend - 0.5 * v.vol * v.vol) * dt),
-            Arg::F64(v.vol * dt.sqrt()),
-        ],
-    )?;
+    LsmPaths {
+        out: &spots,
+        seed,
+        paths: cfg.paths,
+        steps: cfg.exercise_dates,
+        spot: v.spot,
+        drift_dt: (v.rate - v.dividend - 0.5 * v.vol * v.vol) * dt,
+        vol_sqrt_dt: v.vol * dt.sqrt(),
+    }
+    .launch_loaded(dev, stream, &k.paths)?;
     Ok(spots)
 }

@@ -4,7 +4,8 @@
 //! ([`tenor_kernels::heston`] documents the method, its sources and its accuracy against the
 //! adaptive [`super::heston_price`]).
 
-use tenor_ports::{Access, Arg, Compute, ComputeExt};
+use tenor_kernels::typed::HestonPrice;
+use tenor_ports::{Compute, ComputeExt};
 
 use super::{HestonError, HestonOption, HestonParams};
 use crate::types::OptionType;
@@ -68,7 +69,6 @@ pub fn heston_prices_batch<C: Compute + ?Sized>(
     let is_call: Vec<u32> = options.iter().map(|o| u32::from(o.option == OptionType::Call)).collect();
     let params: Vec<f64> = sets.iter().flat_map(|p| [p.v0, p.kappa, p.theta, p.sigma, p.rho]).collect();
     let s = dev.default_stream().clone();
-    let kernel = dev.load_kernel(tenor_kernels::get("heston_price")?)?;
     let b_strike = dev.upload_slice(&s, &strike)?;
     let b_forward = dev.upload_slice(&s, &forward)?;
     let b_maturity = dev.upload_slice(&s, &maturity)?;
@@ -78,25 +78,21 @@ pub fn heston_prices_batch<C: Compute + ?Sized>(
     let b_x = dev.upload_slice(&s, &x)?;
     let b_w = dev.upload_slice(&s, &w)?;
     let out = dev.alloc_elems::<f64>(&s, items)?;
-    dev.launch(
-        &s,
-        &kernel,
-        items as u64,
-        &[
-            Arg::Buf(&b_strike, Access::Read),
-            Arg::Buf(&b_forward, Access::Read),
-            Arg::Buf(&b_maturity, Access::Read),
-            Arg::Buf(&b_discount, Access::Read),
-            Arg::Buf(&b_call, Access::Read),
-            Arg::Buf(&b_params, Access::Read),
-            Arg::Buf(&b_x, Access::Read),
-            Arg::Buf(&b_w, Access::Read),
-            Arg::Buf(&out, Access::Write),
-            Arg::U64(items as u64),
-            Arg::U64(options.len() as u64),
-            Arg::U32(nodes as u32),
-        ],
-    )?;
+    HestonPrice {
+        strike: &b_strike,
+        forward: &b_forward,
+        maturity: &b_maturity,
+        discount: &b_discount,
+        is_call: &b_call,
+        params: &b_params,
+        nodes: &b_x,
+        weights: &b_w,
+        price: &out,
+        items: items as u64,
+        quotes: options.len() as u64,
+        nodes_count: nodes as u32,
+    }
+    .launch(dev, &s)?;
     let prices = dev.download_vec::<f64>(&s, &out)?;
     if let Some(i) = prices.iter().position(|p| !p.is_finite()) {
         return Err(HestonError::DeviceResult { index: i, value: prices[i] });

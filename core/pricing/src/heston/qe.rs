@@ -2,7 +2,8 @@
 //! port: the `heston_qe` kernel simulates terminal spots (one work item per path), the host
 //! evaluates payoffs and the sample mean and standard error.
 
-use tenor_ports::{Access, Arg, Compute, ComputeExt};
+use tenor_kernels::typed::HestonQe;
+use tenor_ports::{Compute, ComputeExt};
 
 use super::{HestonError, HestonOption, HestonParams};
 
@@ -63,27 +64,22 @@ pub fn heston_qe_terminal<C: Compute + ?Sized>(
     let steps = ((o.maturity * cfg.steps_per_year).ceil() as u32).max(cfg.min_steps).max(1);
     let dt = o.maturity / f64::from(steps);
     let stream = dev.default_stream().clone();
-    let kernel = dev.load_kernel(tenor_kernels::get("heston_qe")?)?;
     let out = dev.alloc_elems::<f64>(&stream, cfg.paths as usize)?;
-    dev.launch(
-        &stream,
-        &kernel,
-        cfg.paths,
-        &[
-            Arg::Buf(&out, Access::Write),
-            Arg::U64(cfg.seed),
-            Arg::U64(cfg.paths),
-            Arg::U32(steps),
-            Arg::F64(o.spot),
-            Arg::F64((o.rate - o.dividend) * dt),
-            Arg::F64(dt),
-            Arg::F64(p.v0),
-            Arg::F64(p.kappa),
-            Arg::F64(p.theta),
-            Arg::F64(p.sigma),
-            Arg::F64(p.rho),
-        ],
-    )?;
+    HestonQe {
+        out: &out,
+        seed: cfg.seed,
+        paths: cfg.paths,
+        steps,
+        spot: o.spot,
+        drift_dt: (o.rate - o.dividend) * dt,
+        dt,
+        v0: p.v0,
+        kappa: p.kappa,
+        theta: p.theta,
+        sigma: p.sigma,
+        rho: p.rho,
+    }
+    .launch(dev, &stream)?;
     Ok((dev.download_vec::<f64>(&stream, &out)?, steps))
 }
 

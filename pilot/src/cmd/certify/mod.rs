@@ -100,16 +100,19 @@ fn floors(dev: &dyn Compute) -> Vec<FloorRow> {
         status: if info.fp64 { "ok" } else { "missing" }.into(),
     }];
     let mut failed = Vec::new();
+    use tenor_kernels::typed::{
+        CurveBuild, GbmPaths, HestonPrice, McAsian, McAsianF32, McBarrier, McEuropean, McEuropeanF32, PayoffAsian,
+    };
     for k in [
-        "gbm_paths",
-        "payoff_asian",
-        "mc_european",
-        "mc_european_f32",
-        "mc_asian",
-        "mc_asian_f32",
-        "mc_barrier",
-        "curve_build",
-        "heston_price",
+        GbmPaths::NAME,
+        PayoffAsian::NAME,
+        McEuropean::NAME,
+        McEuropeanF32::NAME,
+        McAsian::NAME,
+        McAsianF32::NAME,
+        McBarrier::NAME,
+        CurveBuild::NAME,
+        HestonPrice::NAME,
     ] {
         if let Err(e) = tenor_kernels::get(k).and_then(|d| dev.load_kernel(d)) {
             failed.push(format!("{k}: {e}"));
