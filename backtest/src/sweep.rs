@@ -250,3 +250,66 @@ impl Drop for Finish {
         self.0.finish(self.1);
     }
 }
+
+/// Estimated cost of one run of a sweep for sharding: its `paths` parameter if it has one
+/// (option strategies' Monte Carlo work grows with it), else 1.
+#[must_use]
+pub fn run_cost(params: &Params) -> f64 {
+    params.get("paths").copied().filter(|p| p.is_finite() && *p > 0.0).unwrap_or(1.0)
+}
+
+/// [`run_batched_groups_summarised`] over every device of `devices`: the parameter sets are
+/// split by [`run_cost`] ([`tenor_ports::Devices::shard`]), each device runs its sets in
+/// lockstep groups with its own `price_batch` calls on its own streams and pool, all devices at
+/// once, and the results come back in grid order. A run's results do not depend on which
+/// group or device priced it (seeds per product, [`crate::batch`]), so they are bitwise those
+/// of one device. Progress counts bars times groups over all devices.
+#[allow(clippy::too_many_arguments)]
+pub fn run_batched_sharded<F, T>(
+    engine: &Engine,
+    feed: &Feed,
+    devices: &tenor_ports::Devices,
+    sets: &[Params],
+    groups: usize,
+    make: F,
+    summarise: &(dyn Fn(RunResult) -> T + Sync),
+    on_bar: &(dyn Fn(u64, u64) + Sync),
+) -> BatchedSweep<T>
+where
+    F: Fn(&Params, Pricer) -> Result<Box<dyn Strategy>, StrategyError> + Sync,
+    T: Send,
+{
+    let costs: Vec<f64> = sets.iter().map(run_cost).collect();
+    let sharding = devices.shard(&costs);
+    let progress: Vec<(AtomicU64, AtomicU64)> =
+        (0..devices.len()).map(|_| (AtomicU64::new(0), AtomicU64::new(0))).collect();
+    let parts = devices.run_shards(&sharding, |d, _, shard| {
+        let mine: Vec<Params> = shard.iter().map(|i| sets[*i].clone()).collect();
+        let compute = devices.devices()[d].clone();
+        let out =
+            run_batched_groups_summarised(engine, feed, compute, &mine, groups, &make, summarise, &|done, total| {
+                progress[d].0.store(done, Ordering::SeqCst);
+                progress[d].1.store(total, Ordering::SeqCst);
+                let sum = |f: fn(&(AtomicU64, AtomicU64)) -> u64| progress.iter().map(f).sum::<u64>();
+                on_bar(sum(|p| p.0.load(Ordering::SeqCst)), sum(|p| p.1.load(Ordering::SeqCst)));
+            });
+        Some(out)
+    });
+    let mut results: Vec<Option<Result<T, StrategyError>>> = (0..sets.len()).map(|_| None).collect();
+    let mut stats = BatchStats::default();
+    // The sharding is for this device count, so `run_shards` cannot refuse it; a device whose
+    // worker panicked leaves its runs without a result (reported as panicked below).
+    for (shard, part) in sharding.shards.iter().zip(parts.into_iter().flatten()) {
+        if let Ok(Some(out)) = part {
+            for (i, r) in shard.iter().zip(out.results) {
+                results[*i] = Some(r);
+            }
+            stats.calls += out.stats.calls;
+            stats.requests += out.stats.requests;
+            stats.products += out.stats.products;
+            stats.bars += out.stats.bars;
+        }
+    }
+    let results = results.into_iter().zip(sets).map(|(r, p)| r.unwrap_or_else(|| Err(panicked(p)))).collect();
+    BatchedSweep { results, stats }
+}

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use tenor_ports::Compute;
+use tenor_ports::{Compute, Devices};
 use tenor_pricing::portfolio::{self, BookConfig, BookRun, BookTimes, Kind, ParsedPortfolio, PricedRow, RowError};
 
 pub use tenor_pricing::portfolio::SettingError;
@@ -62,6 +62,32 @@ pub fn price_parsed(
     progress: &mut dyn FnMut(usize),
 ) -> PricedBook {
     let (results, times) = portfolio::price_book_timed(compute, &parsed.trades, config, run, progress);
+    collect(parsed, file, results, times)
+}
+
+/// [`price_parsed`] over every device of `devices`: the book split by cost, each shard priced
+/// on its device, rows in input order, bitwise those of one device
+/// ([`portfolio::price_book_sharded`]); also returns the split. The times are the slowest
+/// device's (rows summed over the devices).
+pub fn price_parsed_sharded(
+    devices: &Devices,
+    parsed: &ParsedPortfolio,
+    file: &Path,
+    config: &BookConfig,
+    run: &BookRun,
+    progress: &(dyn Fn(usize) + Sync),
+) -> (PricedBook, portfolio::BookSharding) {
+    let (results, split, times) = portfolio::price_book_sharded(devices, &parsed.trades, config, run, progress);
+    (collect(parsed, file, results, times), split)
+}
+
+/// Sorts the pricer's results into rows and failures named with file and line.
+fn collect(
+    parsed: &ParsedPortfolio,
+    file: &Path,
+    results: Vec<Result<PricedRow, portfolio::PriceError>>,
+    times: BookTimes,
+) -> PricedBook {
     let file = file.display();
     let mut book = PricedBook {
         rows: Vec::with_capacity(results.len()),

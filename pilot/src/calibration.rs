@@ -333,11 +333,37 @@ pub fn calibrate(
     dev: &dyn Compute,
     progress: &mut dyn FnMut(usize, f64),
 ) -> Result<Calibration, CalibrationError> {
+    calibrate_with(a, dev, None, progress)
+}
+
+/// [`calibrate`] with the port pricer's work split over every device of `devices` (the chain
+/// is prepared on the first); the fit is bitwise that of one device
+/// ([`tenor_pricing::heston::calibrate_heston_sharded`]).
+///
+/// # Errors
+/// As [`calibrate`].
+pub fn calibrate_devices(
+    a: &HestonSettings,
+    devices: &tenor_ports::Devices,
+    progress: &mut dyn FnMut(usize, f64),
+) -> Result<Calibration, CalibrationError> {
+    calibrate_with(a, devices.first().as_ref(), (devices.len() > 1).then_some(devices), progress)
+}
+
+fn calibrate_with(
+    a: &HestonSettings,
+    dev: &dyn Compute,
+    devices: Option<&tenor_ports::Devices>,
+    progress: &mut dyn FnMut(usize, f64),
+) -> Result<Calibration, CalibrationError> {
     let prepared = prepare(a, dev)?;
     let start = Instant::now();
-    let result = match a.pricer {
-        Pricer::Port => calibrate_heston_observed(dev, &prepared.quotes, &prepared.cfg, progress),
-        Pricer::Host => calibrate_heston_host(&prepared.quotes, &prepared.cfg),
+    let result = match (a.pricer, devices) {
+        (Pricer::Port, Some(devices)) => {
+            tenor_pricing::heston::calibrate_heston_sharded(devices, &prepared.quotes, &prepared.cfg, progress)
+        }
+        (Pricer::Port, None) => calibrate_heston_observed(dev, &prepared.quotes, &prepared.cfg, progress),
+        (Pricer::Host, _) => calibrate_heston_host(&prepared.quotes, &prepared.cfg),
     }
     .map_err(CalibrationError::Fit)?;
     let wall_seconds = start.elapsed().as_secs_f64();

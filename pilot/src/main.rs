@@ -48,6 +48,9 @@ enum PilotCommand {
     Run(cmd::pilot::RunArgs),
     /// Benchmark and check an in-house kernel folder on every backend that has a source for it.
     Kernel(cmd::pilot::KernelArgs),
+    /// Only the scaling over devices (`--devices cuda:*`): fused Monte Carlo and the mixed book
+    /// over 1..N devices, the book checked bitwise against one device.
+    Devices(cmd::pilot::DevicesArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -65,6 +68,7 @@ fn main() -> std::process::ExitCode {
         Command::Backtest(a) => cmd::backtest::run(&a),
         Command::Pilot(PilotCommand::Run(a)) => cmd::pilot::run(&a),
         Command::Pilot(PilotCommand::Kernel(a)) => cmd::pilot::kernel(&a),
+        Command::Pilot(PilotCommand::Devices(a)) => cmd::pilot::devices(&a),
     };
     match result {
         Ok(code) => code,

@@ -21,6 +21,7 @@ pub mod alloc;
 pub mod context;
 mod driver;
 pub mod error;
+pub mod multi;
 pub mod nvrtc;
 mod open_trace;
 pub mod probe;
@@ -31,6 +32,7 @@ use std::sync::Arc;
 
 pub use context::Context;
 pub use driver::{CudaDriver, CudaKernel};
+pub use multi::{can_access_peer, cuda_on, device_count};
 pub use open_trace::TRACE_OPEN_ENV;
 pub use probe::probe;
 pub use stream::{cuda_stream, CudaEvent, CudaStream};

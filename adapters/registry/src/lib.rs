@@ -20,7 +20,9 @@ use std::sync::Arc;
 
 use tenor_ports::{Allocator, CheckedDevice, Compute, ComputeError, Device, DeviceInfo, Driver};
 
+pub mod select;
 pub use memory::{replay_memory, NativeTarget, ReplayMemory, Upstream};
+pub use select::{list_devices, open_devices, DeviceSet, Selector, SelectorError};
 pub use table::{Backend, OpenFn, OpenOverFn, ReplayFn, BACKENDS};
 
 /// The row of backend `name`, if Tenor knows it (built into this binary or not).
@@ -52,6 +54,7 @@ pub fn help() -> String {
         .collect();
     s.push_str(&rows.join(", "));
     s.push_str(", or `auto` (the first that opens, in that order, never `sim`)");
+    s.push_str("; a device selector picks devices: `cuda:1`, `cuda:*` (all), `sim:0..3` (with TENOR_SIM_DEVICES), `sycl:gpu:0`");
     s
 }
 
@@ -75,7 +78,13 @@ pub(crate) fn not_built(name: &str, feature: &str) -> ComputeError {
 /// [`ComputeError::Unavailable`] naming the backend and why it cannot run: not compiled in
 /// (with the Cargo feature to enable), no driver, no device; for `auto`, every reason;
 /// [`ComputeError::InvalidArgument`] for an unknown name, listing the known ones.
+///
+/// A device selector (`cuda:1`, `sim:0`, [`select`]) opens that one device; a selector of
+/// several devices (`cuda:*`) is refused here ([`open_devices`] opens those).
 pub fn open(name: &str) -> Result<Arc<dyn Compute>, ComputeError> {
+    if name.contains(':') {
+        return select::open_one(name);
+    }
     if name == "auto" {
         let mut reasons = Vec::new();
         for b in BACKENDS.iter().filter(|b| b.auto) {
@@ -141,5 +150,8 @@ pub trait DeviceVisitor {
 /// # Errors
 /// As [`open`] (`auto` is not a name here).
 pub fn visit<V: DeviceVisitor>(name: &str, visitor: V) -> Result<V::Output, ComputeError> {
+    if name.contains(':') {
+        return select::visit_one(name, visitor);
+    }
     table::visit_row(name, visitor).unwrap_or_else(|| Err(unknown(name)))
 }

@@ -21,7 +21,8 @@ fn pilot_run(py: Python<'_>, backends: Vec<String>, suite: &str, max_mib: u64) -
     if max_mib == 0 {
         return Err(parameter_error(py, "max_mib", "max_mib must be at least 1".into()));
     }
-    let opts = tenor_pilot::pilot::Options { backends, suite, max_bytes: max_mib.saturating_mul(1 << 20) };
+    let opts =
+        tenor_pilot::pilot::Options { backends, suite, max_bytes: max_mib.saturating_mul(1 << 20), devices: None };
     let report =
         py.allow_threads(|| tenor_pilot::pilot::run(&opts)).map_err(|e| BackendError::new_err(e.to_string()))?;
     serde_json::to_string(&report).map_err(|e| TenorError::new_err(format!("pilot report: {e}")))

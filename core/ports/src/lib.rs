@@ -35,6 +35,7 @@ pub mod error;
 pub mod expr;
 pub mod files;
 pub mod kernel;
+pub mod multi;
 pub mod number;
 pub mod stream;
 pub mod text;
@@ -47,6 +48,7 @@ pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};
 pub use expr::{Expr, ExprError};
 pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape};
+pub use multi::{shard_by_cost, Devices, PeerAccess, Sharding};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 
 /// Result alias for port operations.

@@ -252,7 +252,8 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
         std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
         (None, Some(tenor_ports::files::AtomicFile::create(&a.out.join("sweep.csv"))?))
     };
-    let compute = tenor_registry::open(&a.backend)?;
+    let devices = tenor_registry::open_devices(&a.backend)?;
+    let compute = devices.first().clone();
     let engine = Engine::new(config);
     if a.sweeps.is_empty() {
         let mut s = strategies::build(&a.strategy, &base, compute.clone())?;
@@ -342,25 +343,48 @@ pub fn run(a: &BacktestArgs) -> anyhow::Result<ExitCode> {
             n => n,
         }
         .clamp(1, sets.len().max(1));
-        let out = tenor_backtest::sweep::run_batched_groups_summarised(
-            &engine,
-            &feed,
-            compute.clone(),
-            &sets,
-            groups,
-            |p, pricer| strategies::build_priced(&name, p, pricer).map_err(to_error),
-            &|r| r.metrics,
-            &|done, total| {
-                bar.set_length(total);
-                bar.set_position(done);
-            },
-        );
+        let make = |p: &tenor_backtest::strategies::Params, pricer| {
+            strategies::build_priced(&name, p, pricer).map_err(to_error)
+        };
+        let progress = |done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        };
+        // Several devices: the runs are split over them, each device prices its own lockstep
+        // groups; bitwise the same results as one device.
+        let out = if devices.len() > 1 {
+            tenor_backtest::sweep::run_batched_sharded(
+                &engine,
+                &feed,
+                &devices,
+                &sets,
+                groups,
+                make,
+                &|r| r.metrics,
+                &progress,
+            )
+        } else {
+            tenor_backtest::sweep::run_batched_groups_summarised(
+                &engine,
+                &feed,
+                compute.clone(),
+                &sets,
+                groups,
+                make,
+                &|r| r.metrics,
+                &progress,
+            )
+        };
         bar.finish();
         let s = out.stats;
         let note = format!(
-            "pricing batched across runs in {groups} lockstep group(s): {} price_batch calls (one launch sequence \
+            "pricing batched across runs in {groups} lockstep group(s){}: {} price_batch calls (one launch sequence \
              each) for {} group bars, {} requests, {} products",
-            s.calls, s.bars, s.requests, s.products
+            if devices.len() > 1 { format!(" on each of {} devices", devices.len()) } else { String::new() },
+            s.calls,
+            s.bars,
+            s.requests,
+            s.products
         );
         (out.results, Some(note))
     } else {

@@ -20,7 +20,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use plotters::prelude::*;
 pub use tenor_pilot::calibration::Pricer;
-use tenor_pilot::calibration::{calibrate, HestonSettings};
+use tenor_pilot::calibration::{calibrate_devices, HestonSettings};
 use tenor_pricing::heston::Stop;
 
 /// Models `tenor calibrate` can fit.
@@ -104,11 +104,11 @@ fn heston(a: &HestonArgs) -> Result<ExitCode> {
     let outputs = ["params.json", "fit.csv", "fit.svg"].map(|f| a.out.join(f));
     let outputs: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
     super::paths::refuse_overwrite(&[("<CHAIN>", &a.chain)], &outputs)?;
-    let dev = tenor_registry::open(&a.backend).with_context(|| format!("opening backend {}", a.backend))?;
+    let devices = tenor_registry::open_devices(&a.backend).with_context(|| format!("opening backend {}", a.backend))?;
     let settings = a.settings();
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_message("calibrating Heston");
-    let fit = calibrate(&settings, dev.as_ref(), &mut |it, rmse| {
+    let fit = calibrate_devices(&settings, &devices, &mut |it, rmse| {
         bar.set_message(format!("iteration {it}: weighted RMSE {:.2} vol bp", rmse * 1e4));
         bar.tick();
     });

@@ -26,12 +26,22 @@ pub struct RunArgs {
     /// size below it. Repeatable.
     #[arg(long)]
     pub peers: Vec<PathBuf>,
+    /// Also measure scaling over the devices of this selector (`cuda:*`, `sim:*` with
+    /// `TENOR_SIM_DEVICES`, `sim:0..3`): the fused Monte Carlo workloads and the mixed book over
+    /// 1..N devices, the book checked bitwise against one device (a difference fails the run).
+    #[arg(long)]
+    pub devices: Option<String>,
 }
 
 /// Runs the pilot and writes the report.
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     use anyhow::Context as _;
-    let opts = pilot::Options { backends: args.backends.clone(), suite: args.suite, max_bytes: args.max_mib << 20 };
+    let opts = pilot::Options {
+        backends: args.backends.clone(),
+        suite: args.suite,
+        max_bytes: args.max_mib << 20,
+        devices: args.devices.clone(),
+    };
     let mut report = pilot::run(&opts)?;
     for p in &args.peers {
         let text = std::fs::read_to_string(p).with_context(|| format!("reading peer results {}", p.display()))?;
@@ -54,12 +64,64 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     for f in files {
         println!("wrote {}", f.display());
     }
-    let bad: Vec<String> =
-        report.agreement.iter().filter(|a| !a.agrees).map(|a| format!("{} {}", a.backend, a.workload)).collect();
+    let bad: Vec<String> = report
+        .agreement
+        .iter()
+        .filter(|a| !a.agrees)
+        .map(|a| format!("{} {}", a.backend, a.workload))
+        .chain(
+            report
+                .devices
+                .iter()
+                .filter(|d| !d.identical)
+                .map(|d| format!("{} book on {} devices", d.selector, d.devices)),
+        )
+        .collect();
     if bad.is_empty() && report.switch.iter().all(|s| s.correct) {
         Ok(ExitCode::SUCCESS)
     } else {
         eprintln!("disagreement with the CPU reference or a wrong first price: {}", bad.join(", "));
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// Arguments of `tenor pilot devices`.
+#[derive(Debug, clap::Args)]
+pub struct DevicesArgs {
+    /// The devices: `cuda:*`, `sim:*` (with `TENOR_SIM_DEVICES`), `sim:0..3`, ...
+    #[arg(long)]
+    pub devices: String,
+    /// Sizes: `quick`, or `default` (device-filling sizes on a GPU).
+    #[arg(long, value_enum, default_value_t = Suite::Quick)]
+    pub suite: Suite,
+    /// Largest device memory one workload may take on one device, in MiB.
+    #[arg(long, default_value_t = 2048)]
+    pub max_mib: u64,
+    /// Output folder for devices.json and devices.md.
+    #[arg(long, default_value = "pilot-devices")]
+    pub out: PathBuf,
+}
+
+/// Measures the scaling over devices alone and writes `devices.json` and `devices.md`
+/// (atomically); exit status 1 when the book on several devices differs from one device.
+pub fn devices(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
+    use anyhow::Context as _;
+    let set = tenor_registry::open_devices(&args.devices).with_context(|| format!("--devices {}", args.devices))?;
+    let env = pilot::devices::environment(&set);
+    let rows = pilot::devices::measure(&args.devices, &set, args.suite, args.max_mib << 20)?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let json = args.out.join("devices.json");
+    let value = serde_json::json!({ "selector": args.devices, "environment": env, "rows": rows });
+    tenor_ports::files::write_atomic(&json, serde_json::to_string_pretty(&value)?.as_bytes())?;
+    let md = args.out.join("devices.md");
+    let table = pilot::report::devices_markdown(&env, &rows);
+    tenor_ports::files::write_atomic(&md, table.as_bytes())?;
+    print!("{table}");
+    println!("wrote {}\nwrote {}", json.display(), md.display());
+    if rows.iter().all(|r| r.identical) {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("the book on several devices differs from one device");
         Ok(ExitCode::FAILURE)
     }
 }

@@ -88,7 +88,20 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     // The backend opens on a thread of its own while the portfolio is read (opening CUDA is
     // context creation, a few hundred milliseconds on a large GPU; reading 40,000 rows is tens
     // of milliseconds): the two overlap, and `open_wait` is what the read did not hide.
-    let opener = super::open_backend::OpenBackend::start(&args.backend);
+    // A selector of several devices (`cuda:*`, `sim:0..3`) opens them all, before the read.
+    let several = tenor_registry::Selector::parse(&args.backend)
+        .is_ok_and(|sel| matches!(sel.devices, tenor_registry::DeviceSet::All | tenor_registry::DeviceSet::Range(..)));
+    let opening = Instant::now();
+    let devices = if several {
+        Some(
+            tenor_registry::open_devices(&args.backend)
+                .with_context(|| format!("opening backend {:?}", args.backend))?,
+        )
+    } else {
+        None
+    };
+    let devices_open = opening.elapsed();
+    let opener = super::open_backend::OpenBackend::start(if several { "cpu" } else { &args.backend });
     let reading = Instant::now();
     let parsed = portfolio::read_portfolio(&args.portfolio);
     let read_time = reading.elapsed();
@@ -96,7 +109,11 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let opened = opener.wait();
     let open_wait = waiting.elapsed();
     let parsed = parsed?;
-    let (compute, open_time) = opened.with_context(|| format!("opening backend {:?}", args.backend))?;
+    let (compute, open_time) = match &devices {
+        Some(set) => (set.first().clone(), devices_open),
+        None => opened.with_context(|| format!("opening backend {:?}", args.backend))?,
+    };
+    let devices = devices.filter(|d| d.len() > 1);
     let config = BookConfig {
         engine: match args.engine {
             EngineArg::Auto => Engine::Auto,
@@ -118,16 +135,32 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     );
     let pricing = Instant::now();
     let run = portfolio::BookRun { batch: !args.unbatched };
-    let book = tenor_pilot::book_pricing::price_parsed(
-        compute.as_ref(),
-        &parsed,
-        &args.portfolio,
-        &config,
-        &run,
-        &mut |done| {
-            bar.set_position(done as u64);
-        },
-    );
+    let (book, split) = match &devices {
+        Some(set) => {
+            let (book, split) = tenor_pilot::book_pricing::price_parsed_sharded(
+                set,
+                &parsed,
+                &args.portfolio,
+                &config,
+                &run,
+                &|done| bar.set_position(done as u64),
+            );
+            (book, Some(split))
+        }
+        None => {
+            let book = tenor_pilot::book_pricing::price_parsed(
+                compute.as_ref(),
+                &parsed,
+                &args.portfolio,
+                &config,
+                &run,
+                &mut |done| {
+                    bar.set_position(done as u64);
+                },
+            );
+            (book, None)
+        }
+    };
     let pricing_time = pricing.elapsed();
     bar.finish_and_clear();
 
@@ -184,6 +217,23 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         );
     }
     summary += &format!("backend     {} ({})\n", info.backend, info.name);
+    if let (Some(set), Some(split)) = (&devices, &split) {
+        let shares: Vec<String> = set
+            .labels()
+            .iter()
+            .zip(&split.sharding.shards)
+            .zip(split.device_loads.iter().zip(&split.host_loads))
+            .map(|((label, shard), (d, h))| format!("{label} {} trades ({d:.3e} path-steps, host {h:.0})", shard.len()))
+            .collect();
+        summary += &format!(
+            "devices     {} over {} devices, split by cost (device work {:.1} % over the mean, host work {:.1} %): {}\n",
+            args.backend,
+            set.len(),
+            100.0 * split.device_imbalance(),
+            100.0 * split.host_imbalance(),
+            shares.join("; ")
+        );
+    }
     summary += &format!(
         "engine      {}, paths {}, seed {}, greeks {}\n",
         match args.engine {

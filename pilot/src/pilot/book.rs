@@ -64,7 +64,7 @@ pub fn paths(suite: Suite) -> u64 {
 }
 
 /// The book of `kind_row` replicated `n` times (strikes 95 % to 105 % of 6711.2).
-fn book(kind: &str, kind_row: &str, n: usize) -> Result<Vec<tenor_pricing::portfolio::Trade>, ComputeError> {
+pub fn book(kind: &str, kind_row: &str, n: usize) -> Result<Vec<tenor_pricing::portfolio::Trade>, ComputeError> {
     let mut text = format!("{HEADER}\n");
     for k in 0..n {
         let strike = 6711.2002 * (0.95 + 0.1 * (k % 101) as f64 / 100.0);

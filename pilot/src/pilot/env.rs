@@ -44,6 +44,8 @@ fn setting(get: &dyn Fn(&str) -> Option<OsString>, name: &str) -> (String, Strin
 
 /// The kernel cache state of `backend`, reading the process environment.
 pub fn kernel_cache(backend: &str) -> KernelCache {
+    // A device selector (`cuda:1`) shares its backend's cache.
+    let backend = backend.split(':').next().unwrap_or(backend);
     kernel_cache_with(backend, &|k| std::env::var_os(k))
 }
 

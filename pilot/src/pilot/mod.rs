@@ -12,6 +12,7 @@
 pub mod agreement;
 pub mod book;
 pub mod charts;
+pub mod devices;
 pub mod env;
 pub mod inhouse;
 pub mod measure;
@@ -183,6 +184,10 @@ pub struct Report {
     pub peers: Vec<PeerRow>,
     /// The book workload: trades per second by kind, Greeks off and on ([`book`]).
     pub book: Vec<book::BookRow>,
+    /// Scaling over devices ([`devices`]), when [`Options::devices`] names a selector.
+    pub devices: Vec<devices::DeviceScalingRow>,
+    /// The devices of that selector (labels and names) and their peer access, one line each.
+    pub device_env: Vec<String>,
 }
 
 /// A peer library's figure on the same problem.
@@ -225,6 +230,9 @@ pub struct Options {
     pub suite: Suite,
     /// Largest device memory a single workload may take, bytes.
     pub max_bytes: u64,
+    /// A selector of several devices (`cuda:*`, `sim:*`) for the device-scaling table; `None`
+    /// skips it.
+    pub devices: Option<String>,
 }
 
 /// Workloads of the stream-scaling sweep.
@@ -249,7 +257,7 @@ fn kernels_of(w: Workload) -> Vec<&'static str> {
 }
 
 /// The largest size of `w` in the suite that fits in `max_bytes`.
-fn largest_fitting(suite: Suite, w: Workload, max_bytes: u64) -> Option<u64> {
+pub(crate) fn largest_fitting(suite: Suite, w: Workload, max_bytes: u64) -> Option<u64> {
     suite.sizes(w).into_iter().rev().find(|s| w.bytes(*s) <= max_bytes)
 }
 
@@ -303,6 +311,8 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
         agreement: vec![],
         peers: vec![],
         book: vec![],
+        devices: vec![],
+        device_env: vec![],
     };
 
     // (2) Cold, before any warm measurement: a fresh device per workload.
@@ -412,6 +422,12 @@ pub fn run(opts: &Options) -> Result<Report, ComputeError> {
         bar.inc(1);
     }
     debug_assert_eq!(Some(bar.position()), bar.length(), "progress steps counted differ from the total");
+    if let Some(sel) = &opts.devices {
+        bar.set_message(format!("{sel}: scaling over devices"));
+        let set = tenor_registry::open_devices(sel)?;
+        rep.device_env = devices::environment(&set);
+        rep.devices = devices::measure(sel, &set, opts.suite, opts.max_bytes)?;
+    }
     bar.finish_with_message("done");
     Ok(rep)
 }

@@ -148,6 +148,9 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
             s.warm.median_s
         );
     }
+    if !r.devices.is_empty() {
+        m += &devices_markdown(&r.device_env, &r.devices);
+    }
     let _ = writeln!(m, "\n## Adapter-swap cost\n\n### 1. Port overhead (`dyn Compute` with argument checks and hazard tracking, against the adapter's driver called directly)\n\nThe two calls are timed in interleaved pairs, alternating which goes first; overhead / launch is the median of the per-pair differences (port - direct), with their quartiles, and relative is that over the direct median.\n\n| backend | paths | pairs | port median | direct median | overhead / launch | quartiles of differences | relative | same results |\n|---|---|---|---|---|---|---|---|---|");
     for o in &r.overhead {
         let _ = writeln!(
@@ -253,4 +256,36 @@ pub fn write(r: &Report, dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> 
     let mut files = vec![json, md];
     files.extend(charts.iter().map(|c| dir.join(c)));
     Ok(files)
+}
+
+/// The device-scaling section: the devices and their peer access, then one row per workload
+/// and device count (`tenor pilot run --devices` and `tenor pilot devices`).
+#[must_use]
+pub fn devices_markdown(env: &[String], rows: &[super::devices::DeviceScalingRow]) -> String {
+    let mut m = String::new();
+    let _ = writeln!(m, "\n## Scaling over devices (a fixed total split over the first k devices, a host thread each; the book split by cost and checked bitwise against one device)\n");
+    for line in env {
+        let _ = writeln!(m, "- {line}");
+    }
+    let _ = writeln!(m, "\n| selector | workload | size | devices | rate | unit | median | speedup | identical to 1 device |\n|---|---|---|---|---|---|---|---|---|");
+    for d in rows {
+        let same = match (d.workload.as_str(), d.identical) {
+            ("book", true) => "yes",
+            ("book", false) => "NO",
+            _ => "-",
+        };
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} | {} | {:.3e} s | {:.2}x | {same} |",
+            d.selector,
+            d.workload,
+            d.size,
+            d.devices,
+            si(d.rate),
+            d.unit,
+            d.warm.median_s,
+            d.speedup
+        );
+    }
+    m
 }

@@ -14,7 +14,7 @@
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
-use tenor_ports::Compute;
+use tenor_ports::{Compute, Devices};
 
 use super::batch::{heston_prices_batch, DEFAULT_NODES};
 use super::{heston_price, HestonError, HestonOption, HestonParams};
@@ -201,6 +201,49 @@ pub fn calibrate_heston_observed<C: Compute + ?Sized>(
     validate_quotes(quotes)?;
     let nodes = cfg.nodes;
     levenberg_marquardt(quotes, cfg, observer, &mut |ys| residual_batch_port(dev, ys, quotes, nodes))
+}
+
+/// The same residuals with the quotes split over every device of `devices` (equal cost per
+/// quote: the quadrature has the same nodes for each), one `heston_price` launch per device for
+/// its quotes under all sets, all devices at once. Each price depends only on its quote and
+/// parameter set, so the residuals are bitwise those of one device.
+fn residual_batch_sharded(
+    devices: &Devices,
+    ys: &[[f64; 5]],
+    quotes: &[Quote],
+    nodes: usize,
+) -> Result<Vec<Vec<f64>>, HestonError> {
+    let sets: Vec<HestonParams> = ys.iter().map(|y| from_y(y)).collect();
+    let (per_quote, _) = devices.map_sharded(&vec![1.0; quotes.len()], |dev, shard| {
+        let options: Vec<HestonOption> = shard.iter().map(|i| quotes[*i].contract).collect();
+        match heston_prices_batch(dev, &options, &sets, nodes) {
+            // Prices are set-major: set s's price of the shard's k-th quote is at s * len + k.
+            Ok(prices) => {
+                (0..shard.len()).map(|k| Ok((0..sets.len()).map(|s| prices[s * shard.len() + k]).collect())).collect()
+            }
+            Err(e) => shard.iter().map(|_| Err(e.clone())).collect::<Vec<Result<Vec<f64>, HestonError>>>(),
+        }
+    })?;
+    let per_quote: Vec<Vec<f64>> = per_quote.into_iter().collect::<Result<_, _>>()?;
+    Ok((0..sets.len())
+        .map(|s| per_quote.iter().zip(quotes).map(|(p, q)| q.weight * (p[s] - q.price)).collect())
+        .collect())
+}
+
+/// [`calibrate_heston_observed`] with every iteration's pricings split over the devices of
+/// `devices` by quote ([`Devices::map_sharded`]): the same fit, bitwise, on 1, 2 or N devices.
+///
+/// # Errors
+/// As [`calibrate_heston`]; a device's worker that panicked as [`HestonError::Compute`].
+pub fn calibrate_heston_sharded(
+    devices: &Devices,
+    quotes: &[Quote],
+    cfg: &CalibrationConfig,
+    observer: &mut dyn FnMut(usize, f64),
+) -> Result<CalibrationResult, HestonError> {
+    validate_quotes(quotes)?;
+    let nodes = cfg.nodes;
+    levenberg_marquardt(quotes, cfg, observer, &mut |ys| residual_batch_sharded(devices, ys, quotes, nodes))
 }
 
 /// Calibrates with the adaptive host pricer, every batch in parallel with rayon (the

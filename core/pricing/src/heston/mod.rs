@@ -24,8 +24,8 @@ pub mod quad;
 pub use analytic::{heston_price, heston_price_with_alpha};
 pub use batch::{heston_prices_batch, DEFAULT_NODES};
 pub use calibrate::{
-    calibrate_heston, calibrate_heston_host, calibrate_heston_observed, CalibrationConfig, CalibrationResult, Quote,
-    QuoteFit, Stop,
+    calibrate_heston, calibrate_heston_host, calibrate_heston_observed, calibrate_heston_sharded, CalibrationConfig,
+    CalibrationResult, Quote, QuoteFit, Stop,
 };
 pub use qe::{heston_qe_price, QeConfig, QeResult};
 

@@ -13,6 +13,7 @@ pub mod error;
 mod expiry;
 pub mod parse;
 pub mod price;
+pub mod shard;
 pub mod trade;
 pub mod write;
 
@@ -22,5 +23,6 @@ pub use price::{
     price_book, price_book_timed, price_book_with, price_trade, BookConfig, BookRun, BookTimes, Engine, PriceError,
     SettingError, MAX_PATHS, MAX_ROW_PATH_STEPS, MAX_STEPS,
 };
+pub use shard::{price_book_sharded, shard_book, trade_cost, BookSharding, TradeCost};
 pub use trade::{AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
 pub use write::{write_portfolio, write_priced, PricedRow, OUTPUT_COLUMNS};

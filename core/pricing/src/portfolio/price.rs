@@ -183,7 +183,7 @@ pub enum PriceError {
 }
 
 /// How one trade will be priced.
-enum Route {
+pub(crate) enum Route {
     /// Maturity 0: the payoff now ([`super::expiry`]).
     Expiry,
     Analytic,
@@ -204,7 +204,7 @@ fn barrier_product(b: &BarrierTrade) -> BarrierOption {
     }
 }
 
-fn route(trade: &Trade, engine: Engine) -> Route {
+pub(crate) fn route(trade: &Trade, engine: Engine) -> Route {
     if trade.kind.vanilla().maturity == 0.0 {
         return Route::Expiry;
     }
@@ -563,8 +563,9 @@ pub fn price_book_timed<C: Compute + ?Sized>(
     (out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult)).and_then(finite)).collect(), times)
 }
 
-/// Checks a Monte Carlo row's work against [`MAX_ROW_PATH_STEPS`].
-fn work(p: &McProduct, config: &BookConfig) -> Result<(), PriceError> {
+/// A Monte Carlo row's time steps per path (1, the grid, or the fixings) and valuations (1, or
+/// 9 with Greeks): its work is `paths x steps x valuations` path-steps.
+pub(crate) fn mc_steps_valuations(p: &McProduct, config: &BookConfig) -> (u64, u64) {
     let steps = u64::from(match p {
         McProduct::European(_) => 1,
         McProduct::Barrier(b) => match b.monitoring {
@@ -573,7 +574,12 @@ fn work(p: &McProduct, config: &BookConfig) -> Result<(), PriceError> {
         },
         McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) => a.schedule.count,
     });
-    let valuations = if config.greeks { GREEK_VALUATIONS } else { 1 };
+    (steps, if config.greeks { GREEK_VALUATIONS } else { 1 })
+}
+
+/// Checks a Monte Carlo row's work against [`MAX_ROW_PATH_STEPS`].
+fn work(p: &McProduct, config: &BookConfig) -> Result<(), PriceError> {
+    let (steps, valuations) = mc_steps_valuations(p, config);
     let path_steps = config.paths.saturating_mul(steps).saturating_mul(valuations);
     if path_steps > MAX_ROW_PATH_STEPS {
         return Err(PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations });
