@@ -722,8 +722,11 @@ fn first_output(dev: &dyn Compute, name: &str, items: u64, args: &[KArg]) -> Res
 }
 
 /// The Longstaff-Schwartz batch checks' products: (spot, drift_dt, vol_sqrt_dt, sign, strike, df).
-const LSM_BATCH: [(f64, f64, f64, f64, f64, f64); 3] =
-    [(100.0, -0.0004, 0.06, -1.0, 100.0, 0.995), (90.0, 0.0002, 0.03, 1.0, 88.0, 0.999), (110.0, 0.0, 0.09, -1.0, 115.0, 0.99)];
+const LSM_BATCH: [(f64, f64, f64, f64, f64, f64); 3] = [
+    (100.0, -0.0004, 0.06, -1.0, 100.0, 0.995),
+    (90.0, 0.0002, 0.03, 1.0, 88.0, 0.999),
+    (110.0, 0.0, 0.09, -1.0, 115.0, 0.99),
+];
 
 /// Each product of [`LSM_BATCH`]'s spots from `lsm_paths` on the CPU reference (steps x paths),
 /// concatenated product-major.
@@ -807,10 +810,8 @@ pub fn lsm_exercise_batch(dev: &dyn Compute) -> Result<(), String> {
     let (paths, steps, step, nbasis, n) = (1000u64, 6u32, 3u32, 3u32, LSM_BATCH.len());
     let spots = lsm_batch_spots(paths, steps)?;
     let cash = lsm_batch_cash(&spots, paths, steps);
-    let coef: Vec<f64> = LSM_BATCH
-        .iter()
-        .flat_map(|(.., sign, _, _)| (0..steps).flat_map(move |_| [4.0, -sign * 20.0, 0.5]))
-        .collect();
+    let coef: Vec<f64> =
+        LSM_BATCH.iter().flat_map(|(.., sign, _, _)| (0..steps).flat_map(move |_| [4.0, -sign * 20.0, 0.5])).collect();
     let items = n as u64 * paths;
     let args = [
         KArg::In(spots.clone()),

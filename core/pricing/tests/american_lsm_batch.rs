@@ -92,7 +92,15 @@ fn oracle(file: &str, line: &str) -> (Vanilla, f64) {
         if &rec[col("source_line")] == line {
             let f = |n: &str| rec[col(n)].parse::<f64>().expect("number");
             let option = if &rec[col("type")] == "call" { OptionType::Call } else { OptionType::Put };
-            let v = Vanilla { option, spot: f("spot"), strike: f("strike"), maturity: f("t"), rate: f("r"), dividend: f("q"), vol: f("v") };
+            let v = Vanilla {
+                option,
+                spot: f("spot"),
+                strike: f("strike"),
+                maturity: f("t"),
+                rate: f("r"),
+                dividend: f("q"),
+                vol: f("v"),
+            };
             return (v, f("true_american_computed"));
         }
     }
@@ -103,10 +111,8 @@ fn book(vs: &[Vanilla]) -> Vec<Trade> {
     let mut csv = String::from("id,kind,type,spot,strike,maturity,rate,dividend,vol\n");
     for (i, v) in vs.iter().enumerate() {
         let t = if v.option == OptionType::Call { "call" } else { "put" };
-        csv += &format!(
-            "am{i},american,{t},{},{},{},{},{},{}\n",
-            v.spot, v.strike, v.maturity, v.rate, v.dividend, v.vol
-        );
+        csv +=
+            &format!("am{i},american,{t},{},{},{},{},{},{}\n", v.spot, v.strike, v.maturity, v.rate, v.dividend, v.vol);
     }
     csv += "eu,european,put,100,100,1,0.05,0,0.2\n";
     let p = parse_portfolio(csv.as_bytes(), Path::new("am.csv")).expect("readable");

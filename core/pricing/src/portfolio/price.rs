@@ -515,7 +515,11 @@ pub fn price_book_timed<C: Compute + ?Sized>(
     };
     let chunk = if run.batch { MC_CHUNK_BATCHED } else { MC_CHUNK_UNBATCHED };
     let analytic_done = finished + analytic_rows.len();
-    let mut times = BookTimes { host_rows: analytic_rows.len(), device_rows: mc_jobs.len() + lsm_jobs.len(), ..BookTimes::default() };
+    let mut times = BookTimes {
+        host_rows: analytic_rows.len(),
+        device_rows: mc_jobs.len() + lsm_jobs.len(),
+        ..BookTimes::default()
+    };
     let price_mc = |out: &mut Vec<Option<Result<PricedRow, PriceError>>>, progress: &mut dyn FnMut(usize)| {
         let started = std::time::Instant::now();
         let mut done = analytic_done;
