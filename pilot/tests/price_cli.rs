@@ -208,7 +208,7 @@ fn a_missing_portfolio_names_the_file_and_the_os_error_once() {
 #[test]
 fn engine_mc_prices_american_rows_by_lsm_on_the_backend() {
     let text = format!("{HEADER}\n{GOOD}\nam,american,put,100,100,1,0.05,0,0.2,,,,\n");
-    let (r, out) = tenor_price("mc_host.csv", &text, &["--engine", "mc", "--paths", "20000", "--steps", "16"]);
+    let (r, out) = tenor_price("mc_host.csv", &text, &["--engine", "mc", "--steps", "16"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(out.lines().any(|l| l.starts_with("good,") && l.contains(",mc,")), "{}", out);
     // Longstaff-Schwartz on the backend (ADR 0022), not finite differences on the host.
