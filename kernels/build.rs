@@ -4,7 +4,9 @@
 //!   Rust reference implementations (`cpu.rs`);
 //! * one typed launch struct per kernel (`typed.rs`, see `src/typed.rs`): buffers and scalars as
 //!   named fields of their Rust types, so a swapped or missing argument does not compile;
-//! * `for_each_kernel!`, the list of kernel names that adapters/conformance builds its checks from.
+//! * `for_each_kernel!`, the list of kernel names that adapters/conformance builds its checks from;
+//! * the entry points of kernels whose manifest has a `[source]` table (`src/entry.rs`): written
+//!   to `OUT_DIR/entry/` and embedded in place of a hand-written `kernels/<name>/cuda.cu`.
 //!
 //! The manifests are parsed with `tenor_ports::KernelDef::from_toml`, the parser the registry uses
 //! at run time, so a manifest the registry would refuse fails the build with the same message.
@@ -12,6 +14,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use tenor_ports::{Access, ArgType, KernelDef};
+
+#[path = "src/entry.rs"]
+mod entry;
 
 /// `mc_barrier` -> `McBarrier`, `mc_european_f32` -> `McEuropeanF32`.
 fn camel(name: &str) -> String {
@@ -183,23 +188,47 @@ fn main() {
     let mut cpu_table = String::new();
     let mut typed = String::new();
     let mut names = Vec::new();
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR set by cargo"));
+    let generated_dir = out.join("entry");
+    std::fs::create_dir_all(&generated_dir).expect("create OUT_DIR/entry");
     for d in &dirs {
         let name = d.file_name().and_then(|s| s.to_str()).expect("utf-8 kernel folder name").to_owned();
         println!("cargo:rerun-if-changed={}", d.display());
-        let mut sources = String::new();
-        for (backend, file) in [("cuda", "cuda.cu"), ("sycl", "sycl.cpp"), ("opencl", "opencl.cl")] {
-            let f = d.join(file);
-            if f.is_file() {
-                println!("cargo:rerun-if-changed={}", f.display());
-                write!(sources, "(\"{backend}\", include_str!({:?})),", f.display().to_string()).ok();
-            }
-        }
         let manifest = d.join("kernel.toml");
         println!("cargo:rerun-if-changed={}", manifest.display());
         let text = std::fs::read_to_string(&manifest).expect("kernel.toml readable");
         let origin = format!("kernels/{name}/kernel.toml");
         let def = KernelDef::from_toml(&text, &origin).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(def.name, name, "{origin}: name {} differs from its folder", def.name);
+        if let Some(spec) = &def.source {
+            for b in &spec.generate {
+                assert!(
+                    entry::GENERATED_BACKENDS.contains(&b.as_str()),
+                    "{origin}: source.generate names {b:?}; entry points are generated for {:?} only",
+                    entry::GENERATED_BACKENDS
+                );
+            }
+        }
+        let mut sources = String::new();
+        for (backend, file) in [("cuda", "cuda.cu"), ("sycl", "sycl.cpp"), ("opencl", "opencl.cl")] {
+            let f = d.join(file);
+            let path = match (f.is_file(), entry::generated_source(&def, backend)) {
+                (true, Some(_)) => panic!(
+                    "kernels/{name}/{file} is written by hand but {origin}'s [source] table generates it: delete one"
+                ),
+                (true, None) => {
+                    println!("cargo:rerun-if-changed={}", f.display());
+                    f
+                }
+                (false, Some(generated)) => {
+                    let g = generated_dir.join(format!("{name}.{file}"));
+                    std::fs::write(&g, generated).expect("write a generated entry point");
+                    g
+                }
+                (false, None) => continue,
+            };
+            write!(sources, "(\"{backend}\", include_str!({:?})),", path.display().to_string()).ok();
+        }
         typed.push_str(&typed_struct(&def, &name));
         names.push(name.clone());
         writeln!(
@@ -218,7 +247,6 @@ fn main() {
     for f in ["prelude.cuh", "prelude.hpp", "prelude.cl", "shared.h", "asian.h"] {
         println!("cargo:rerun-if-changed={}", root.join("common").join(f).display());
     }
-    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR set by cargo"));
     let list = names.join(" ");
     let quoted = names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
     std::fs::write(

@@ -16,6 +16,7 @@ pub mod black;
 pub mod cache;
 pub mod cpu;
 pub mod curve;
+pub mod entry;
 pub mod fastmath;
 pub mod heston;
 pub mod philox;

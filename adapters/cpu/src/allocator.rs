@@ -40,7 +40,7 @@ impl Allocator for HostAllocator {
         Ok(block)
     }
 
-    fn deallocate(&self, block: Block, _stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, _stream: &Stream) -> Result<(), AllocError> {
         let ((), size) = self.ledger.remove(block)?;
         let layout = Layout::from_size_align(size, ALIGN)
             .map_err(|e| AllocError::InvalidSize { bytes: size, reason: e.to_string() })?;

@@ -165,7 +165,8 @@ fn opening_and_using_the_backend_leaves_the_device_default_pool_as_another_libra
     tenor_conformance::assert_all(&dev);
     let s = dev.default_stream().clone();
     let b = dev.allocator().allocate(64 << 20, &s).expect("alloc");
-    dev.allocator().deallocate(b, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { dev.allocator().deallocate(b, &s) }.expect("free");
     s.synchronize().expect("sync");
     let after = shared.read_config().expect("read");
     let used_after = shared.usage().expect("usage");
@@ -194,7 +195,8 @@ fn watermarks_reset_and_trim_release_memory() {
     s.synchronize().expect("sync");
     let r = pool.report();
     assert!(r.used >= big && r.peak_used >= big && r.reserved >= big, "{r:?}");
-    pool.deallocate(b, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { pool.deallocate(b, &s) }.expect("free");
     s.synchronize().expect("sync");
     let r = pool.report();
     assert!(r.reserved >= big, "threshold max keeps the memory after a sync: {r:?}");
@@ -227,7 +229,8 @@ fn explicit_pool_respects_max_size_and_leaves_the_device_pool_alone() {
     let a = pool.allocate(32 << 20, &s).expect("within the maximum");
     let err = pool.allocate(48 << 20, &s).expect_err("beyond the maximum");
     assert!(matches!(err, AllocError::OutOfMemory { requested, .. } if requested == 48 << 20), "{err:?}");
-    pool.deallocate(a, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { pool.deallocate(a, &s) }.expect("free");
     s.synchronize().expect("sync");
     assert_eq!(current(), before, "the device's current pool is unchanged");
 }
@@ -303,7 +306,8 @@ fn ipc_second_process_reads_a_buffer() {
         .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
         .unwrap_or_else(|| panic!("no checksum from the child: {stdout}"));
     assert_eq!(got, want, "the second process read the same bytes");
-    pool.deallocate(block, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { pool.deallocate(block, &s) }.expect("free");
     s.synchronize().expect("sync");
 }
 

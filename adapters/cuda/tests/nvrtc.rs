@@ -57,3 +57,22 @@ fn image_cache_reuses_and_keys_by_source() {
     assert_eq!(std::fs::read_dir(&dir).expect("cache dir").count(), 3, "source and architecture are in the key");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Writes every built-in kernel's NVRTC image (the sm_90 CUBIN that [`tenor_cuda::nvrtc::compile_kernel`]
+/// returns) to `$TENOR_NVRTC_DUMP/<name>.cubin`, so two trees can be compared byte for byte
+/// (ADR 0015: the generated CUDA entry points must give the hand-written ones' images). Fails
+/// when the variable is unset, rather than passing without having compared anything.
+#[test]
+#[ignore = "needs libnvrtc.so.13 and TENOR_NVRTC_DUMP=<folder>: a tool for comparing images"]
+fn nvrtc_dump_images() {
+    let dir = std::env::var_os("TENOR_NVRTC_DUMP").expect("TENOR_NVRTC_DUMP must name the output folder");
+    let dir = std::path::PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).expect("create the dump folder");
+    let reg = tenor_kernels::registry().expect("manifests parse");
+    for def in reg {
+        let image = tenor_cuda::nvrtc::compile_kernel(def, (9, 0)).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+        std::fs::write(dir.join(format!("{}.cubin", def.name)), &image).expect("write the image");
+        std::fs::write(dir.join(format!("{}.cu", def.name)), &def.sources["cuda"]).expect("write the source");
+    }
+    println!("{} images in {}", reg.len(), dir.display());
+}

@@ -62,7 +62,7 @@ impl Allocator for SvmAllocator {
         Ok(block)
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         let s = queue_of(stream)?;
         let (ptr, _) = self.ledger.remove(block)?;
         // SAFETY: ptr came from clSVMAlloc on this context and leaves the ledger here, so it is

@@ -87,8 +87,9 @@ impl Allocator for Counting {
         self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.0.allocate(bytes, stream)
     }
-    fn deallocate(&self, block: tenor_ports::Block, stream: &tenor_ports::Stream) -> Result<(), AllocError> {
-        self.0.deallocate(block, stream)
+    unsafe fn deallocate(&self, block: tenor_ports::Block, stream: &tenor_ports::Stream) -> Result<(), AllocError> {
+        // SAFETY: this method's contract (the caller owns `block`), passed on unchanged.
+        unsafe { self.0.deallocate(block, stream) }
     }
     fn report(&self) -> tenor_ports::AllocReport {
         self.0.report()
@@ -118,7 +119,8 @@ fn replay_memory_comes_from_the_rows_that_have_it() {
     let (up, streams) = (m.upstream)().expect("upstream");
     assert_eq!(streams.len(), 2);
     let b = up.allocate(4096, &streams[0]).expect("allocation");
-    up.deallocate(b, &streams[0]).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { up.deallocate(b, &streams[0]) }.expect("free");
     let Err(e) = replay_memory("cpu", 2, 1 << 20) else { panic!("cpu has no replay memory") };
     let with: Vec<String> = BACKENDS.iter().filter(|b| b.replay.is_some()).map(|b| format!("`{}`", b.name)).collect();
     assert!(e.to_string().contains(&with.join(" or ")), "{e}");

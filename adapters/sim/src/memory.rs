@@ -145,7 +145,7 @@ impl Allocator for SimAllocator {
             .ok_or_else(|| AllocError::OutOfMemory { requested: bytes, available: g.memory.largest_free() as usize })
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         let s = crate::index_in(&self.shared, stream)
             .ok_or_else(|| AllocError::Stream(format!("{stream:?} is not a stream of this simulated device")))?;
         let mut g = self.shared.lock();

@@ -9,7 +9,8 @@
 
 use std::time::{Duration, Instant};
 
-use tenor_ports::{Access, Arg, Compute, ComputeExt, Kernel};
+use tenor_kernels::typed::{McAsian, McEuropean};
+use tenor_ports::{Compute, ComputeError, ComputeExt, DeviceBuffer, Kernel, Stream};
 
 const SEED: u64 = 0x5eed;
 
@@ -20,45 +21,58 @@ struct Work {
     steps: u32,
 }
 
-const EUROPEAN: Work = Work { name: "European", kernel: "mc_european", pairs: 1 << 22, steps: 1 };
-const ASIAN: Work = Work { name: "Asian (252 fixings)", kernel: "mc_asian", pairs: 1 << 15, steps: 252 };
+const EUROPEAN: Work = Work { name: "European", kernel: McEuropean::NAME, pairs: 1 << 22, steps: 1 };
+const ASIAN: Work = Work { name: "Asian (252 fixings)", kernel: McAsian::NAME, pairs: 1 << 15, steps: 252 };
 
-fn args(w: &Work) -> Vec<Arg<'static>> {
+fn load(dev: &dyn Compute, w: &Work) -> Result<Kernel, ComputeError> {
+    if w.kernel == McEuropean::NAME {
+        McEuropean::load(dev)
+    } else {
+        McAsian::load(dev)
+    }
+}
+
+/// Launches `w` with `k` (its kernel, loaded) writing `partials`: spot 100, strike 100, r 5 %,
+/// q 2 %, vol 20 %, one year, calls.
+fn launch(dev: &dyn Compute, s: &Stream, k: &Kernel, partials: &DeviceBuffer, w: &Work) -> Result<(), ComputeError> {
     let (spot, strike, r, q, v, t) = (100.0, 100.0, 0.05, 0.02, 0.2, 1.0);
-    match w.kernel {
-        "mc_european" => vec![
-            Arg::U64(SEED),
-            Arg::U64(w.pairs),
-            Arg::F64(spot),
-            Arg::F64(strike),
-            Arg::U32(1),
-            Arg::F64((r - q - 0.5 * v * v) * t),
-            Arg::F64(v * f64::sqrt(t)),
-            Arg::F64(f64::exp(-r * t)),
-        ],
-        _ => {
-            let dt = t / f64::from(w.steps);
-            let (d, vol) = ((r - q - 0.5 * v * v) * dt, v * dt.sqrt());
-            vec![
-                Arg::U64(SEED),
-                Arg::U64(w.pairs),
-                Arg::U32(w.steps),
-                Arg::F64(spot),
-                Arg::F64(strike),
-                Arg::U32(1),
-                Arg::U32(0),
-                Arg::F64(d),
-                Arg::F64(vol),
-                Arg::F64(d),
-                Arg::F64(vol),
-                Arg::F64(f64::exp(-r * t)),
-            ]
+    if w.kernel == McEuropean::NAME {
+        McEuropean {
+            partials,
+            seed: SEED,
+            pairs: w.pairs,
+            spot,
+            strike,
+            is_call: 1,
+            drift: (r - q - 0.5 * v * v) * t,
+            vol_sqrt_t: v * f64::sqrt(t),
+            discount: f64::exp(-r * t),
         }
+        .launch_loaded(dev, s, k)
+    } else {
+        let dt = t / f64::from(w.steps);
+        let (d, vol) = ((r - q - 0.5 * v * v) * dt, v * dt.sqrt());
+        McAsian {
+            partials,
+            seed: SEED,
+            pairs: w.pairs,
+            steps: w.steps,
+            spot,
+            strike,
+            is_call: 1,
+            spot_fixing: 0,
+            drift_first: d,
+            vol_first: vol,
+            drift_dt: d,
+            vol_sqrt_dt: vol,
+            discount: f64::exp(-r * t),
+        }
+        .launch_loaded(dev, s, k)
     }
 }
 
 fn stride(w: &Work) -> usize {
-    if w.kernel == "mc_european" {
+    if w.kernel == McEuropean::NAME {
         2
     } else {
         5
@@ -70,9 +84,7 @@ fn run_once(dev: &dyn Compute, k: &Kernel, w: &Work) -> (f64, Duration) {
     let s = dev.default_stream().clone();
     let t = Instant::now();
     let partials = dev.alloc_elems::<f64>(&s, stride(w) * w.pairs.div_ceil(4096) as usize).expect("alloc");
-    let mut all = vec![Arg::Buf(&partials, Access::Write)];
-    all.extend(args(w));
-    dev.launch(&s, k, w.pairs, &all).expect("launch");
+    launch(dev, &s, k, &partials, w).expect("launch");
     let p: Vec<f64> = dev.download_vec(&s, &partials).expect("download");
     let el = t.elapsed();
     let price = p.chunks(stride(w)).map(|c| c[0]).sum::<f64>() / w.pairs as f64;
@@ -85,7 +97,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn warm(dev: &dyn Compute, w: &Work, reps: usize) -> (f64, Duration) {
-    let k = dev.load_kernel(tenor_kernels::get(w.kernel).expect("kernel")).expect("load");
+    let k = load(dev, w).expect("load");
     let (price, _) = run_once(dev, &k, w); // warm-up
     (price, median((0..reps).map(|_| run_once(dev, &k, w).1).collect()))
 }
@@ -99,7 +111,7 @@ fn main() {
     println!("  device: {} ({} compute units)", sycl.info().name, sycl.info().compute_units);
     for w in [&EUROPEAN, &ASIAN] {
         let t = Instant::now();
-        let k = sycl.load_kernel(tenor_kernels::get(w.kernel).expect("kernel")).expect("compile");
+        let k = load(&sycl, w).expect("compile");
         let compile = t.elapsed();
         let (_, first) = run_once(&sycl, &k, w);
         println!(

@@ -340,7 +340,8 @@ fn measure(alloc: &dyn Allocator, s: &Stream, sizes: &[usize], reps: Reps) -> Re
             let t0 = Instant::now();
             for _ in 0..batch {
                 let b = alloc.allocate(size, s)?;
-                alloc.deallocate(b, s)?;
+                // SAFETY: `b` was allocated just above and nothing else holds it.
+                unsafe { alloc.deallocate(b, s) }?;
             }
             s.synchronize()?;
             if i >= 2 {
@@ -351,7 +352,8 @@ fn measure(alloc: &dyn Allocator, s: &Stream, sizes: &[usize], reps: Reps) -> Re
         for i in 0..iters + 10 {
             let t0 = Instant::now();
             let b = alloc.allocate(size, s)?;
-            alloc.deallocate(b, s)?;
+            // SAFETY: `b` was allocated just above and nothing else holds it.
+            unsafe { alloc.deallocate(b, s) }?;
             s.synchronize()?;
             if i >= 10 {
                 synced.push(t0.elapsed().as_secs_f64() * 1e6);
@@ -380,7 +382,8 @@ fn plain_baselines(sizes: &[usize], reps: Reps) -> Result<Vec<Value>> {
     eprintln!("alloc: cuMemAlloc alone done");
     let resident = plain.allocate(256, &s)?;
     let beside = measure(&plain, &s, sizes, reps);
-    plain.deallocate(resident, &s)?;
+    // SAFETY: `resident` was allocated above, only kept live, and nothing else holds it.
+    unsafe { plain.deallocate(resident, &s) }?;
     eprintln!("alloc: cuMemAlloc beside a resident block done");
     Ok(vec![
         json!({"allocator": "cuMemAlloc/cuMemFree, alone", "baseline": true, "sizes": alone}),

@@ -81,8 +81,9 @@ impl Allocator for Arena {
     fn allocate(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError> {
         self.small.allocate(bytes, stream)
     }
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
-        self.small.deallocate(block, stream)
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+        // SAFETY: this method's contract (the caller owns `block`), passed on unchanged.
+        unsafe { self.small.deallocate(block, stream) }
     }
     fn report(&self) -> AllocReport {
         let s = self.small.report();

@@ -164,12 +164,13 @@ impl Allocator for Budgets {
         Ok(b)
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         let owner = lock(&self.owners).remove(&block.ptr);
         let Some((job, bytes)) = owner else {
             return Err(AllocError::UnknownBlock { ptr: block.ptr, size: block.size });
         };
-        self.inner.deallocate(block, stream).inspect_err(|_| {
+        // SAFETY: this method's contract (the caller owns `block`), passed on unchanged.
+        unsafe { self.inner.deallocate(block, stream) }.inspect_err(|_| {
             lock(&self.owners).insert(block.ptr, (job, bytes));
         })?;
         if job != 0 {

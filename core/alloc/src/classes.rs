@@ -193,7 +193,8 @@ impl ClassCache {
         let Some(c) = self.class_of(bytes.max(1)) else {
             let b = self.allocate_large(bytes, stream)?;
             if let Err(e) = self.charge(job, b.size) {
-                self.releaser.release(self.upstream.as_ref(), b, stream)?;
+                // SAFETY: `b` came from the upstream just above and was never handed out.
+                unsafe { self.releaser.release(self.upstream.as_ref(), b, stream) }?;
                 return Err(e);
             }
             let si = self.shards.slot_of(stream);
@@ -367,7 +368,11 @@ impl ClassCache {
         Ok(Cached { ptr: block.ptr, chunk: block.ptr, epoch: 0, record: record(block.ptr, block.ptr) })
     }
 
-    pub(crate) fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    /// Returns `block` (see [`tenor_ports::Allocator::deallocate`]).
+    ///
+    /// # Safety
+    /// As [`tenor_ports::Allocator::deallocate`]: the caller owns `block`.
+    pub(crate) unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         // Fast path: a block with a record, parked in this thread's front when its slot is free.
         if let Some((r, rec)) = ids::index_of(block.id).and_then(|r| Some((r, self.records.get(r)?))) {
             if let Some(job) = rec.take_back(block.id, block.ptr) {
@@ -420,7 +425,9 @@ impl ClassCache {
         };
         self.refund(live.job, live.size);
         if live.class == LARGE {
-            return self.releaser.release(self.upstream.as_ref(), block, stream);
+            // SAFETY: a large block is one upstream block; the caller owns it (this method's
+            // contract) and it has just left the live table.
+            return unsafe { self.releaser.release(self.upstream.as_ref(), block, stream) };
         }
         let x = Cached { ptr: block.ptr, chunk: live.chunk, epoch: 0, record: live.record };
         self.put_back(stream, live.class as usize, live.size, x, 0)
@@ -448,7 +455,9 @@ impl ClassCache {
             if let Some(ch) = chunk {
                 self.reserved.fetch_sub(ch.block.size, Ordering::Relaxed);
                 self.drop_record(x.record);
-                return self.releaser.release(self.upstream.as_ref(), ch.block, stream);
+                // SAFETY: the chunk of a class taken whole from the upstream holds one block, `x`,
+                // which its owner has just returned; it has left the chunk table.
+                return unsafe { self.releaser.release(self.upstream.as_ref(), ch.block, stream) };
             }
             return Ok(());
         }
@@ -555,7 +564,10 @@ impl ClassCache {
                 lane.free.add_cached(-((gone * size) as isize));
             }
             self.reserved.fetch_sub(ch.block.size, Ordering::Relaxed);
-            if let Err(e) = self.releaser.release(self.upstream.as_ref(), ch.block, &on) {
+            // SAFETY: every block of the chunk is free (cached in the lanes found above, now
+            // removed from them, each lane's stream ordered before `on`), and the chunk has left
+            // the chunk table.
+            if let Err(e) = unsafe { self.releaser.release(self.upstream.as_ref(), ch.block, &on) } {
                 result = Err(e);
             }
         }
@@ -663,12 +675,13 @@ macro_rules! class_strategy {
             ) -> Result<tenor_ports::Block, tenor_ports::AllocError> {
                 self.cache.allocate(bytes, stream)
             }
-            fn deallocate(
+            unsafe fn deallocate(
                 &self,
                 block: tenor_ports::Block,
                 stream: &tenor_ports::Stream,
             ) -> Result<(), tenor_ports::AllocError> {
-                self.cache.deallocate(block, stream)
+                // SAFETY: this method's contract (the caller owns `block`), passed on unchanged.
+                unsafe { self.cache.deallocate(block, stream) }
             }
             fn report(&self) -> tenor_ports::AllocReport {
                 self.cache.report()

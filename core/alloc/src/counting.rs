@@ -49,7 +49,7 @@ impl Allocator for Counting {
         self.used.fetch_add(size, Ordering::Relaxed);
         Ok(crate::ids::block(ptr, size))
     }
-    fn deallocate(&self, block: Block, _stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, _stream: &Stream) -> Result<(), AllocError> {
         self.frees.fetch_add(1, Ordering::Relaxed);
         self.used.fetch_sub(block.size, Ordering::Relaxed);
         Ok(())

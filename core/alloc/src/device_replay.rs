@@ -305,7 +305,9 @@ pub fn replay_on(
                         rep.ordering_waits += 1;
                     }
                     let t0 = Instant::now();
-                    let r = a.deallocate(b, s);
+                    // SAFETY: `b` is a block this replay allocated (taken out of `live`, so freed
+                    // once); the owner's stream is ordered before `s` just above when it differs.
+                    let r = unsafe { a.deallocate(b, s) };
                     free_ns.push(t0.elapsed().as_nanos() as u64);
                     r.map_err(fail(i))?;
                     used = used.saturating_sub(bytes);
@@ -321,7 +323,8 @@ pub fn replay_on(
         // blocks the trace leaves live: freed on their own stream so the next pass starts clean
         for (_, (b, lane, _)) in live.drain() {
             let t0 = Instant::now();
-            let r = a.deallocate(b, &streams[lane]);
+            // SAFETY: a block this replay allocated and never freed, on its own stream.
+            let r = unsafe { a.deallocate(b, &streams[lane]) };
             free_ns.push(t0.elapsed().as_nanos() as u64);
             r.map_err(fail(trace.events.len()))?;
         }

@@ -78,12 +78,13 @@ impl Allocator for FaultInjecting {
         lock(&self.live).insert(b.ptr, b.size);
         Ok(b)
     }
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         if lock(&self.live).remove(&block.ptr).is_none() {
             self.bad_frees.fetch_add(1, Ordering::Relaxed);
             return Err(AllocError::UnknownBlock { ptr: block.ptr, size: block.size });
         }
-        self.inner.deallocate(block, stream)
+        // SAFETY: this method's contract (the caller owns `block`), passed on unchanged.
+        unsafe { self.inner.deallocate(block, stream) }
     }
     fn report(&self) -> AllocReport {
         self.inner.report()

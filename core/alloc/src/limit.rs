@@ -42,14 +42,16 @@ impl Allocator for Limit {
             .used
             .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |u| u.checked_add(b.size).filter(|&n| n <= self.cap));
         if charged.is_err() {
-            self.inner.deallocate(b, stream)?;
+            // SAFETY: `b` was allocated from `inner` just above and never left this function.
+            unsafe { self.inner.deallocate(b, stream) }?;
             return Err(self.out_of_memory(bytes));
         }
         Ok(b)
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
-        self.inner.deallocate(block, stream)?;
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+        // SAFETY: this method's contract (the caller owns `block`), passed on unchanged.
+        unsafe { self.inner.deallocate(block, stream) }?;
         let _ = self.used.fetch_update(Ordering::AcqRel, Ordering::Relaxed, |u| Some(u.saturating_sub(block.size)));
         Ok(())
     }

@@ -376,14 +376,19 @@ impl Releaser {
     }
 
     /// Returns `block`, freed in the order of `stream`, per the mode.
-    pub(crate) fn release(
+    ///
+    /// # Safety
+    /// As [`tenor_ports::Allocator::deallocate`] on `upstream`: the caller owns `block` (no live
+    /// block of a user lies in it) and later work that uses it is ordered before `stream`.
+    pub(crate) unsafe fn release(
         &self,
         upstream: &dyn tenor_ports::Allocator,
         block: tenor_ports::Block,
         stream: &Stream,
     ) -> Result<(), AllocError> {
         if self.mode == ReleaseMode::Direct {
-            return upstream.deallocate(block, stream);
+            // SAFETY: this method's contract, passed on unchanged.
+            return unsafe { upstream.deallocate(block, stream) };
         }
         let ev = stream.record().map_err(stream_err)?;
         lock(&self.pending).push((block, stream.clone(), ev));
@@ -423,7 +428,9 @@ impl Releaser {
             let r = ev
                 .synchronize()
                 .map_err(stream_err)
-                .and_then(|()| upstream.deallocate(block, &stream))
+                // SAFETY: queued by `release`, whose caller owned the block; the event recorded
+                // after its last use has completed (synchronised just above).
+                .and_then(|()| unsafe { upstream.deallocate(block, &stream) })
                 .and_then(|()| stream.synchronize().map_err(stream_err));
             if let Err(e) = r {
                 result = Err(e);

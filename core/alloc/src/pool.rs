@@ -269,7 +269,10 @@ impl Pool {
                 }
             }
             self.reserved.fetch_sub(chunk.size, Ordering::Relaxed);
-            if let Err(e) = self.releaser.release(self.upstream.as_ref(), chunk, &on) {
+            // SAFETY: `chunk` is a chunk this pool took from the upstream, wholly free (no live
+            // block lies in it: its free ranges add up to its size) and now removed from every
+            // lane, each lane's stream ordered before `on` above.
+            if let Err(e) = unsafe { self.releaser.release(self.upstream.as_ref(), chunk, &on) } {
                 result = Err(e);
             }
         }
@@ -320,7 +323,7 @@ impl Allocator for Pool {
         Ok(b)
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         let si = self.shards.slot_of(stream);
         let mut g = self.shards.lock(si);
         let live = match g.live.remove(&block.ptr) {

@@ -270,7 +270,9 @@ pub fn replay(
                 }
                 driver.touch(s, b.ptr, bytes.max(1), Access::Read)?;
                 let t0 = Instant::now();
-                let r = strategy.deallocate(b, s);
+                // SAFETY: `b` is a block this replay allocated (taken out of `live`, so freed
+                // once); its uses on the owner's stream are ordered before `s` just above.
+                let r = unsafe { strategy.deallocate(b, s) };
                 ns += t0.elapsed().as_nanos();
                 calls += 1;
                 r.map_err(|source| ReplayError::Alloc { event: i, source })?;
@@ -295,8 +297,8 @@ pub fn replay(
         }
     }
     for (_, (b, si, _)) in live.drain() {
-        strategy
-            .deallocate(b, &streams[si])
+        // SAFETY: a block this replay allocated and never freed, on the stream that owns it.
+        unsafe { strategy.deallocate(b, &streams[si]) }
             .map_err(|source| ReplayError::Alloc { event: trace.events.len(), source })?;
     }
     strategy.trim(0).map_err(|source| ReplayError::Alloc { event: trace.events.len(), source })?;

@@ -169,8 +169,9 @@ impl Allocator for Statistics {
         r
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
-        self.inner.deallocate(block, stream)?;
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+        // SAFETY: this method's contract (the caller owns `block`), passed on unchanged.
+        unsafe { self.inner.deallocate(block, stream) }?;
         let mut st = lock(&self.state);
         st.ops += 1;
         let ops = st.ops;

@@ -299,8 +299,9 @@ impl Allocator for Recorder {
         }
         r
     }
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
-        self.inner.deallocate(block, stream)?;
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+        // SAFETY: this method's contract (the caller owns `block`), passed on unchanged.
+        unsafe { self.inner.deallocate(block, stream) }?;
         let mut st = lock(&self.state);
         let bytes = st.requested.remove(&block.id).unwrap_or(block.size);
         self.push(&mut st, TraceOp::Free, bytes, stream, block.id);

@@ -26,7 +26,8 @@ fn limit_refuses_with_requested_and_available() {
     }
     // 300 rounds to 512 in the upstream: over the cap once the block's real size is known.
     assert!(matches!(lim.allocate(300, &s), Err(AllocError::OutOfMemory { requested: 300, available: 488 })));
-    lim.deallocate(a, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { lim.deallocate(a, &s) }.expect("free");
     assert_eq!(lim.available(), 1000);
     lim.allocate(1000, &s).expect_err("1000 rounds to 1024 > cap");
 }
@@ -44,15 +45,19 @@ fn budgets_charge_the_current_job_and_report_its_high_watermark() {
         }
         other => panic!("expected a budget error, got {other:?}"),
     }
-    b.deallocate(x, &s).expect("free");
-    b.allocate(2000, &s).map(|z| b.deallocate(z, &s)).expect("fits after the free").expect("free");
-    b.deallocate(y, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { b.deallocate(x, &s) }.expect("free");
+    // SAFETY: `z` is allocated here and freed at once; nothing else holds it.
+    b.allocate(2000, &s).map(|z| unsafe { b.deallocate(z, &s) }).expect("fits after the free").expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { b.deallocate(y, &s) }.expect("free");
     drop(scope);
     let u = b.end_job(7);
     assert_eq!((u.in_use, u.peak, u.budget), (0, 9000, 10_000));
     // Outside any job nothing is charged.
     let big = b.allocate(1 << 20, &s).expect("no job, no budget");
-    b.deallocate(big, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { b.deallocate(big, &s) }.expect("free");
 }
 
 #[test]
@@ -69,9 +74,11 @@ fn slab_caps_each_job() {
         Err(AllocError::BudgetExceeded { job: 3, requested: 1024, in_use: 8192, budget: 8192 }) => {}
         other => panic!("expected the cap, got {other:?}"),
     }
-    slab.deallocate(a, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { slab.deallocate(a, &s) }.expect("free");
     assert_eq!(slab.job_usage(3).in_use, 4096);
-    slab.deallocate(b, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { slab.deallocate(b, &s) }.expect("free");
     assert_eq!(slab.job_usage(3).peak, 8192);
 }
 
@@ -81,7 +88,8 @@ fn trace_round_trips_and_errors_name_line_and_column() {
     let rec = Recorder::new(Arc::new(Counting::new()));
     let _job = JobScope::enter(5);
     let a = rec.allocate(100, &s).expect("alloc");
-    rec.deallocate(a, &s).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { rec.deallocate(a, &s) }.expect("free");
     let t = rec.trace();
     assert_eq!(t.events.len(), 2);
     assert_eq!((t.events[0].op, t.events[0].bytes, t.events[0].job), (TraceOp::Alloc, 100, 5));
@@ -121,35 +129,42 @@ fn cross_stream_reuse_waits_only_when_following_events() {
     // FollowEvents: the block freed on s1 is reused on s2 after one inserted wait.
     let pool = Pool::new(driver.sim_allocator(), PoolConfig { initial_bytes: 1 << 20, ..PoolConfig::default() });
     let a = pool.allocate(4096, &s1).expect("alloc");
-    pool.deallocate(a, &s1).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { pool.deallocate(a, &s1) }.expect("free");
     let b = pool.allocate(4096, &s2).expect("steal");
     assert_eq!((b.ptr, pool.inserted_waits()), (a.ptr, 1));
     assert_eq!(pool.wait_log(), vec![(1, 0)]);
-    pool.deallocate(b, &s2).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { pool.deallocate(b, &s2) }.expect("free");
     // The same stream reuses at once, without a wait.
     let c = pool.allocate(4096, &s2).expect("same stream");
     assert_eq!((c.ptr, pool.inserted_waits()), (a.ptr, 1));
-    pool.deallocate(c, &s2).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { pool.deallocate(c, &s2) }.expect("free");
 
     // Opportunistic (CUB): no reuse on s2 while s1's free is not known complete, no wait ever.
     let cub = Caching::new(driver.sim_allocator(), CachingConfig::default());
     let x = cub.allocate(4096, &s1).expect("alloc");
-    cub.deallocate(x, &s1).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { cub.deallocate(x, &s1) }.expect("free");
     let y = cub.allocate(4096, &s2).expect("fresh block");
     assert_ne!(y.ptr, x.ptr);
-    cub.deallocate(y, &s2).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { cub.deallocate(y, &s2) }.expect("free");
     driver.synchronize().expect("sync: s1's free completes");
     let z = cub.allocate(4096, &s2).expect("same stream first");
     assert_eq!(z.ptr, y.ptr, "s2 reuses its own block first");
     let w = cub.allocate(4096, &s2).expect("now s1's block");
     assert_eq!((w.ptr, cub.inserted_waits()), (x.ptr, 0));
     for (blk, s) in [(z, &s2), (w, &s2)] {
-        cub.deallocate(blk, s).expect("free");
+        // SAFETY: the block was allocated by this test and nothing else holds it.
+        unsafe { cub.deallocate(blk, s) }.expect("free");
     }
     let f =
         Caching::new(driver.sim_allocator(), CachingConfig { reuse: Reuse::FollowEvents, ..CachingConfig::default() });
     let p = f.allocate(300, &s1).expect("alloc");
-    f.deallocate(p, &s1).expect("free");
+    // SAFETY: the block was allocated by this test and nothing else holds it.
+    unsafe { f.deallocate(p, &s1) }.expect("free");
     assert_eq!(f.allocate(300, &s2).expect("steal").ptr, p.ptr);
     assert_eq!(f.inserted_waits(), 1);
     assert!(driver.hazards().is_empty());

@@ -66,9 +66,10 @@ pub struct AllocReport {
 ///
 /// # Contract (stream-ordered, as RMM and CUDA)
 /// * `allocate(bytes, s)`: memory usable by work enqueued on `s` after the call.
-/// * `deallocate(block, s)`: ordered after all work enqueued on `s` before the call. The caller
-///   guarantees all uses of the block on other streams are ordered before it (`s` waited on
-///   their events). [`crate::Device`] does this for every [`crate::DeviceBuffer`].
+/// * `deallocate(block, s)` (an `unsafe fn`: the caller owns the block, see its `# Safety`):
+///   ordered after all work enqueued on `s` before the call. The caller guarantees all uses of
+///   the block on other streams are ordered before it (`s` waited on their events).
+///   [`crate::Device`] does this for every [`crate::DeviceBuffer`].
 /// * Reuse of a freed block on another stream only after that stream waits on an event recorded
 ///   on the freeing stream after the free.
 pub trait Allocator: Send + Sync + fmt::Debug {
@@ -82,9 +83,50 @@ pub trait Allocator: Send + Sync + fmt::Debug {
     fn allocate(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError>;
     /// Returns `block` in the order of `stream`.
     ///
+    /// An `unsafe fn` in the manner of `wgpu-hal`'s raw frees: [`Block`] is a plain copyable
+    /// description (address, size, id), so nothing in the type system stops a second holder of
+    /// the same block from freeing it while a [`crate::DeviceBuffer`] still uses it. The caller
+    /// takes that duty on. [`crate::DeviceBuffer`]'s `Drop` is the one safe path that frees a
+    /// device buffer's block; the toolkit's strategies (core/alloc) forward the call with the
+    /// caller's guarantee, and trace replays free only blocks they allocated themselves.
+    ///
+    /// ```compile_fail
+    /// // Safe code cannot free the block of a live buffer (a use-after-free on the CPU backend).
+    /// use tenor_ports::Compute;
+    /// fn free_under_a_live_buffer(dev: &dyn Compute) {
+    ///     let s = dev.default_stream().clone();
+    ///     let buf = dev.alloc(&s, 64).expect("alloc");
+    ///     let _ = dev.allocator().deallocate(buf.block(), &s);
+    ///     drop(buf);
+    /// }
+    /// ```
+    ///
+    /// The same call compiles once the caller takes on the contract in an `unsafe` block (so the
+    /// example above fails for that reason alone):
+    ///
+    /// ```no_run
+    /// use tenor_ports::Compute;
+    /// fn free_a_block_of_ones_own(dev: &dyn Compute) {
+    ///     let s = dev.default_stream().clone();
+    ///     let block = dev.allocator().allocate(64, &s).expect("alloc");
+    ///     // SAFETY: `block` came from this allocator just now and nothing else holds or uses it.
+    ///     let _ = unsafe { dev.allocator().deallocate(block, &s) };
+    /// }
+    /// ```
+    ///
+    /// # Safety
+    /// The caller owns `block`: no live [`crate::DeviceBuffer`] or other holder uses the memory
+    /// `block.ptr .. block.end()`, and every use of it on a stream other than `stream` is ordered
+    /// before the call (`stream` waited on those uses' events). Work enqueued on `stream`
+    /// before the call may still use it (the free is stream-ordered). Passing a block this
+    /// allocator does not hold (never handed out, or already freed and not handed out again) is
+    /// allowed and must be refused with [`AllocError::UnknownBlock`]; passing an already freed
+    /// block whose memory was handed out again frees the new holder's memory and is the misuse
+    /// this contract forbids.
+    ///
     /// # Errors
     /// [`AllocError::UnknownBlock`] for a block this allocator does not own; backend errors.
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError>;
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError>;
     /// Current and peak usage.
     fn report(&self) -> AllocReport {
         AllocReport::default()

@@ -228,7 +228,12 @@ impl Drop for Inner {
                 result = Err(e);
             }
         }
-        let result = result.and_then(|()| self.allocator.deallocate(self.block, &free_on).map_err(ComputeError::from));
+        // SAFETY: this is the last handle of the buffer (`Inner` is dropped once, when the last
+        // `DeviceBuffer` clone goes), the block is its own (allocated for it by `Device::alloc`,
+        // never handed to anything else), and `free_on` has just waited on every use on another
+        // stream; uses on `free_on` itself are ordered before the free by the stream.
+        let result = result
+            .and_then(|()| unsafe { self.allocator.deallocate(self.block, &free_on) }.map_err(ComputeError::from));
         if let Err(e) = result {
             self.errors.push(e);
         }

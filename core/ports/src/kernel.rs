@@ -140,6 +140,28 @@ pub struct Metrics {
     pub bytes_per_item: f64,
 }
 
+/// A manifest's `[source]` table: the kernel's whole body is one function of the shared device
+/// code (`kernels/common/shared.h`), called with the arguments in manifest order, so the entry
+/// points of the backends in `generate` are written from the manifest (`tenor_kernels::entry`)
+/// instead of by hand.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    /// The shared function (a C identifier, e.g. `tenor_mc_barrier`).
+    pub shared: String,
+    /// Backends whose entry point is generated (`["cuda", "opencl"]`); the others keep their
+    /// own files.
+    pub generate: Vec<String>,
+    /// CUDA: the entry point carries `__launch_bounds__(TENOR_THREADS)` (kernels whose block
+    /// reduction assumes the block's thread count).
+    #[serde(default)]
+    pub cuda_launch_bounds: bool,
+    /// OpenCL: the entry point declares the work-group scratch (`TENOR_KERNEL_SCRATCH`) and
+    /// passes it last (`TENOR_SCRATCH_ARG`), for shared functions that reduce over the group.
+    #[serde(default)]
+    pub opencl_scratch: bool,
+}
+
 /// A parsed kernel manifest plus the sources available for it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -156,6 +178,9 @@ pub struct KernelDef {
     /// Work counts for reports.
     #[serde(default)]
     pub metrics: Metrics,
+    /// Entry points generated from the manifest (`[source]`), if any.
+    #[serde(default)]
+    pub source: Option<SourceSpec>,
     /// Backend name (`cuda`, `sycl`, `opencl`) to source text. Filled by the registry, not the
     /// manifest.
     #[serde(skip)]
@@ -182,6 +207,18 @@ impl KernelDef {
         let bad = |m: String| Err(ComputeError::InvalidArgument(format!("{origin}: kernel {}: {m}", self.name)));
         if self.launch.block == 0 {
             return bad("launch.block must be positive".into());
+        }
+        if let Some(src) = &self.source {
+            let ident = |s: &str| {
+                s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            };
+            if !ident(&src.shared) {
+                return bad(format!("source.shared {:?} is not a C identifier", src.shared));
+            }
+            if src.generate.is_empty() {
+                return bad("source.generate names no backend".into());
+            }
         }
         for (i, a) in self.args.iter().enumerate() {
             if a.ty.is_pointer() && a.access.is_none() {

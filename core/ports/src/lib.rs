@@ -13,7 +13,9 @@
 //! 1. `allocate(bytes, s)` returns memory usable by work enqueued on stream `s` after the call.
 //! 2. `deallocate(block, s)` is ordered after all work enqueued on `s` before the call; the
 //!    caller guarantees that every use of the block on other streams is ordered before that
-//!    point (stream `s` already waits on their events).
+//!    point (stream `s` already waits on their events). It is an `unsafe fn`: the caller also
+//!    owns the block (no live [`DeviceBuffer`] uses it); dropping the last `DeviceBuffer` is
+//!    the safe way to free one.
 //! 3. A block freed on stream `f` may be handed to an allocation on another stream `s` only
 //!    after `s` waits on an event recorded on `f` after the free (or after `f` is known complete).
 //! 4. Errors that happen asynchronously (a kernel fault, a failed free in `Drop`) are kept in a
@@ -47,7 +49,7 @@ pub use compute::{Compute, ComputeExt, DeviceInfo, GemmDesc, Precision, Transpos
 pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};
 pub use expr::{Expr, ExprError};
-pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape};
+pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape, SourceSpec};
 pub use multi::{shard_by_cost, Devices, PeerAccess, Sharding};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 

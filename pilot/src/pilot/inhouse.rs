@@ -84,8 +84,19 @@ pub fn load(dir: &Path) -> anyhow::Result<InHouse> {
     let mut def = KernelDef::from_toml(&text, &manifest.display().to_string())?;
     for (backend, file) in [("cuda", "cuda.cu"), ("sycl", "sycl.cpp"), ("opencl", "opencl.cl")] {
         let p = dir.join(file);
+        let generated = tenor_kernels::entry::generated_source(&def, backend);
         if p.is_file() {
+            if generated.is_some() {
+                bail!(
+                    "{} is written by hand but {}'s [source] table generates it: delete one",
+                    p.display(),
+                    manifest.display()
+                );
+            }
             let src = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+            def.sources.insert(backend.into(), src);
+        } else if let Some(src) = generated {
+            // The entry point from the manifest's [source] table, as for a built-in kernel.
             def.sources.insert(backend.into(), src);
         }
     }

@@ -201,8 +201,11 @@ impl Shared {
             freed.insert(ptr);
         }
         self.handed_out.fetch_sub(live.bytes, Ordering::Relaxed);
-        self.top
-            .deallocate(live.block, &live.stream)
+        // SAFETY: `live.block` was allocated from `top` for this pointer and handed only to the
+        // foreign caller (no `DeviceBuffer` holds it); it has just left `live`, so it is freed
+        // once. The foreign caller's side (no kernel of theirs still uses `ptr` outside stream
+        // order) is the C ABI's documented contract, as `cudaFreeAsync`'s.
+        unsafe { self.top.deallocate(live.block, &live.stream) }
             .map_err(|e| Failure::new(Code::Backend, format!("free of 0x{ptr:x} on device {device}: {e}")))?;
         if let Some(keep) = self.config.release_threshold {
             let r = self.top.report();

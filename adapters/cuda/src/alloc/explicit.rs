@@ -126,7 +126,7 @@ impl Allocator for ExplicitPool {
         Ok(b)
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         free_async(&self.pool.ctx, block, stream)?;
         self.live.fetch_sub(1, Ordering::Relaxed);
         Ok(())

@@ -72,7 +72,7 @@ impl Allocator for PlainAllocator {
         Ok(Block::new(p, size))
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         let s = raw_stream(stream)?;
         self.ctx.bind().map_err(|e| AllocError::Stream(e.to_string()))?;
         // Work enqueued on `stream` may still use the block: wait for it, then free.

@@ -346,7 +346,7 @@ impl Allocator for DefaultPool {
         Ok(Block::new(p, size))
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         free_async(&self.pool.ctx, block, stream)?;
         self.live.fetch_sub(1, Ordering::Relaxed);
         Ok(())

@@ -67,7 +67,7 @@ impl Allocator for UsmAllocator {
         Ok(block)
     }
 
-    fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
         let q = queue_of(stream)?;
         let (usm, _) = self.ledger.remove(block)?;
         q.queue().free(usm).map_err(backend)

@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use tenor_ports::{Access, Arg, Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
+use tenor_ports::{Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
 
 use super::fused::{self, Member, Partials};
 use super::greeks::Bumps;
@@ -137,7 +137,7 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
     let mut batches: Vec<Partials> = Vec::new();
     for (g, (stream, members)) in groups.iter().enumerate() {
         let Some(first) = members.first().filter(|_| members.len() >= 2) else { continue };
-        let enqueued = load(dev, first.kernel, &mut kernels)
+        let enqueued = load(first.kernel, &mut kernels, || fused::load(dev, members))
             .map(|k| (k.def().blocks(first.pairs), fused::enqueue(dev, &streams[*stream], &k, members)));
         batch_of.insert(g, batches.len());
         batches.push(match enqueued {
@@ -171,7 +171,7 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
         let r = p.and_then(|(jobs, bumps)| {
             let mut prices = Vec::with_capacity(jobs.len());
             for (job, slot) in jobs.iter().zip(trade_slots) {
-                let width = job.launch.as_ref().map_or(1, |l| l.width);
+                let width = job.launch.as_ref().map_or(1, |l| l.width());
                 let sums = match slot {
                     None => None,
                     Some(Slot::Own(enqueued)) => {
@@ -211,29 +211,25 @@ fn enqueue<C: Compute + ?Sized>(
 ) -> Option<Enqueued> {
     let launch = job.launch.as_ref()?;
     Some((|| {
-        let kernel = load(dev, launch.kernel, kernels)?;
-        let blocks = kernel.def().blocks(launch.pairs) as usize;
-        let partials = dev.alloc_elems::<f64>(stream, blocks * launch.width)?;
-        let mut args: Vec<Arg<'_>> = Vec::with_capacity(launch.scalars.len() + 1);
-        args.push(Arg::Buf(&partials, Access::Write));
-        args.extend(launch.scalars.iter().map(|s| Arg::from(*s)));
-        dev.launch(stream, &kernel, launch.pairs, &args)?;
-        drop(args);
+        let kernel = load(launch.kernel(), kernels, || Ok(launch.load(dev)?))?;
+        let blocks = kernel.def().blocks(launch.pairs()) as usize;
+        let partials = dev.alloc_elems::<f64>(stream, blocks * launch.width())?;
+        launch.enqueue(dev, stream, &kernel, &partials)?;
         let pending = dev.download(stream, &partials, 0, partials.len())?;
         Ok((partials, pending))
     })())
 }
 
-/// Kernel `name`, loaded on `dev` once per batch.
-fn load<C: Compute + ?Sized>(
-    dev: &C,
+/// Kernel `name`, loaded by `open` once per batch.
+fn load(
     name: &'static str,
     kernels: &mut HashMap<&'static str, Kernel>,
+    open: impl FnOnce() -> Result<Kernel, McError>,
 ) -> Result<Kernel, McError> {
     if let Some(k) = kernels.get(name) {
         return Ok(k.clone());
     }
-    let k = dev.load_kernel(tenor_kernels::get(name)?)?;
+    let k = open()?;
     kernels.insert(name, k.clone());
     Ok(k)
 }

@@ -9,22 +9,13 @@
 //! bitwise the job finished from its own launch: one upload per parameter array, one launch,
 //! one output buffer and one download replace a launch, an allocation and a download per product.
 
-use tenor_ports::{Access, Arg, Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
+use tenor_ports::{Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
 
-use super::plan::{f64s, Launch, Scalar};
+use super::launch::{self, Batch, Launch, Shape};
+use super::plan::f64s;
 use super::McError;
 
-/// The batch kernel of single kernel `single`, when it has one.
-pub(crate) fn batch_kernel(single: &str) -> Option<&'static str> {
-    match single {
-        "mc_european" => Some("mc_european_batch"),
-        "mc_barrier" => Some("mc_barrier_batch"),
-        "mc_asian" => Some("mc_asian_batch"),
-        _ => None,
-    }
-}
-
-/// One single-kernel launch's arguments as a member of a batch.
+/// One single-kernel launch as a member of a batch.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Member {
     /// The batch kernel.
@@ -35,65 +26,88 @@ pub(crate) struct Member {
     pub pairs: u64,
     /// Partial sums per block.
     pub width: usize,
-    /// The single kernel's scalars after seed and pairs (u32 or f64 each).
-    scalars: Vec<Scalar>,
+    /// The single launch, whose parameters become the batch's arrays.
+    launch: Launch,
 }
 
 impl Member {
-    /// The member for `launch` when its kernel has a batch kernel and its scalars are
-    /// `seed, pairs` followed by u32 and f64 values, else `None`.
+    /// The member for `launch` when its kernel has a batch kernel, else `None`.
     pub fn of(launch: &Launch) -> Option<Self> {
-        let kernel = batch_kernel(launch.kernel)?;
-        match launch.scalars.as_slice() {
-            [Scalar::U64(seed), Scalar::U64(pairs), rest @ ..]
-                if *pairs == launch.pairs && rest.iter().all(|s| matches!(s, Scalar::U32(_) | Scalar::F64(_))) =>
-            {
-                Some(Self { kernel, seed: *seed, pairs: *pairs, width: launch.width, scalars: rest.to_vec() })
-            }
-            _ => None,
-        }
+        Some(Self {
+            kernel: launch::batch_kernel(launch)?,
+            seed: launch.seed(),
+            pairs: launch.pairs(),
+            width: launch.width(),
+            launch: *launch,
+        })
     }
+}
+
+/// The members' parameters as one [`Batch`] of the first member's kind.
+fn batch(members: &[Member]) -> Result<Batch, McError> {
+    let mismatch = |m: &Member| {
+        McError::BadResult(format!(
+            "{} in a batch of {}: one batch has one kernel",
+            m.launch.kernel(),
+            members[0].kernel
+        ))
+    };
+    let first = members.first().ok_or_else(|| McError::BadResult("empty batch".into()))?;
+    Ok(match first.launch {
+        Launch::European(_) => Batch::European(
+            members
+                .iter()
+                .map(|m| if let Launch::European(p) = m.launch { Ok(p) } else { Err(mismatch(m)) })
+                .collect::<Result<_, _>>()?,
+        ),
+        Launch::Barrier(_) => Batch::Barrier(
+            members
+                .iter()
+                .map(|m| if let Launch::Barrier(p) = m.launch { Ok(p) } else { Err(mismatch(m)) })
+                .collect::<Result<_, _>>()?,
+        ),
+        Launch::Asian(_) => Batch::Asian(
+            members
+                .iter()
+                .map(|m| if let Launch::Asian(p) = m.launch { Ok(p) } else { Err(mismatch(m)) })
+                .collect::<Result<_, _>>()?,
+        ),
+        Launch::EuropeanF32(_) | Launch::AsianF32(_) => {
+            return Err(McError::BadResult(format!("{} has no batch kernel", first.launch.kernel())))
+        }
+    })
+}
+
+/// Loads the batch kernel of `members` (those of one group: one kernel) on `dev`.
+///
+/// # Errors
+/// [`McError::BadResult`] for an empty or mixed group; as [`Compute::load_kernel`].
+pub(crate) fn load<C: Compute + ?Sized>(dev: &C, members: &[Member]) -> Result<Kernel, McError> {
+    Ok(batch(members)?.load(dev)?)
 }
 
 /// An enqueued batch: its buffers (kept alive until the download is complete) and the download
 /// of its partials.
 pub(crate) type Enqueued = Result<(Vec<DeviceBuffer>, Pending<Vec<u8>>), McError>;
 
-/// Uploads the members' parameters (one array per scalar), launches their batch kernel
+/// Uploads the members' parameters (one array per parameter), launches their batch kernel
 /// (`kernel`, loaded) over all of them and enqueues the download of the partials (`width B`
 /// values per member, `B` blocks per member, member after member), on `stream`. Every member
-/// must have the same kernel, seed, pairs and scalar types (the engine groups them so).
+/// must have the same kernel, seed and pairs (the engine groups them so).
 pub(crate) fn enqueue<C: Compute + ?Sized>(dev: &C, stream: &Stream, kernel: &Kernel, members: &[Member]) -> Enqueued {
-    let first = members.first().ok_or_else(|| McError::BadResult("empty batch".into()))?;
+    let batch = batch(members)?;
+    let first = &members[0];
     let (seed, pairs, width) = (first.seed, first.pairs, first.width);
-    let count = u32::try_from(members.len())
+    let products = u32::try_from(members.len())
         .map_err(|_| McError::BadResult(format!("{} products in one batch", members.len())))?;
     let block = u64::from(kernel.def().launch.block);
     let per_product = pairs.div_ceil(block).max(1);
-    let items = u64::from(count) * per_product * block;
-    let mut bufs = Vec::with_capacity(first.scalars.len() + 1);
-    bufs.push(dev.alloc_elems::<f64>(stream, width * (u64::from(count) * per_product) as usize)?);
-    for (k, s) in first.scalars.iter().enumerate() {
-        let mismatch =
-            || McError::BadResult(format!("{}: argument {k} differs in type between products", first.kernel));
-        let column = members.iter().map(|m| m.scalars.get(k).copied());
-        bufs.push(match s {
-            Scalar::U32(_) => {
-                let v = column.map(|x| if let Some(Scalar::U32(v)) = x { Ok(v) } else { Err(mismatch()) });
-                dev.upload_slice(stream, &v.collect::<Result<Vec<u32>, _>>()?)?
-            }
-            _ => {
-                let v = column.map(|x| if let Some(Scalar::F64(v)) = x { Ok(v) } else { Err(mismatch()) });
-                dev.upload_slice(stream, &v.collect::<Result<Vec<f64>, _>>()?)?
-            }
-        });
-    }
-    let mut args: Vec<Arg<'_>> = vec![Arg::Buf(&bufs[0], Access::Write)];
-    args.extend(bufs[1..].iter().map(|b| Arg::Buf(b, Access::Read)));
-    args.extend([Arg::U32(count), Arg::U64(seed), Arg::U64(pairs), Arg::U64(items)]);
-    dev.launch(stream, kernel, items, &args)?;
-    drop(args);
-    let pending = dev.download(stream, &bufs[0], 0, bufs[0].len())?;
+    let items = u64::from(products) * per_product * block;
+    let partials = dev.alloc_elems::<f64>(stream, width * (u64::from(products) * per_product) as usize)?;
+    let inputs = batch.enqueue(dev, stream, kernel, &partials, Shape { products, seed, pairs, items })?;
+    let pending = dev.download(stream, &partials, 0, partials.len())?;
+    let mut bufs = vec![partials];
+    bufs.extend(inputs);
     Ok((bufs, pending))
 }
 
@@ -156,7 +170,9 @@ mod tests {
     }
 
     /// Every fp64 kind with a batch kernel becomes a batch member carrying the single launch's
-    /// scalars after seed and pairs; fp32 launches (no batch kernel) do not.
+    /// parameters; fp32 launches (no batch kernel) do not. The batch kernels' manifests take
+    /// one array per single-kernel scalar after seed and pairs, then products, seed, pairs and
+    /// items.
     #[test]
     fn fp64_european_barrier_and_asian_jobs_are_batch_members() {
         let cfg = McConfig::default();
@@ -168,21 +184,29 @@ mod tests {
             monitoring,
         };
         let asian = AsianOption { vanilla: vanilla(), schedule: FixingSchedule::uniform(1.0, 12) };
-        for (p, kernel, width, scalars) in [
-            (McProduct::European(vanilla()), "mc_european_batch", 2, 6),
-            (McProduct::Barrier(barrier(Monitoring::Continuous)), "mc_barrier_batch", 2, 12),
-            (McProduct::Barrier(barrier(Monitoring::Discrete(12))), "mc_barrier_batch", 2, 12),
-            (McProduct::AsianGeometric(asian), "mc_asian_batch", 5, 10),
-            (McProduct::AsianArithmetic(asian), "mc_asian_batch", 5, 10),
+        for (p, single, kernel, width) in [
+            (McProduct::European(vanilla()), "mc_european", "mc_european_batch", 2),
+            (McProduct::Barrier(barrier(Monitoring::Continuous)), "mc_barrier", "mc_barrier_batch", 2),
+            (McProduct::Barrier(barrier(Monitoring::Discrete(12))), "mc_barrier", "mc_barrier_batch", 2),
+            (McProduct::AsianGeometric(asian), "mc_asian", "mc_asian_batch", 5),
+            (McProduct::AsianArithmetic(asian), "mc_asian", "mc_asian_batch", 5),
         ] {
             let job = plan(&p, &cfg).expect("plan");
             let launch = job.launch.as_ref().expect("a launch");
-            let m = Member::of(launch).unwrap_or_else(|| panic!("{} is not batched", launch.kernel));
+            assert_eq!(launch.kernel(), single);
+            let m = Member::of(launch).unwrap_or_else(|| panic!("{} is not batched", launch.kernel()));
             assert_eq!((m.kernel, m.seed, m.pairs, m.width), (kernel, cfg.seed, cfg.pairs(), width));
-            assert_eq!(m.scalars.len(), scalars);
-            assert_eq!(m.scalars[..], launch.scalars[2..]);
-            let def = tenor_kernels::get(kernel).expect("batch kernel");
-            assert_eq!(def.args.len(), 1 + scalars + 4, "{kernel} arguments");
+            assert_eq!(m.launch, *launch);
+            let one =
+                tenor_kernels::registry().expect("registry").iter().find(|d| d.name == single).expect("single kernel");
+            let many =
+                tenor_kernels::registry().expect("registry").iter().find(|d| d.name == kernel).expect("batch kernel");
+            let names = |d: &tenor_ports::KernelDef, skip: usize, keep: usize| -> Vec<String> {
+                d.args.iter().skip(skip).take(keep).map(|a| a.name.clone()).collect()
+            };
+            let scalars = one.args.len() - 3;
+            assert_eq!(names(one, 3, scalars), names(many, 1, scalars), "{kernel}: one array per scalar");
+            assert_eq!(names(many, 1 + scalars, 4), ["products", "seed", "pairs", "items"], "{kernel}");
         }
         let f32_cfg = McConfig { precision: tenor_ports::Precision::F32, ..cfg };
         let job = plan(&McProduct::AsianArithmetic(asian), &f32_cfg).expect("plan");

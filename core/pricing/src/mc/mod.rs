@@ -25,6 +25,7 @@ mod engine;
 mod error;
 mod fused;
 pub mod greeks;
+mod launch;
 mod parity;
 mod plan;
 mod product;

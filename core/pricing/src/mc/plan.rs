@@ -2,30 +2,13 @@
 
 use tenor_ports::{ComputeError, Precision};
 
+pub(crate) use super::launch::Launch;
+use super::launch::{Asian, Barrier, European};
 use super::parity;
 use super::product::{AsianOption, BarrierOption, McProduct, Monitoring};
 use super::{stats, McConfig, McError, McPrice};
 use crate::analytic::asian::GeometricAsian;
 use crate::types::Vanilla;
-
-/// A scalar kernel argument, owned.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Scalar {
-    U32(u32),
-    U64(u64),
-    F32(f32),
-    F64(f64),
-}
-
-/// One launch of a fused Monte Carlo kernel: argument 0 is the partials buffer
-/// (`width` values per block), the scalars follow in manifest order.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Launch {
-    pub kernel: &'static str,
-    pub pairs: u64,
-    pub width: usize,
-    pub scalars: Vec<Scalar>,
-}
 
 /// How the reduced partial sums become a price.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,7 +45,7 @@ impl Job {
 
     /// The simulated product's estimate, before the affine map.
     fn estimate(&self, sums: Option<&[f64]>) -> Result<McPrice, McError> {
-        let pairs = self.launch.as_ref().map_or(0, |l| l.pairs);
+        let pairs = self.launch.as_ref().map_or(0, Launch::pairs);
         let need = |n: usize| match sums {
             Some(s) if s.len() >= n && s.iter().all(|x| x.is_finite()) => Ok(s),
             Some(s) => Err(McError::BadResult(format!("partial sums {s:?}: need {n} finite values"))),
@@ -90,37 +73,23 @@ fn call_flag(v: &Vanilla) -> u32 {
     u32::from(v.option == crate::types::OptionType::Call)
 }
 
-/// Real arguments in the launch's precision.
-fn real(p: Precision, x: f64) -> Scalar {
-    match p {
-        Precision::F64 => Scalar::F64(x),
-        Precision::F32 => Scalar::F32(x as f32),
-    }
-}
-
 pub(crate) fn european_direct(v: &Vanilla, cfg: &McConfig) -> Job {
-    let p = cfg.precision;
-    let kernel = match p {
-        Precision::F64 => "mc_european",
-        Precision::F32 => "mc_european_f32",
-    };
     let t = v.maturity;
-    let scalars = vec![
-        Scalar::U64(cfg.seed),
-        Scalar::U64(cfg.pairs()),
-        real(p, v.spot),
-        real(p, v.strike),
-        Scalar::U32(call_flag(v)),
-        real(p, mu(v) * t),
-        real(p, v.vol * t.sqrt()),
-        real(p, (-v.rate * t).exp()),
-    ];
-    Job {
-        launch: Some(Launch { kernel, pairs: cfg.pairs(), width: 2, scalars }),
-        estimator: Estimator::Plain { sum: 0, sum_sq: 1 },
-        shift: 0.0,
-        scale: 1.0,
-    }
+    let params = European {
+        seed: cfg.seed,
+        pairs: cfg.pairs(),
+        spot: v.spot,
+        strike: v.strike,
+        is_call: call_flag(v),
+        drift: mu(v) * t,
+        vol_sqrt_t: v.vol * t.sqrt(),
+        discount: (-v.rate * t).exp(),
+    };
+    let launch = match cfg.precision {
+        Precision::F64 => Launch::European(params),
+        Precision::F32 => Launch::EuropeanF32(params.to_f32()),
+    };
+    Job { launch: Some(launch), estimator: Estimator::Plain { sum: 0, sum_sq: 1 }, shift: 0.0, scale: 1.0 }
 }
 
 pub(crate) fn barrier_direct(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError> {
@@ -141,24 +110,24 @@ pub(crate) fn barrier_direct(b: &BarrierOption, cfg: &McConfig) -> Result<Job, M
         Monitoring::Discrete(n) => (n, 0u32),
     };
     let dt = v.maturity / f64::from(steps);
-    let scalars = vec![
-        Scalar::U64(cfg.seed),
-        Scalar::U64(cfg.pairs()),
-        Scalar::U32(steps),
-        Scalar::F64(v.spot),
-        Scalar::F64(v.strike),
-        Scalar::F64(b.barrier),
-        Scalar::F64(b.rebate),
-        Scalar::U32(call_flag(v)),
-        Scalar::U32(b.barrier_type.code()),
-        Scalar::U32(continuous),
-        Scalar::F64(mu(v) * dt),
-        Scalar::F64(v.vol * dt.sqrt()),
-        Scalar::F64(v.rate * dt),
-        Scalar::F64((-v.rate * v.maturity).exp()),
-    ];
+    let params = Barrier {
+        seed: cfg.seed,
+        pairs: cfg.pairs(),
+        steps,
+        spot: v.spot,
+        strike: v.strike,
+        barrier: b.barrier,
+        rebate: b.rebate,
+        is_call: call_flag(v),
+        kind: b.barrier_type.code(),
+        continuous,
+        drift_dt: mu(v) * dt,
+        vol_sqrt_dt: v.vol * dt.sqrt(),
+        rate_dt: v.rate * dt,
+        discount: (-v.rate * v.maturity).exp(),
+    };
     Ok(Job {
-        launch: Some(Launch { kernel: "mc_barrier", pairs: cfg.pairs(), width: 2, scalars }),
+        launch: Some(Launch::Barrier(params)),
         estimator: Estimator::Plain { sum: 0, sum_sq: 1 },
         shift: 0.0,
         scale: 1.0,
@@ -168,26 +137,25 @@ pub(crate) fn barrier_direct(b: &BarrierOption, cfg: &McConfig) -> Result<Job, M
 pub(crate) fn asian_direct(a: &AsianOption, cfg: &McConfig, arithmetic: bool) -> Result<Job, McError> {
     let v = &a.vanilla;
     let s = &a.schedule;
-    let p = cfg.precision;
-    let kernel = match p {
-        Precision::F64 => "mc_asian",
-        Precision::F32 => "mc_asian_f32",
-    };
     let m = mu(v);
-    let scalars = vec![
-        Scalar::U64(cfg.seed),
-        Scalar::U64(cfg.pairs()),
-        Scalar::U32(s.count),
-        real(p, v.spot),
-        real(p, v.strike),
-        Scalar::U32(call_flag(v)),
-        Scalar::U32(u32::from(s.spot_fixing)),
-        real(p, m * s.first),
-        real(p, v.vol * s.first.sqrt()),
-        real(p, m * s.interval),
-        real(p, v.vol * s.interval.sqrt()),
-        real(p, (-v.rate * v.maturity).exp()),
-    ];
+    let params = Asian {
+        seed: cfg.seed,
+        pairs: cfg.pairs(),
+        steps: s.count,
+        spot: v.spot,
+        strike: v.strike,
+        is_call: call_flag(v),
+        spot_fixing: u32::from(s.spot_fixing),
+        drift_first: m * s.first,
+        vol_first: v.vol * s.first.sqrt(),
+        drift_dt: m * s.interval,
+        vol_sqrt_dt: v.vol * s.interval.sqrt(),
+        discount: (-v.rate * v.maturity).exp(),
+    };
+    let launch = match cfg.precision {
+        Precision::F64 => Launch::Asian(params),
+        Precision::F32 => Launch::AsianF32(params.to_f32()),
+    };
     let estimator = if arithmetic && !cfg.control_variate {
         Estimator::Plain { sum: 0, sum_sq: 1 }
     } else if arithmetic {
@@ -204,12 +172,7 @@ pub(crate) fn asian_direct(a: &AsianOption, cfg: &McConfig, arithmetic: bool) ->
     } else {
         Estimator::Plain { sum: 2, sum_sq: 3 }
     };
-    Ok(Job {
-        launch: Some(Launch { kernel, pairs: cfg.pairs(), width: 5, scalars }),
-        estimator,
-        shift: 0.0,
-        scale: 1.0,
-    })
+    Ok(Job { launch: Some(launch), estimator, shift: 0.0, scale: 1.0 })
 }
 
 /// The job for `product` under `cfg` (validated here).
@@ -221,17 +184,6 @@ pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> 
         McProduct::Barrier(b) => parity::barrier(b, cfg),
         McProduct::AsianGeometric(a) => parity::asian(a, cfg, false),
         McProduct::AsianArithmetic(a) => parity::asian(a, cfg, true),
-    }
-}
-
-impl From<Scalar> for tenor_ports::Arg<'_> {
-    fn from(s: Scalar) -> Self {
-        match s {
-            Scalar::U32(v) => Self::U32(v),
-            Scalar::U64(v) => Self::U64(v),
-            Scalar::F32(v) => Self::F32(v),
-            Scalar::F64(v) => Self::F64(v),
-        }
     }
 }
 
