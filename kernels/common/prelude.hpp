@@ -99,8 +99,11 @@ inline void sincos_f64(double x, double *s, double *c) {
     *c = sycl::cos(x);
 }
 
-// sin(pi x) and cos(pi x) (exact argument scaling): CUDA's sincospi on PTX, sycl::sinpi and
-// sycl::cospi elsewhere.
+// sin(pi x) and cos(pi x): CUDA's sincospi on PTX (exact argument scaling); elsewhere sin and
+// cos of the rounded product pi x. Not sycl::sinpi / sycl::cospi: AdaptiveCpp 49544a4's host
+// builtins compute cos(x) / pi and sin(x) / pi (src/libkernel/sscp/host/math.cpp), which the
+// SYCL book test caught on the host JIT. For x = 2 u the product is the CPU reference's
+// (2 pi) u exactly (doubling is exact), so the host matches it as before.
 inline void sincospi_f64(double x, double *s, double *c) {
 #if defined(TENOR_SYCL_PTX_MATH)
     if (on_ptx()) {
@@ -108,8 +111,9 @@ inline void sincospi_f64(double x, double *s, double *c) {
         return;
     }
 #endif
-    *s = sycl::sinpi(x);
-    *c = sycl::cospi(x);
+    const double a = 3.141592653589793 * x;
+    *s = sycl::sin(a);
+    *c = sycl::cos(a);
 }
 
 // 1 / x correctly rounded (IEEE division; CUDA's __drcp_rn on PTX, the same value).
