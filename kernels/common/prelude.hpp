@@ -25,6 +25,29 @@ namespace syclexp = sycl::ext::oneapi::experimental;
 #define TENOR_BLOCK 256u
 #endif
 
+// NVIDIA's math library under AdaptiveCpp's generic target. The generic (SSCP) device pass
+// compiles this file once to LLVM IR; the JIT specialises it per backend at run time and folds
+// `sycl::jit::introspect<sycl::jit::current_backend>` to a constant, so a branch on
+// tenor::on_ptx() leaves only one side in the machine code: on NVIDIA GPUs (PTX) the libdevice
+// functions that Tenor's CUDA kernels compile to (CUDA Math API: sincos, sincospi, the
+// correctly rounded reciprocal, and for fp32 the fast approximations __logf, __sincosf,
+// __cosf, __expf, __fdividef that kernels/common/prelude.cuh calls), resolved by the libdevice
+// bitcode that AdaptiveCpp's PTX backend links into every module; everywhere else (the host
+// backend CI runs, SPIR-V, DPC++) SYCL's accurate built-ins. -DTENOR_SYCL_PORTABLE_MATH keeps
+// the portable built-ins on PTX too (for measuring what the math library is worth).
+#if defined(__ADAPTIVECPP__) && ACPP_LIBKERNEL_IS_DEVICE_PASS_SSCP && !defined(TENOR_SYCL_PORTABLE_MATH)
+#define TENOR_SYCL_PTX_MATH 1
+extern "C" void __nv_sincos(double, double *, double *);
+extern "C" void __nv_sincospi(double, double *, double *);
+extern "C" double __nv_drcp_rn(double);
+extern "C" double __nv_fma(double, double, double);
+extern "C" float __nv_fast_logf(float);
+extern "C" float __nv_fast_expf(float);
+extern "C" float __nv_fast_cosf(float);
+extern "C" void __nv_fast_sincosf(float, float *, float *);
+extern "C" float __nv_fast_fdividef(float, float);
+#endif
+
 // The spellings kernels/common/shared.h (device code written once for CUDA and SYCL, appended
 // to this prelude by tenor_kernels::prelude) is written in; prelude.cuh defines the CUDA ones.
 typedef uint32_t tenor_u32;
@@ -34,7 +57,7 @@ typedef uint64_t tenor_u64;
 #define TENOR_MATH(f) sycl::f
 #define TENOR_NAN_F64() sycl::bit_cast<double>(0x7FF8000000000000ull)
 #define TENOR_INF_F64() sycl::bit_cast<double>(0x7FF0000000000000ull)
-#define TENOR_SINCOS(x, s, c) (*(s) = sycl::sin(x), *(c) = sycl::cos(x))
+#define TENOR_SINCOS(x, s, c) tenor::sincos_f64((x), (s), (c))
 // Kernel arguments need no address space, and the block sums no scratch argument (OpenCL C
 // needs both: prelude.cl).
 #define TENOR_GLOBAL
@@ -51,6 +74,104 @@ inline void mulhilo(uint32_t a, uint32_t b, uint32_t &hi, uint32_t &lo) {
     uint64_t p = static_cast<uint64_t>(a) * static_cast<uint64_t>(b);
     hi = static_cast<uint32_t>(p >> 32);
     lo = static_cast<uint32_t>(p);
+}
+
+// Whether this code runs on an NVIDIA GPU through AdaptiveCpp's generic target (a constant of
+// the JIT, see TENOR_SYCL_PTX_MATH above); false everywhere else.
+inline bool on_ptx() {
+#if defined(TENOR_SYCL_PTX_MATH)
+    return sycl::jit::introspect<sycl::jit::current_backend, int>() == sycl::jit::backend::ptx;
+#else
+    return false;
+#endif
+}
+
+// sin x and cos x: one libdevice sincos on PTX (one argument reduction for both, as CUDA's
+// sincos), sycl::sin and sycl::cos elsewhere.
+inline void sincos_f64(double x, double *s, double *c) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) {
+        __nv_sincos(x, s, c);
+        return;
+    }
+#endif
+    *s = sycl::sin(x);
+    *c = sycl::cos(x);
+}
+
+// sin(pi x) and cos(pi x): CUDA's sincospi on PTX (exact argument scaling); elsewhere sin and
+// cos of the rounded product pi x. Not sycl::sinpi / sycl::cospi: AdaptiveCpp 49544a4's host
+// builtins compute cos(x) / pi and sin(x) / pi (src/libkernel/sscp/host/math.cpp), which the
+// SYCL book test caught on the host JIT. For x = 2 u the product is the CPU reference's
+// (2 pi) u exactly (doubling is exact), so the host matches it as before.
+inline void sincospi_f64(double x, double *s, double *c) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) {
+        __nv_sincospi(x, s, c);
+        return;
+    }
+#endif
+    const double a = 3.141592653589793 * x;
+    *s = sycl::sin(a);
+    *c = sycl::cos(a);
+}
+
+// 1 / x correctly rounded (IEEE division; CUDA's __drcp_rn on PTX, the same value).
+inline double recip_f64(double x) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) return __nv_drcp_rn(x);
+#endif
+    return 1.0 / x;
+}
+
+// a b + c: one fused multiply-add on PTX (as CUDA's prelude spells it); elsewhere the product,
+// then the sum (what the shared code computed before it spelled CUDA's fma out; the host
+// compiler contracts it or not exactly as before).
+template <typename T>
+inline T mul_add(T a, T b, T c) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) return sycl::fma(a, b, c);
+#endif
+    const T m = a * b;
+    return m + c;
+}
+
+// The fp32 functions of the normals and mc_european_f32: CUDA's fast intrinsics on PTX
+// (__logf, __expf, __cosf, __sincosf, __fdividef: absolute error 2^-21.41 in their ranges,
+// CUDA Math API), SYCL's accurate built-ins elsewhere.
+inline float log_f32(float x) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) return __nv_fast_logf(x);
+#endif
+    return sycl::log(x);
+}
+inline float exp_f32(float x) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) return __nv_fast_expf(x);
+#endif
+    return sycl::exp(x);
+}
+inline float cos_f32(float x) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) return __nv_fast_cosf(x);
+#endif
+    return sycl::cos(x);
+}
+inline void sincos_f32(float x, float *s, float *c) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) {
+        __nv_fast_sincosf(x, s, c);
+        return;
+    }
+#endif
+    *s = sycl::sin(x);
+    *c = sycl::cos(x);
+}
+inline float div_f32(float a, float b) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) return __nv_fast_fdividef(a, b);
+#endif
+    return a / b;
 }
 
 // One Philox4x32 bijection with 10 rounds: counter c under key (k0, k1).
@@ -76,14 +197,18 @@ inline u32x4 philox_path(uint64_t seed, uint64_t path, uint32_t block) {
     return philox4x32_10(c, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
 }
 
-// 52-bit uniform in (0, 1): (k + 0.5) 2^-52 with k = (hi << 20) ^ (lo >> 12).
+// 52-bit uniform in (0, 1): (k + 0.5) 2^-52 with k = (hi << 20) ^ (lo >> 12), built from the
+// bits as prelude.cuh does (no integer-to-double conversion): 1 + k 2^-52 has k as its
+// mantissa, subtracting 1 is exact (Sterbenz) and adding 2^-53 gives (2k + 1) 2^-53 exactly.
+// Bitwise the CPU reference's (k as f64 + 0.5) 2^-52.
 inline double uniform_f64(uint32_t hi, uint32_t lo) {
     uint64_t k = (static_cast<uint64_t>(hi) << 20) ^ (static_cast<uint64_t>(lo) >> 12);
-    return (static_cast<double>(k) + 0.5) * (1.0 / 4503599627370496.0);
+    return (sycl::bit_cast<double>(0x3FF0000000000000ull | k) - 1.0) + 0x1p-53;
 }
 
-// 23-bit uniform in (0, 1): ((x >> 9) + 0.5) 2^-23.
-inline float uniform_f32(uint32_t x) { return (static_cast<float>(x >> 9) + 0.5f) * (1.0f / 8388608.0f); }
+// 23-bit uniform in (0, 1): ((x >> 9) + 0.5) 2^-23, by the same construction in fp32 (bitwise
+// the CPU reference's value).
+inline float uniform_f32(uint32_t x) { return (sycl::bit_cast<float>(0x3F800000u | (x >> 9)) - 1.0f) + 0x1p-24f; }
 
 // The fp64 normals of steps 2 pair and 2 pair + 1 of `path` (Box and Muller 1958).
 inline void normal_pair_f64(uint64_t seed, uint64_t path, uint32_t pair, double &z0, double &z1) {
@@ -91,9 +216,10 @@ inline void normal_pair_f64(uint64_t seed, uint64_t path, uint32_t pair, double 
     double u1 = uniform_f64(x.v[0], x.v[1]);
     double u2 = uniform_f64(x.v[2], x.v[3]);
     double r = sycl::sqrt(-2.0 * sycl::log(u1));
-    double a = 2.0 * 3.141592653589793 * u2;
-    z0 = r * sycl::cos(a);
-    z1 = r * sycl::sin(a);
+    double s, c;
+    sincos_f64((2.0 * 3.141592653589793) * u2, &s, &c);
+    z0 = r * c;
+    z1 = r * s;
 }
 
 // The fp64 standard normal of (seed, path, step).
@@ -103,22 +229,38 @@ inline double normal_f64(uint64_t seed, uint64_t path, uint32_t step) {
     return (step & 1u) == 0u ? z0 : z1;
 }
 
-// The four fp32 normals of steps 4 quad .. 4 quad + 4 of `path`.
-inline void normal_quad_f32(uint64_t seed, uint64_t path, uint32_t quad, float z[4]) {
-    u32x4 x = philox_path(seed, path, quad);
-    for (int h = 0; h < 2; ++h) {
-        float r = sycl::sqrt(-2.0f * sycl::log(uniform_f32(x.v[2 * h])));
-        float a = 2.0f * 3.14159265358979323846f * uniform_f32(x.v[2 * h + 1]);
-        z[2 * h] = r * sycl::cos(a);
-        z[2 * h + 1] = r * sycl::sin(a);
-    }
+// Box-Muller in fp32 on words (a, b), as prelude.cuh's tenor_box_muller_f32: the angle taken as
+// 2 pi (u - 1/2), exact in fp32 and inside [-pi, pi] where the fast sincos is accurate, and the
+// signs flipped back (cos(t - pi) = -cos t, sin(t - pi) = -sin t).
+inline void box_muller_f32(uint32_t a, uint32_t b, float &z0, float &z1) {
+    const float r = sycl::sqrt(-2.0f * log_f32(uniform_f32(a)));
+    float s, c;
+    sincos_f32(6.2831855f * (uniform_f32(b) - 0.5f), &s, &c);
+    z0 = -r * c;
+    z1 = -r * s;
 }
 
-// The fp32 standard normal of (seed, path, step).
+// Only the first (cosine) normal of words (a, b), as box_muller_f32's z0.
+inline float box_muller_cos_f32(uint32_t a, uint32_t b) {
+    const float r = sycl::sqrt(-2.0f * log_f32(uniform_f32(a)));
+    return -r * cos_f32(6.2831855f * (uniform_f32(b) - 0.5f));
+}
+
+// The four fp32 normals of steps 4 quad .. 4 quad + 3 of `path`: words (0, 1) give steps
+// 4 quad, 4 quad + 1 (cos, sin), words (2, 3) steps 4 quad + 2, 4 quad + 3.
+inline void normal_quad_f32(uint64_t seed, uint64_t path, uint32_t quad, float z[4]) {
+    u32x4 x = philox_path(seed, path, quad);
+    box_muller_f32(x.v[0], x.v[1], z[0], z[1]);
+    box_muller_f32(x.v[2], x.v[3], z[2], z[3]);
+}
+
+// The fp32 standard normal of (seed, path, step) (only the Box-Muller pair it needs).
 inline float normal_f32(uint64_t seed, uint64_t path, uint32_t step) {
-    float z[4];
-    normal_quad_f32(seed, path, step >> 2, z);
-    return z[step & 3u];
+    u32x4 x = philox_path(seed, path, step >> 2);
+    float a, b;
+    if ((step & 2u) != 0u) box_muller_f32(x.v[2], x.v[3], a, b);
+    else box_muller_f32(x.v[0], x.v[1], a, b);
+    return (step & 1u) != 0u ? b : a;
 }
 
 // This work-item's nd_item inside a free-function kernel.
@@ -196,37 +338,71 @@ inline double group_sum(const sycl::nd_item<1> &it, double x) {
 }
 #endif
 
+// Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch), the
+// algorithm of prelude.cuh's and prelude.cl's: pairs 2j and 2j + 1 share Philox call j (the
+// cosine and sine normals of one Box-Muller transform); each work-item takes the calls j of
+// its block with a stride of the local range and sums in registers; exp(drift -/+ v z) as
+// spot exp(drift) times exp(v z) and its correctly rounded reciprocal; sin and cos of 2 pi u
+// as sincospi(2 u) (one call, exact argument scaling); the option type a template parameter;
+// the discount applied once per block. Results differ from the CPU reference by a few ulp per
+// path, as CUDA's and OpenCL's do.
+template <bool CALL>
+inline double mc_european_pair(double spot_fwd, double strike, double e) {
+    const double up = spot_fwd * e;
+    const double dn = spot_fwd * recip_f64(e);
+    return CALL ? sycl::fmax(up - strike, 0.0) + sycl::fmax(dn - strike, 0.0)
+                : sycl::fmax(strike - up, 0.0) + sycl::fmax(strike - dn, 0.0);
+}
+
+template <bool CALL>
+inline void mc_european_sums(const sycl::nd_item<1> &it, double v[2], uint64_t seed, uint64_t first, uint32_t n,
+                             double spot_fwd, double strike, double vol_sqrt_t) {
+    const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+    const uint64_t j0 = first >> 1;
+    const uint32_t stride = 2u * static_cast<uint32_t>(it.get_local_range(0));
+    for (uint32_t q = 2u * static_cast<uint32_t>(it.get_local_id(0)); q < n; q += stride) {
+        const uint64_t j = j0 + (q >> 1);
+        const u32x4 x = philox4x32_10(u32x4{{0u, 0u, static_cast<uint32_t>(j), static_cast<uint32_t>(j >> 32)}}, k0, k1);
+        // vol sqrt(T) times the Box-Muller radius, once for both normals.
+        const double vr = vol_sqrt_t * sycl::sqrt(-2.0 * sycl::log(uniform_f64(x.v[0], x.v[1])));
+        double s, co;
+        sincospi_f64(2.0 * uniform_f64(x.v[2], x.v[3]), &s, &co);
+        const double y0 = mc_european_pair<CALL>(spot_fwd, strike, sycl::exp(vr * co));
+        v[0] += y0;
+        v[1] += y0 * y0;
+        if (q + 1u < n) {
+            const double y1 = mc_european_pair<CALL>(spot_fwd, strike, sycl::exp(vr * s));
+            v[0] += y1;
+            v[1] += y1 * y1;
+        }
+    }
+}
+
 // One block of mc_european (see its kernel.toml): pairs c TENOR_BLOCK .. min(pairs, (c + 1)
-// TENOR_BLOCK) of one product, summed by the work-group (pairs 2j and 2j + 1 share Philox call
-// j, its cosine and sine normals; each work-item takes the calls of the block with a stride of
-// the local range), written by work-item 0 to out[0] (sum of Y) and out[1] (sum of Y^2).
-// Shared by mc_european and mc_european_batch, so both give bitwise the same partials.
+// TENOR_BLOCK) of one product, summed by the work-group, written by work-item 0 to out[0]
+// (sum of Y) and out[1] (sum of Y^2). Shared by mc_european and mc_european_batch, so both
+// give bitwise the same partials.
 inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t c, uint64_t seed, uint64_t pairs,
                               double spot, double strike, uint32_t is_call, double drift, double vol_sqrt_t,
                               double discount) {
-    uint64_t first = c * static_cast<uint64_t>(TENOR_BLOCK);
-    uint64_t end = first + static_cast<uint64_t>(TENOR_BLOCK) < pairs ? first + static_cast<uint64_t>(TENOR_BLOCK)
-                                                                      : pairs;
-    double w = is_call != 0u ? 1.0 : -1.0;
-    double half_discount = 0.5 * discount;
-    double sum = 0.0, sum_sq = 0.0;
-    uint64_t stride = 2 * static_cast<uint64_t>(it.get_local_range(0));
-    for (uint64_t p = first + 2 * it.get_local_id(0); p < end; p += stride) {
-        double z[2];
-        normal_pair_f64(seed, p >> 1, 0, z[0], z[1]);
-        for (int h = 0; h < 2 && p + h < end; ++h) {
-            double up = spot * sycl::exp(drift + vol_sqrt_t * z[h]);
-            double dn = spot * sycl::exp(drift - vol_sqrt_t * z[h]);
-            double y = half_discount * (sycl::fmax(w * (up - strike), 0.0) + sycl::fmax(w * (dn - strike), 0.0));
-            sum += y;
-            sum_sq += y * y;
-        }
+    const double spot_fwd = spot * sycl::exp(drift);
+    const uint64_t first = c * static_cast<uint64_t>(TENOR_BLOCK);
+    const uint64_t end = first + static_cast<uint64_t>(TENOR_BLOCK) < pairs ? first + static_cast<uint64_t>(TENOR_BLOCK)
+                                                                            : pairs;
+    const uint32_t n = static_cast<uint32_t>(end - first);
+    double v[2] = {0.0, 0.0};
+    if (is_call != 0u) {
+        mc_european_sums<true>(it, v, seed, first, n, spot_fwd, strike, vol_sqrt_t);
+    } else {
+        mc_european_sums<false>(it, v, seed, first, n, spot_fwd, strike, vol_sqrt_t);
     }
-    sum = group_sum(it, sum);
-    sum_sq = group_sum(it, sum_sq);
+    const double h = 0.5 * discount;
+    const double s0 = group_sum(it, v[0]);
+    const double s1 = group_sum(it, v[1]);
     if (it.get_local_id(0) == 0) {
-        out[0] = sum;
-        out[1] = sum_sq;
+        // Y = discount / 2 * (pair payoff): the sums scaled once.
+        out[0] = h * s0;
+        out[1] = h * h * s1;
     }
 }
 
@@ -246,15 +422,8 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
         if (tenor::item().get_local_id(0) == 0) (out)[N * tenor::item().get_group(0) + j] = tenor_t_;  \
     }
 #define TENOR_BLOCK_INDEX() (static_cast<uint64_t>(tenor::item().get_group(0)))
-// a b + c as the product, then the sum (what the shared code computed before it spelled CUDA's
-// fused multiply-adds out; SYCL's compiler contracts it or not exactly as before).
-namespace tenor {
-template <typename T>
-inline T mul_add(T a, T b, T c) {
-    const T m = a * b;
-    return m + c;
-}
-}  // namespace tenor
+// a b + c: tenor::mul_add (a fused multiply-add on PTX as CUDA's fma, elsewhere the product,
+// then the sum).
 #define TENOR_MUL_ADD(a, b, c) tenor::mul_add((a), (b), (c))
 // The same for block `blk` of the launch's own numbering (blk = the work-group for a kernel of
 // one product; work-group mod B of its product for the batch kernels): items blk TENOR_BLOCK +

@@ -26,6 +26,11 @@ stack_sycl_after_build() {
     done
     "$TENOR_ACPP_ROOT/bin/acpp" -O3 -std=c++17 --acpp-targets=generic -DTENOR_ACPP_BENCH_TARGET='"generic"' \
         adapters/sycl/benches/acpp_targets.cpp "${objs[@]}" -o dist/stacks/acpp-targets-generic
+    # The same units with SYCL's portable math built-ins on PTX too (-DTENOR_SYCL_PORTABLE_MATH,
+    # kernels/common/prelude.hpp): what NVIDIA's math library is worth under the generic target.
+    "$TENOR_ACPP_ROOT/bin/acpp" -O3 -std=c++17 --acpp-targets=generic -DTENOR_SYCL_PORTABLE_MATH \
+        -DTENOR_ACPP_BENCH_TARGET='"generic-portable-math"' \
+        adapters/sycl/benches/acpp_targets.cpp "${srcs[@]}" -o dist/stacks/acpp-targets-generic-portable
     rm -f dist/stacks/acpp-targets-sm90 dist/stacks/acpp-targets-sm90.failed
     local tmp
     tmp=$(mktemp -d)
@@ -103,6 +108,10 @@ stack_sycl_steps() {
     # Ahead-of-time sm_90 against the generic JIT on the fused Monte Carlo kernels: cold (first
     # launch, the JIT included for generic) and warm, one JSON line per kernel.
     step acpp-targets-generic sh -c "dist/stacks/acpp-targets-generic >'$W/acpp-targets-generic.jsonl'"
+    if [[ -x dist/stacks/acpp-targets-generic-portable ]]; then
+        step acpp-targets-generic-portable sh -c \
+            "dist/stacks/acpp-targets-generic-portable >'$W/acpp-targets-generic-portable.jsonl'"
+    fi
     if [[ -x dist/stacks/acpp-targets-sm90 ]]; then
         step acpp-targets-sm90 sh -c "dist/stacks/acpp-targets-sm90 >'$W/acpp-targets-sm90.jsonl'"
     else
@@ -132,4 +141,58 @@ stack_sycl_steps() {
     echo "=== code: $(find "$W/code" -type f | wc -l) files (sycl PTX, cuda cubins, SASS/resource usage where the tools exist)"
     grep -h "Used [0-9]* registers" "$W"/code/sycl-ptx/*.ptxas.txt 2>/dev/null | sort | uniq -c | head -20
     grep -h "REG:" "$W"/code/sass/*.res.txt 2>/dev/null | head -40
+    stack_sycl_profile
+}
+
+# Nsight Compute on both stacks' fused Monte Carlo kernels, when the device has ncu and the run
+# has time left (TENOR_GPU_STACKS_NCU_BEFORE, default 330 s since the start): SYCL's through
+# acpp-targets-generic at 2^26 European and 2^20 Asian pairs (its 4 kernels, 8 launches each),
+# CUDA's by CuPy launching the cubins NVRTC wrote into Tenor's CUDA kernel cache during the
+# pilot (ncu_cuda.py, same geometry and arguments). Per launch: duration, instructions
+# executed, registers, achieved occupancy, SM throughput and the fp64 and transcendental
+# (XU) pipes' use; the raw CSVs go to code/ncu-*.csv. If a metric is unknown to this ncu the
+# SpeedOfLight section alone is taken.
+stack_sycl_profile() {
+    local ncu=/usr/local/cuda/bin/ncu m
+    if [[ ! -x $ncu ]]; then
+        echo "=== ncu: not on this machine"
+        return 0
+    fi
+    if [[ $(since_start) -ge ${TENOR_GPU_STACKS_NCU_BEFORE:-330} ]]; then
+        echo "=== ncu: skipped, $(since_start) s already spent"
+        return 0
+    fi
+    m=gpu__time_duration.sum,smsp__inst_executed.sum,launch__registers_per_thread
+    m=$m,sm__warps_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed
+    m=$m,sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active
+    ncu_both() { # extra ncu options...
+        timeout 120 "$ncu" --csv --page raw "$@" --launch-count 32 dist/stacks/acpp-targets-generic 67108864 1048576 \
+            >"$W/code/ncu-sycl.csv" 2>"$W/code/ncu-sycl.err" &&
+            timeout 90 "$ncu" --csv --page raw "$@" --launch-count 8 python3 scripts/gpu-stacks.d/ncu_cuda.py \
+                "$TENOR_CUDA_CACHE" 67108864 1048576 >"$W/code/ncu-cuda.csv" 2>"$W/code/ncu-cuda.err"
+    }
+    if ! step ncu ncu_both --metrics "$m"; then
+        step ncu-speed-of-light ncu_both --section SpeedOfLight
+    fi
+    tail -3 "$W"/code/ncu-*.err 2>/dev/null
+    python3 - "$W/code" <<'NCU' || true
+import csv, os, sys
+d = sys.argv[1]
+for stack in ("sycl", "cuda"):
+    p = os.path.join(d, f"ncu-{stack}.csv")
+    if not os.path.isfile(p):
+        continue
+    rows = [r for r in csv.reader(l for l in open(p) if l.startswith('"'))]
+    if len(rows) < 3:
+        print(f"ncu {stack}: no rows")
+        continue
+    head = rows[0]
+    keep = [i for i, h in enumerate(head) if h in ("Kernel Name", "gpu__time_duration.sum", "smsp__inst_executed.sum",
+            "launch__registers_per_thread", "sm__warps_active.avg.pct_of_peak_sustained_active",
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed", "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active")]
+    print(f"ncu {stack}: " + " | ".join(head[i] for i in keep))
+    for r in rows[2:]:
+        print(f"ncu {stack}: " + " | ".join(r[i][:60] for i in keep))
+NCU
 }

@@ -42,6 +42,7 @@ pub struct Ctx {
     context: Arc<Context>,
     device: cl_device_id,
     max_alloc: usize,
+    native_f32: bool,
 }
 
 // SAFETY: OpenCL handles (contexts, device ids) may be used from any thread (OpenCL 3.0 API,
@@ -63,6 +64,11 @@ impl Ctx {
     /// The context.
     pub fn context(&self) -> &Context {
         &self.context
+    }
+    /// Whether this device's programs are built with `-DTENOR_NATIVE_F32`
+    /// ([`crate::kernels::native_f32_default`]).
+    pub fn native_f32(&self) -> bool {
+        self.native_f32
     }
     /// CL_DEVICE_MAX_MEM_ALLOC_SIZE in bytes.
     pub fn max_alloc(&self) -> usize {
@@ -251,8 +257,17 @@ impl OpenClDriver {
         }
         let context = shared_context(&choice).map_err(|e| q("clCreateContext", e))?;
         let max_alloc = dev.max_mem_alloc_size().map_err(|e| q("CL_DEVICE_MAX_MEM_ALLOC_SIZE", e))?;
-        let ctx =
-            Arc::new(Ctx { context, device: choice.id, max_alloc: usize::try_from(max_alloc).unwrap_or(usize::MAX) });
+        let native_f32 = kernels::native_f32_default(
+            &choice.platform,
+            &dev.vendor().unwrap_or_default(),
+            std::env::var(kernels::NATIVE_F32_ENV).ok().as_deref(),
+        );
+        let ctx = Arc::new(Ctx {
+            context,
+            device: choice.id,
+            max_alloc: usize::try_from(max_alloc).unwrap_or(usize::MAX),
+            native_f32,
+        });
         let max_work_group = dev.max_work_group_size().map_err(|e| q("CL_DEVICE_MAX_WORK_GROUP_SIZE", e))?;
         let svm_alloc = Arc::new(SvmAllocator::new(ctx.clone()));
         let default: Arc<dyn Allocator> = Arc::new(tenor_alloc::Pool::new(
@@ -278,7 +293,7 @@ impl OpenClDriver {
                 ("opencl-c".into(), dev.opencl_c_version().unwrap_or_default()),
                 ("vendor".into(), dev.vendor().unwrap_or_default()),
                 ("svm".into(), svm_kind.into()),
-                ("build-options".into(), kernels::build_options()),
+                ("build-options".into(), kernels::build_options(native_f32)),
                 ("allocator".into(), default.name().to_owned()),
                 ("tenor-opencl".into(), env!("CARGO_PKG_VERSION").into()),
             ],

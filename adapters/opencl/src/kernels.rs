@@ -30,6 +30,21 @@ pub const MAX_LOCAL: u32 = 256;
 /// Environment variable whose value is appended to the build options.
 pub const BUILD_OPTIONS_ENV: &str = "TENOR_OPENCL_BUILD_OPTIONS";
 
+/// Environment variable that overrides the platform's choice of native fp32 math: `1` builds
+/// with `-DTENOR_NATIVE_F32` on any platform, `0` never (any other value is ignored).
+pub const NATIVE_F32_ENV: &str = "TENOR_OPENCL_NATIVE_F32";
+
+/// Whether programs for a device of platform `platform` and vendor `vendor` are built with
+/// `-DTENOR_NATIVE_F32` (see the module documentation): on NVIDIA's platform unless
+/// [`NATIVE_F32_ENV`] says otherwise (`override_value` is that variable's value, if set).
+pub fn native_f32_default(platform: &str, vendor: &str, override_value: Option<&str>) -> bool {
+    match override_value.map(str::trim) {
+        Some("1") => true,
+        Some("0") => false,
+        _ => platform.contains("NVIDIA") || vendor.contains("NVIDIA"),
+    }
+}
+
 /// A loaded kernel: its program, the kernel object (arguments are state of the object, so a
 /// launch sets them and enqueues under this lock) and the launch geometry.
 #[derive(Debug)]
@@ -51,9 +66,15 @@ fn cache() -> &'static Mutex<HashMap<Key, Arc<Program>>> {
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// The options passed to `clBuildProgram`: empty unless `TENOR_OPENCL_BUILD_OPTIONS` is set.
-pub fn build_options() -> String {
-    std::env::var(BUILD_OPTIONS_ENV).unwrap_or_default()
+/// The options passed to `clBuildProgram`: `-DTENOR_NATIVE_F32` when `native_f32` (the
+/// device's choice, [`native_f32_default`]), then the value of `TENOR_OPENCL_BUILD_OPTIONS`.
+pub fn build_options(native_f32: bool) -> String {
+    let extra = std::env::var(BUILD_OPTIONS_ENV).unwrap_or_default();
+    match (native_f32, extra.trim().is_empty()) {
+        (true, true) => "-DTENOR_NATIVE_F32".to_owned(),
+        (true, false) => format!("-DTENOR_NATIVE_F32 {}", extra.trim()),
+        (false, _) => extra.trim().to_owned(),
+    }
 }
 
 /// The complete program source of a kernel of launch block `block` run by work-groups of
@@ -70,7 +91,7 @@ pub fn translation_unit(block: u32, local: u32, source: &str) -> String {
 /// # Errors
 /// [`ComputeError::Compile`] with the build log.
 fn build_cached(ctx: &Ctx, device_key: &str, name: &str, source: &str) -> Result<Arc<Program>, ComputeError> {
-    let options = build_options();
+    let options = build_options(ctx.native_f32());
     let mut h = DefaultHasher::new();
     source.hash(&mut h);
     options.hash(&mut h);
@@ -144,4 +165,22 @@ pub(crate) fn load(
         reason: "no OpenCL C source (kernels/<name>/opencl.cl)".into(),
     })?;
     load_source(ctx, device_key, max_work_group, &def.name, def.launch.block, src)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::native_f32_default;
+
+    #[test]
+    fn native_fp32_math_is_the_default_on_nvidia_only_and_the_variable_overrides_it() {
+        assert!(native_f32_default("NVIDIA CUDA", "NVIDIA Corporation", None));
+        assert!(native_f32_default("Some ICD", "NVIDIA Corporation", None));
+        assert!(!native_f32_default("Intel(R) OpenCL", "Intel(R) Corporation", None));
+        assert!(!native_f32_default("Portable Computing Language", "GenuineIntel", None));
+        assert!(!native_f32_default("NVIDIA CUDA", "NVIDIA Corporation", Some("0")));
+        assert!(native_f32_default("Intel(R) OpenCL", "Intel(R) Corporation", Some(" 1 ")));
+        // Anything else leaves the platform's choice.
+        assert!(native_f32_default("NVIDIA CUDA", "NVIDIA Corporation", Some("yes")));
+        assert!(!native_f32_default("Intel(R) OpenCL", "Intel(R) Corporation", Some("")));
+    }
 }
