@@ -1,6 +1,6 @@
 //! One batch launch for the jobs of a batch that share a stream, a kernel, a seed and a pair
-//! count (see [`super::engine`]): `mc_european_batch`, `mc_barrier_batch` and `mc_asian_batch`
-//! for the fp64 `mc_european`, `mc_barrier` and `mc_asian` jobs.
+//! count (see [`super::engine`]): `mc_european_batch`, `mc_barrier_batch`, `mc_asian_batch` and
+//! `heston_qe_batch` for the fp64 `mc_european`, `mc_barrier`, `mc_asian` and `heston_qe_mc` jobs.
 //!
 //! A batch kernel takes the single kernel's scalars after its seed and pairs as one array each
 //! (in the single kernel's order), then `products`, `seed`, `pairs` and `items`, and writes for
@@ -20,6 +20,7 @@ pub(crate) fn batch_kernel(single: &str) -> Option<&'static str> {
         "mc_european" => Some("mc_european_batch"),
         "mc_barrier" => Some("mc_barrier_batch"),
         "mc_asian" => Some("mc_asian_batch"),
+        "heston_qe_mc" => Some("heston_qe_batch"),
         _ => None,
     }
 }

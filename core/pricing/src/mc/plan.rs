@@ -3,7 +3,7 @@
 use tenor_ports::{ComputeError, Precision};
 
 use super::parity;
-use super::product::{AsianOption, BarrierOption, McProduct, Monitoring};
+use super::product::{AsianOption, BarrierOption, HestonMcOption, McProduct, Monitoring};
 use super::{stats, McConfig, McError, McPrice};
 use crate::analytic::asian::GeometricAsian;
 use crate::types::Vanilla;
@@ -212,6 +212,38 @@ pub(crate) fn asian_direct(a: &AsianOption, cfg: &McConfig, arithmetic: bool) ->
     })
 }
 
+/// The job of a Heston option: antithetic QE pairs on `cfg.steps` equal steps (the
+/// `heston_qe_mc` kernel), the discounted payoff simulated as it is (no parity identity).
+pub(crate) fn heston_direct(h: &HestonMcOption, cfg: &McConfig) -> Result<Job, McError> {
+    if cfg.precision == Precision::F32 {
+        return Err(McError::Unsupported("Heston options are simulated in fp64 only".into()));
+    }
+    let (v, p) = (&h.vanilla, &h.params);
+    let dt = v.maturity / f64::from(cfg.steps);
+    let scalars = vec![
+        Scalar::U64(cfg.seed),
+        Scalar::U64(cfg.pairs()),
+        Scalar::U32(cfg.steps),
+        Scalar::F64(v.spot),
+        Scalar::F64(v.strike),
+        Scalar::U32(call_flag(v)),
+        Scalar::F64((v.rate - v.dividend) * dt),
+        Scalar::F64(dt),
+        Scalar::F64(p.v0),
+        Scalar::F64(p.kappa),
+        Scalar::F64(p.theta),
+        Scalar::F64(p.sigma),
+        Scalar::F64(p.rho),
+        Scalar::F64((-v.rate * v.maturity).exp()),
+    ];
+    Ok(Job {
+        launch: Some(Launch { kernel: "heston_qe_mc", pairs: cfg.pairs(), width: 2, scalars }),
+        estimator: Estimator::Plain { sum: 0, sum_sq: 1 },
+        shift: 0.0,
+        scale: 1.0,
+    })
+}
+
 /// The job for `product` under `cfg` (validated here).
 pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> {
     cfg.validate()?;
@@ -221,6 +253,7 @@ pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> 
         McProduct::Barrier(b) => parity::barrier(b, cfg),
         McProduct::AsianGeometric(a) => parity::asian(a, cfg, false),
         McProduct::AsianArithmetic(a) => parity::asian(a, cfg, true),
+        McProduct::Heston(h) => heston_direct(h, cfg),
     }
 }
 
