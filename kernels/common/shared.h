@@ -778,27 +778,53 @@ TENOR_DEVICE_INLINE void tenor_heston_qe_mc(TENOR_GLOBAL double* __restrict__ pa
 
 // ---------------------------------------------------------------------------------------------
 // lsm_paths, lsm_basis, lsm_exercise (see their kernel.toml): Longstaff-Schwartz (2001) on GPU
-// backends, one function per kernel for the whole block, as tenor_mc_asian.
-// Antithetic step-major GBM paths: path p < paths / 2 uses normal_f64(seed, p, s), path
-// p >= paths / 2 the negated normals of path p - paths / 2.
+// backends, one function per kernel for the whole block, as tenor_mc_asian; lsm_paths_batch,
+// lsm_exercise_batch and lsm_normal_batch (the book's batches over products) call the same
+// per-path code on each product's block of the product-major buffers, so a product's values
+// are bitwise those of the single kernels launched for it alone. The products and sums are
+// spelled out with TENOR_MUL_ADD so that no compiler contracts them differently in the single
+// and the batch kernels (ADR 0009's note on ptxas).
+//
+// Antithetic step-major GBM path p: path p < paths / 2 uses normal_f64(seed, p, s), path
+// p >= paths / 2 the negated normals of path p - paths / 2; log S(t_0) = x0.
+TENOR_DEVICE_INLINE void tenor_lsm_path(TENOR_GLOBAL double* __restrict__ out, tenor_u64 p, tenor_u64 seed,
+                                        tenor_u64 paths, tenor_u32 steps, double x0, double drift_dt,
+                                        double vol_sqrt_dt) {
+    const tenor_u64 half_paths = paths / 2;
+    const bool up = p < half_paths;
+    const tenor_u64 source = up ? p : p - half_paths;
+    const double v = vol_sqrt_dt * (up ? 1.0 : -1.0);
+    double x = x0;
+    for (tenor_u32 s = 0; s < steps; s += 2) {
+        double z0, z1;
+        tenor_normal_pair_f64(seed, source, s >> 1, &z0, &z1);
+        x += TENOR_MUL_ADD(v, z0, drift_dt);
+        out[(tenor_u64)s * paths + p] = TENOR_MATH(exp)(x);
+        if (s + 1 < steps) {
+            x += TENOR_MUL_ADD(v, z1, drift_dt);
+            out[(tenor_u64)(s + 1) * paths + p] = TENOR_MATH(exp)(x);
+        }
+    }
+}
+
 TENOR_DEVICE_INLINE void tenor_lsm_paths(TENOR_GLOBAL double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
                                          double spot, double drift_dt, double vol_sqrt_dt) {
-    const tenor_u64 half_paths = paths / 2;
     const double x0 = TENOR_MATH(log)(spot);
-    TENOR_FOR_ITEMS(p, paths) {
-        const bool up = p < half_paths;
-        const tenor_u64 source = up ? p : p - half_paths;
-        const double v = vol_sqrt_dt * (up ? 1.0 : -1.0);
-        double x = x0;
-        for (tenor_u32 s = 0; s < steps; s += 2) {
-            double z0, z1;
-            tenor_normal_pair_f64(seed, source, s >> 1, &z0, &z1);
-            x += drift_dt + v * z0;
-            out[(tenor_u64)s * paths + p] = TENOR_MATH(exp)(x);
-            if (s + 1 < steps) {
-                x += drift_dt + v * z1;
-                out[(tenor_u64)(s + 1) * paths + p] = TENOR_MATH(exp)(x);
-            }
+    TENOR_FOR_ITEMS(p, paths) { tenor_lsm_path(out, p, seed, paths, steps, x0, drift_dt, vol_sqrt_dt); }
+}
+
+// lsm_paths_batch: item g is path g mod paths of product g / paths, written to the product's
+// steps x paths block of out.
+TENOR_DEVICE_INLINE void tenor_lsm_paths_batch(TENOR_GLOBAL double* __restrict__ out, TENOR_GLOBAL const double* __restrict__ spot,
+                                               TENOR_GLOBAL const double* __restrict__ drift_dt,
+                                               TENOR_GLOBAL const double* __restrict__ vol_sqrt_dt, tenor_u32 products,
+                                               tenor_u64 seed, tenor_u64 paths, tenor_u32 steps, tenor_u64 items) {
+    if (paths == 0) return;
+    TENOR_FOR_ITEM_PER_THREAD(g, items) {
+        const tenor_u64 i = g / paths;
+        if (i < (tenor_u64)products) {
+            tenor_lsm_path(out + i * (tenor_u64)steps * paths, g % paths, seed, paths, steps, TENOR_MATH(log)(spot[i]),
+                           drift_dt[i], vol_sqrt_dt[i]);
         }
     }
 }
@@ -820,26 +846,90 @@ TENOR_DEVICE_INLINE void tenor_lsm_basis(TENOR_GLOBAL const double* __restrict__
     }
 }
 
-// Exercise decision at exercise date `step`: an in-the-money path exercises when its payoff h
-// exceeds the regressed continuation value (cash[p] = h); otherwise its cash flow is discounted
-// one date back (cash[p] *= df).
+// lsm_normal_batch: item g is chunk g mod C (C = ceil(paths / chunk)) of product g / C; its
+// partials are the column-major [X^T X | X^T y] of the chunk's in-the-money rows, accumulated in
+// path order (kernels/lsm_normal_batch/cpu.rs).
+#define TENOR_LSM_MAX_BASIS 8u
+TENOR_DEVICE_INLINE void tenor_lsm_normal_batch(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL const double* __restrict__ spots,
+                                                TENOR_GLOBAL const double* __restrict__ cash, TENOR_GLOBAL const double* __restrict__ strike,
+                                                TENOR_GLOBAL const double* __restrict__ sign, TENOR_GLOBAL const double* __restrict__ df,
+                                                tenor_u32 products, tenor_u64 paths, tenor_u32 steps, tenor_u32 step,
+                                                tenor_u32 nbasis, tenor_u64 chunk, tenor_u64 items) {
+    if (paths == 0 || chunk == 0 || step >= steps || nbasis == 0 || nbasis > TENOR_LSM_MAX_BASIS) return;
+    const tenor_u64 chunks = (paths + chunk - 1) / chunk;
+    const tenor_u32 width = nbasis * (nbasis + 1);
+    TENOR_FOR_ITEM_PER_THREAD(g, items) {
+        const tenor_u64 i = g / chunks;
+        if (i < (tenor_u64)products) {
+            const tenor_u64 c = g % chunks;
+            double acc[TENOR_LSM_MAX_BASIS * (TENOR_LSM_MAX_BASIS + 1u)];
+            double row[TENOR_LSM_MAX_BASIS + 1u];
+            for (tenor_u32 e = 0; e < width; ++e) acc[e] = 0.0;
+            TENOR_GLOBAL const double* s_i = spots + i * (tenor_u64)steps * paths + (tenor_u64)step * paths;
+            TENOR_GLOBAL const double* c_i = cash + i * paths;
+            const double k = strike[i], w = sign[i], d = df[i];
+            const tenor_u64 end = paths < (c + 1) * chunk ? paths : (c + 1) * chunk;
+            for (tenor_u64 p = c * chunk; p < end; ++p) {
+                const double s = s_i[p];
+                const double h = TENOR_MATH(fmax)(w * (s - k), 0.0);
+                if (h > 0.0) {
+                    const double x = s / k;
+                    for (tenor_u32 j = 0; j < nbasis; ++j) row[j] = tenor_laguerre(j, x);
+                    row[nbasis] = d * c_i[p];
+                    for (tenor_u32 col = 0; col <= nbasis; ++col) {
+                        for (tenor_u32 r = 0; r < nbasis; ++r) {
+                            acc[col * nbasis + r] = TENOR_MUL_ADD(row[r], row[col], acc[col * nbasis + r]);
+                        }
+                    }
+                }
+            }
+            for (tenor_u32 e = 0; e < width; ++e) partials[g * width + e] = acc[e];
+        }
+    }
+}
+
+// Exercise decision of path p at exercise date `step`: an in-the-money path exercises when its
+// payoff h exceeds the regressed continuation value (cash[p] = h); otherwise its cash flow is
+// discounted one date back (cash[p] *= df).
+TENOR_DEVICE_INLINE void tenor_lsm_exercise_path(TENOR_GLOBAL const double* __restrict__ spots, TENOR_GLOBAL double* __restrict__ cash,
+                                                 TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 p, tenor_u64 paths,
+                                                 tenor_u32 step, tenor_u32 nbasis, double strike, double sign, double df) {
+    TENOR_GLOBAL const double* c = coef + (tenor_u64)step * nbasis;
+    const double s = spots[(tenor_u64)step * paths + p];
+    const double h = TENOR_MATH(fmax)(sign * (s - strike), 0.0);
+    if (h > 0.0) {
+        const double x = s / strike;
+        double cont = 0.0;
+        for (tenor_u32 j = 0; j < nbasis; ++j) cont = TENOR_MUL_ADD(c[j], tenor_laguerre(j, x), cont);
+        if (h > cont) {
+            cash[p] = h;
+            return;
+        }
+    }
+    cash[p] *= df;
+}
+
 TENOR_DEVICE_INLINE void tenor_lsm_exercise(TENOR_GLOBAL const double* __restrict__ spots, TENOR_GLOBAL double* __restrict__ cash,
                                             TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 paths, tenor_u32 step,
                                             tenor_u32 nbasis, double strike, double sign, double df) {
-    TENOR_GLOBAL const double* c = coef + (tenor_u64)step * nbasis;
-    TENOR_FOR_ITEMS(p, paths) {
-        const double s = spots[(tenor_u64)step * paths + p];
-        const double h = TENOR_MATH(fmax)(sign * (s - strike), 0.0);
-        if (h > 0.0) {
-            const double x = s / strike;
-            double cont = 0.0;
-            for (tenor_u32 j = 0; j < nbasis; ++j) cont += c[j] * tenor_laguerre(j, x);
-            if (h > cont) {
-                cash[p] = h;
-                continue;
-            }
+    TENOR_FOR_ITEMS(p, paths) { tenor_lsm_exercise_path(spots, cash, coef, p, paths, step, nbasis, strike, sign, df); }
+}
+
+// lsm_exercise_batch: item g is path g mod paths of product g / paths, on the product's blocks of
+// spots (steps x paths), cash (paths) and coef (steps x nbasis).
+TENOR_DEVICE_INLINE void tenor_lsm_exercise_batch(TENOR_GLOBAL const double* __restrict__ spots, TENOR_GLOBAL double* __restrict__ cash,
+                                                  TENOR_GLOBAL const double* __restrict__ coef, TENOR_GLOBAL const double* __restrict__ strike,
+                                                  TENOR_GLOBAL const double* __restrict__ sign, TENOR_GLOBAL const double* __restrict__ df,
+                                                  tenor_u32 products, tenor_u64 paths, tenor_u32 steps, tenor_u32 step,
+                                                  tenor_u32 nbasis, tenor_u64 items) {
+    if (paths == 0 || step >= steps) return;
+    TENOR_FOR_ITEM_PER_THREAD(g, items) {
+        const tenor_u64 i = g / paths;
+        if (i < (tenor_u64)products) {
+            tenor_lsm_exercise_path(spots + i * (tenor_u64)steps * paths, cash + i * paths,
+                                    coef + i * (tenor_u64)steps * nbasis, g % paths, paths, step, nbasis, strike[i],
+                                    sign[i], df[i]);
         }
-        cash[p] *= df;
     }
 }
 

@@ -22,7 +22,7 @@ fn shared() -> String {
 
 /// The built-in kernels whose code is in `shared.h`, with the call each of their two sources
 /// makes.
-const SHARED_KERNELS: [(&str, &str); 20] = [
+const SHARED_KERNELS: [(&str, &str); 23] = [
     ("curve_build", "tenor_curve_build_one("),
     ("heston_price", "tenor_heston_price_item("),
     ("implied_vol", "tenor_implied_vol_item("),
@@ -38,6 +38,9 @@ const SHARED_KERNELS: [(&str, &str); 20] = [
     ("lsm_paths", "tenor_lsm_paths("),
     ("lsm_basis", "tenor_lsm_basis("),
     ("lsm_exercise", "tenor_lsm_exercise("),
+    ("lsm_paths_batch", "tenor_lsm_paths_batch("),
+    ("lsm_exercise_batch", "tenor_lsm_exercise_batch("),
+    ("lsm_normal_batch", "tenor_lsm_normal_batch("),
     ("gbm_paths", "tenor_gbm_paths("),
     ("philox_normals", "tenor_philox_normals("),
     ("payoff_european", "tenor_payoff_european("),

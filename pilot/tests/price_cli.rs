@@ -206,13 +206,14 @@ fn a_missing_portfolio_names_the_file_and_the_os_error_once() {
 }
 
 #[test]
-fn engine_mc_says_which_rows_stayed_on_the_host() {
+fn engine_mc_prices_american_rows_by_lsm_on_the_backend() {
     let text = format!("{HEADER}\n{GOOD}\nam,american,put,100,100,1,0.05,0,0.2,,,,\n");
-    let (r, out) = tenor_price("mc_host.csv", &text, &["--engine", "mc"]);
+    let (r, out) = tenor_price("mc_host.csv", &text, &["--engine", "mc", "--steps", "16"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(out.lines().any(|l| l.starts_with("good,") && l.contains(",mc,")), "{}", out);
-    assert!(out.lines().any(|l| l.starts_with("am,") && l.contains(",pde,host")), "{}", out);
-    assert!(r.stdout.contains("1 row(s) have no Monte Carlo engine"), "{}", r.stdout);
+    // Longstaff-Schwartz on the backend (ADR 0022), not finite differences on the host.
+    assert!(out.lines().any(|l| l.starts_with("am,") && l.ends_with(",lsm,cpu")), "{}", out);
+    assert!(!r.stdout.contains("no Monte Carlo engine"), "{}", r.stdout);
     // With the default engine there is nothing to point out.
     let (r, _) = tenor_price("auto_host.csv", &text, &[]);
     assert!(!r.stdout.contains("no Monte Carlo engine"), "{}", r.stdout);

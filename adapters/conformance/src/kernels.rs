@@ -703,6 +703,212 @@ pub fn lsm_exercise(dev: &dyn Compute) -> Result<(), String> {
     Ok(())
 }
 
+/// Compares product `i`'s slice (`per` values from `i per`) of a batch kernel's output with the
+/// single kernel's output for that product alone, bitwise.
+fn slices_bitwise(batch: &str, single: &str, out: &[f64], i: usize, per: usize, alone: &[f64]) -> Result<(), String> {
+    let slice = out.get(i * per..(i + 1) * per).ok_or(format!("{batch}: {} values, no product {i}", out.len()))?;
+    if slice.len() != alone.len() {
+        return Err(format!("{batch}: product {i} has {} values, {single} alone {}", slice.len(), alone.len()));
+    }
+    match slice.iter().zip(alone).position(|(a, b)| a.to_bits() != b.to_bits()) {
+        Some(k) => Err(format!("{batch}: product {i} value {k} is {:e}, {single} alone {:e}", slice[k], alone[k])),
+        None => Ok(()),
+    }
+}
+
+/// The first output of `name` launched on `dev`.
+fn first_output(dev: &dyn Compute, name: &str, items: u64, args: &[KArg]) -> Result<Vec<f64>, String> {
+    launch_outputs(dev, name, items, args)?.into_iter().next().ok_or(format!("{name}: no output"))
+}
+
+/// The Longstaff-Schwartz batch checks' products: (spot, drift_dt, vol_sqrt_dt, sign, strike, df).
+const LSM_BATCH: [(f64, f64, f64, f64, f64, f64); 3] = [
+    (100.0, -0.0004, 0.06, -1.0, 100.0, 0.995),
+    (90.0, 0.0002, 0.03, 1.0, 88.0, 0.999),
+    (110.0, 0.0, 0.09, -1.0, 115.0, 0.99),
+];
+
+/// Each product of [`LSM_BATCH`]'s spots from `lsm_paths` on the CPU reference (steps x paths),
+/// concatenated product-major.
+fn lsm_batch_spots(paths: u64, steps: u32) -> Result<Vec<f64>, String> {
+    let cpu = tenor_cpu::cpu().map_err(err)?;
+    let mut all = Vec::new();
+    for (spot, drift, vol, ..) in LSM_BATCH {
+        let args = [
+            KArg::Out((paths * u64::from(steps)) as usize),
+            KArg::U64(SEED),
+            KArg::U64(paths),
+            KArg::U32(steps),
+            KArg::F64(spot),
+            KArg::F64(drift),
+            KArg::F64(vol),
+        ];
+        all.extend(first_output(&cpu, "lsm_paths", paths, &args)?);
+    }
+    Ok(all)
+}
+
+/// Cash flows for the exercise and regression checks: each product's terminal payoff plus 0.25.
+fn lsm_batch_cash(spots: &[f64], paths: u64, steps: u32) -> Vec<f64> {
+    let per = (paths * u64::from(steps)) as usize;
+    LSM_BATCH
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (.., sign, strike, _))| {
+            let last = &spots[i * per + (steps as usize - 1) * paths as usize..(i + 1) * per];
+            last.iter().map(move |s| (sign * (s - strike)).max(0.0) + 0.25).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// One column of [`LSM_BATCH`]: `f` of each product.
+fn lsm_column(f: impl Fn(&(f64, f64, f64, f64, f64, f64)) -> f64) -> KArg {
+    KArg::In(LSM_BATCH.iter().map(f).collect())
+}
+
+/// `lsm_paths_batch`: three products (spots, drifts, vols) over 1000 paths (a partial last
+/// block, blocks straddling products) and 7 steps, against the CPU reference and bitwise against
+/// `lsm_paths` for each product alone.
+pub fn lsm_paths_batch(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps, n) = (1000u64, 7u32, LSM_BATCH.len());
+    let per = (paths * u64::from(steps)) as usize;
+    let items = n as u64 * paths;
+    let args = [
+        KArg::Out(n * per),
+        lsm_column(|p| p.0),
+        lsm_column(|p| p.1),
+        lsm_column(|p| p.2),
+        KArg::U32(n as u32),
+        KArg::U64(SEED),
+        KArg::U64(paths),
+        KArg::U32(steps),
+        KArg::U64(items),
+    ];
+    against_cpu(dev, "lsm_paths_batch", "3 products, 1000 paths x 7 steps", items, &args, FP64_RTOL)?;
+    let out = first_output(dev, "lsm_paths_batch", items, &args)?;
+    for (i, (spot, drift, vol, ..)) in LSM_BATCH.iter().enumerate() {
+        let one = [
+            KArg::Out(per),
+            KArg::U64(SEED),
+            KArg::U64(paths),
+            KArg::U32(steps),
+            KArg::F64(*spot),
+            KArg::F64(*drift),
+            KArg::F64(*vol),
+        ];
+        let alone = first_output(dev, "lsm_paths", paths, &one)?;
+        slices_bitwise("lsm_paths_batch", "lsm_paths", &out, i, per, &alone)?;
+    }
+    Ok(())
+}
+
+/// `lsm_exercise_batch`: two puts and a call at an interior exercise date with per-product
+/// coefficients that put the exercise boundary inside the in-the-money region (as
+/// [`lsm_exercise`]), against the CPU reference and bitwise against `lsm_exercise` for each
+/// product alone.
+pub fn lsm_exercise_batch(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps, step, nbasis, n) = (1000u64, 6u32, 3u32, 3u32, LSM_BATCH.len());
+    let spots = lsm_batch_spots(paths, steps)?;
+    let cash = lsm_batch_cash(&spots, paths, steps);
+    let coef: Vec<f64> =
+        LSM_BATCH.iter().flat_map(|(.., sign, _, _)| (0..steps).flat_map(move |_| [4.0, -sign * 20.0, 0.5])).collect();
+    let items = n as u64 * paths;
+    let args = [
+        KArg::In(spots.clone()),
+        KArg::InOut(cash.clone()),
+        KArg::In(coef.clone()),
+        lsm_column(|p| p.4),
+        lsm_column(|p| p.3),
+        lsm_column(|p| p.5),
+        KArg::U32(n as u32),
+        KArg::U64(paths),
+        KArg::U32(steps),
+        KArg::U32(step),
+        KArg::U32(nbasis),
+        KArg::U64(items),
+    ];
+    against_cpu(dev, "lsm_exercise_batch", "2 puts and a call", items, &args, FP64_RTOL)?;
+    let out = first_output(dev, "lsm_exercise_batch", items, &args)?;
+    let (per_s, per_c, per_k) = ((paths * u64::from(steps)) as usize, paths as usize, (steps * nbasis) as usize);
+    for (i, (.., sign, strike, df)) in LSM_BATCH.iter().enumerate() {
+        let one = [
+            KArg::In(spots[i * per_s..(i + 1) * per_s].to_vec()),
+            KArg::InOut(cash[i * per_c..(i + 1) * per_c].to_vec()),
+            KArg::In(coef[i * per_k..(i + 1) * per_k].to_vec()),
+            KArg::U64(paths),
+            KArg::U32(step),
+            KArg::U32(nbasis),
+            KArg::F64(*strike),
+            KArg::F64(*sign),
+            KArg::F64(*df),
+        ];
+        let alone = first_output(dev, "lsm_exercise", paths, &one)?;
+        slices_bitwise("lsm_exercise_batch", "lsm_exercise", &out, i, per_c, &alone)?;
+    }
+    Ok(())
+}
+
+/// `lsm_normal_batch`: three products, four basis functions, chunks of 96 paths (a partial last
+/// chunk), against the CPU reference, and each product's chunk sums added in order against
+/// `[X^T X | X^T y]` formed on the host from `lsm_basis`'s design (the regression the single
+/// pricer used to run through gemm).
+pub fn lsm_normal_batch(dev: &dyn Compute) -> Result<(), String> {
+    let (paths, steps, step, nbasis, chunk, n) = (1000u64, 6u32, 3u32, 4u32, 96u64, LSM_BATCH.len());
+    let spots = lsm_batch_spots(paths, steps)?;
+    let cash = lsm_batch_cash(&spots, paths, steps);
+    let chunks = paths.div_ceil(chunk);
+    let items = n as u64 * chunks;
+    let (nb, width) = (nbasis as usize, (nbasis * (nbasis + 1)) as usize);
+    let args = [
+        KArg::Out(items as usize * width),
+        KArg::In(spots.clone()),
+        KArg::In(cash.clone()),
+        lsm_column(|p| p.4),
+        lsm_column(|p| p.3),
+        lsm_column(|p| p.5),
+        KArg::U32(n as u32),
+        KArg::U64(paths),
+        KArg::U32(steps),
+        KArg::U32(step),
+        KArg::U32(nbasis),
+        KArg::U64(chunk),
+        KArg::U64(items),
+    ];
+    against_cpu(dev, "lsm_normal_batch", "3 products, chunks of 96 paths", items, &args, FP64_RTOL)?;
+    let out = first_output(dev, "lsm_normal_batch", items, &args)?;
+    let cpu = tenor_cpu::cpu().map_err(err)?;
+    let (per_s, per_c) = ((paths * u64::from(steps)) as usize, paths as usize);
+    for (i, (.., sign, strike, df)) in LSM_BATCH.iter().enumerate() {
+        let basis = [
+            KArg::In(spots[i * per_s..(i + 1) * per_s].to_vec()),
+            KArg::In(cash[i * per_c..(i + 1) * per_c].to_vec()),
+            KArg::Out((nb + 1) * per_c),
+            KArg::U64(paths),
+            KArg::U32(step),
+            KArg::U32(nbasis),
+            KArg::F64(*strike),
+            KArg::F64(*sign),
+            KArg::F64(*df),
+        ];
+        let design = first_output(&cpu, "lsm_basis", paths, &basis)?;
+        let col = |k: usize| &design[k * per_c..(k + 1) * per_c];
+        let want: Vec<f64> = (0..=nb)
+            .flat_map(|k| (0..nb).map(move |j| (j, k)))
+            .map(|(j, k)| col(j).iter().zip(col(k)).map(|(a, b)| a * b).sum::<f64>())
+            .collect();
+        let mut got = vec![0.0; width];
+        let start = i * chunks as usize * width;
+        for c in out[start..start + chunks as usize * width].chunks_exact(width) {
+            got.iter_mut().zip(c).for_each(|(g, v)| *g += v);
+        }
+        let d = max_rel_diff(&got, &want);
+        if d > 1e-12 || got[0] < 1.0 {
+            return Err(format!("lsm_normal_batch: product {i}'s normal equations {got:?} against lsm_basis's design {want:?} (relative {d:e})"));
+        }
+    }
+    Ok(())
+}
+
 /// `heston_qe`: a high volatility of variance (sigma = 1), so both the quadratic and the
 /// exponential branch of the QE step occur (psi is about 1.8 at v = theta), monthly steps over
 /// two years, a partial last block.

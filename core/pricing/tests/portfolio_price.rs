@@ -82,6 +82,14 @@ fn forced_monte_carlo_agrees_with_closed_forms() {
         let se = m.stderr.expect("stderr");
         assert!((m.price - e.price).abs() < 3.0 * se, "row {i}: mc {} +/- {se} vs closed form {}", m.price, e.price);
     }
+    // The American put: Longstaff-Schwartz on the backend (32 exercise dates, out of sample, so
+    // low-biased), within 4 standard errors and a 0.5 % bias allowance below the finite
+    // differences of the default engine.
+    let (e, m) = (row(&exact, 7), row(&mc, 7));
+    assert_eq!((e.method.as_str(), m.method.as_str(), m.backend.as_str()), ("pde", "lsm", "cpu"));
+    let se = m.stderr.expect("stderr");
+    assert!(se > 0.0 && m.price <= e.price + 4.0 * se, "lsm {} +/- {se} vs pde {}", m.price, e.price);
+    assert!(m.price >= e.price - 4.0 * se - 0.005 * e.price, "lsm {} +/- {se} vs pde {}", m.price, e.price);
 }
 
 #[test]

@@ -173,7 +173,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         let k = by_kind.entry(*kind).or_default();
         k.trades += 1;
         k.pv += row.price;
-        k.mc += usize::from(row.method == "mc");
+        k.mc += usize::from(tenor_pricing::portfolio::is_monte_carlo(&row.method));
         if !k.ran_on.contains(&row.backend) {
             k.ran_on.push(row.backend.clone());
         }
@@ -259,15 +259,15 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         "{:<12} {:>8} {:>10} {:>13}\n",
         "total",
         rows.len(),
-        rows.iter().filter(|r| r.method == "mc").count(),
+        rows.iter().filter(|r| tenor_pricing::portfolio::is_monte_carlo(&r.method)).count(),
         pv_text(total_pv)
     );
     summary += "(PV: one unit of each trade, long, in index points)\n";
-    let not_mc = rows.iter().filter(|r| r.method != "mc").count();
+    let not_mc = rows.iter().filter(|r| !tenor_pricing::portfolio::is_monte_carlo(&r.method)).count();
     if matches!(args.engine, EngineArg::Mc) && not_mc > 0 {
         summary += &format!(
-            "note        {not_mc} row(s) have no Monte Carlo engine (american: finite differences) and were \
-             priced on the host; see the method column\n"
+            "note        {not_mc} row(s) have no Monte Carlo engine and were priced on the host\
+             ; see the method column\n"
         );
     }
     if max_stderr > 0.0 {

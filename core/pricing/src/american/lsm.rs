@@ -1,21 +1,39 @@
 //! Longstaff-Schwartz (2001) least-squares Monte Carlo for American options on the `Compute`
 //! port ("Valuing American options by simulation: a simple least-squares approach", RFS 14).
 //!
-//! Per exercise date, backwards from expiry: the `lsm_basis` kernel writes the regression
-//! design (Laguerre polynomials of `S/K` for in-the-money paths, as Longstaff and Schwartz,
-//! and the discounted realised cash flow as the last column); one `Compute::gemm` forms
-//! `[X y]^T [X y]`, i.e. the normal equations `X^T X` and `X^T y`; the host solves them with
-//! nalgebra's Cholesky factorisation; the `lsm_exercise` kernel applies the exercise rule.
-//! With `out_of_sample` the regression runs on one set of paths and the exercise rule is
-//! applied to an independent set, which gives a low-biased estimator (a feasible stopping
-//! rule; Glasserman 2004, section 8.6); in-sample estimates carry a small high bias as well.
+//! Per exercise date, backwards from expiry: the `lsm_normal_batch` kernel forms the
+//! regression's normal equations `[X^T X | X^T y]` in chunks of [`LSM_CHUNK`] paths (`X` the
+//! Laguerre polynomials of `S/K` of the in-the-money paths, as Longstaff and Schwartz, `y` the
+//! discounted realised cash flow: the rows `lsm_basis` writes); the host adds the chunks in
+//! order and solves them with nalgebra's Cholesky factorisation; the `lsm_exercise_batch` kernel
+//! applies the exercise rule. With `out_of_sample` the regression runs on one set of paths and
+//! the exercise rule is applied to an independent set, which gives a low-biased estimator (a
+//! feasible stopping rule; Glasserman 2004, section 8.6); in-sample estimates carry a small high
+//! bias as well.
+//!
+//! [`lsm_price_batch`] prices many options at once (the book's American rows and their bumped
+//! copies for Greeks): one launch of each batch kernel per exercise date over all of them
+//! (`lsm_paths_batch`, `lsm_normal_batch`, `lsm_exercise_batch`, product-major buffers), one
+//! download of the normal equations per date, and one host solve per product. [`lsm_price`] is
+//! the batch of one, so a product's price is bitwise the same alone or in any batch (each
+//! product's values depend only on its own buffers; tested). Each priced option, bumped copies
+//! included, fits its own exercise policy on its own regression; all use the same Philox seed,
+//! so the bumped copies see the same normals (common random numbers).
 
 use nalgebra::{DMatrix, DVector};
-use tenor_kernels::typed::{LsmBasis, LsmExercise, LsmPaths, ReduceSumSumsq};
-use tenor_ports::{Compute, ComputeExt, DeviceBuffer, GemmDesc, Precision, Stream, Transpose};
+use tenor_kernels::typed::{LsmExerciseBatch, LsmNormalBatch, LsmPathsBatch};
+use tenor_ports::{Compute, ComputeExt, DeviceBuffer, Kernel, Stream};
 
 use super::{validate, AmericanError};
 use crate::types::Vanilla;
+
+/// Paths per work item of `lsm_normal_batch` (each item sums its chunk's normal equations in
+/// path order; the host adds the chunks in order).
+pub const LSM_CHUNK: u64 = 256;
+
+/// Largest spots buffer of one batch, bytes (`products x exercise dates x paths` f64 values):
+/// a larger batch is split into groups of whole products, which changes no product's values.
+pub const LSM_BATCH_BYTES: u64 = 1 << 30;
 
 /// Longstaff-Schwartz settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,27 +68,14 @@ pub struct LsmResult {
 }
 
 struct Kernels {
-    paths: tenor_ports::Kernel,
-    basis: tenor_ports::Kernel,
-    exercise: tenor_ports::Kernel,
-    reduce: tenor_ports::Kernel,
+    paths: Kernel,
+    normal: Kernel,
+    exercise: Kernel,
 }
 
-/// American price of `v` by Longstaff-Schwartz on `dev`.
-///
-/// # Errors
-/// [`AmericanError::InvalidParameter`] for a bad contract or configuration (vol and maturity
-/// must be > 0); [`AmericanError::SingularRegression`] when the normal equations cannot be
-/// factorised; backend errors as [`AmericanError::Compute`].
-pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> Result<LsmResult, AmericanError> {
-    validate(v)?;
+/// Checks the configuration shared by every product of a batch.
+fn check_config(cfg: &LsmConfig) -> Result<(), AmericanError> {
     let bad = |name, value: f64, reason| Err(AmericanError::InvalidParameter { name, value, reason });
-    if v.vol <= 0.0 {
-        return bad("vol", v.vol, "must be > 0 for Monte Carlo");
-    }
-    if v.maturity <= 0.0 {
-        return bad("maturity", v.maturity, "must be > 0 for Monte Carlo");
-    }
     if cfg.paths < 2 || cfg.paths % 2 == 1 {
         return bad("paths", cfg.paths as f64, "must be even and >= 2");
     }
@@ -80,81 +85,221 @@ pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> 
     if !(1..=8).contains(&cfg.nbasis) {
         return bad("nbasis", f64::from(cfg.nbasis), "must be 1 to 8");
     }
+    Ok(())
+}
+
+/// Checks one product for Monte Carlo (vol and maturity > 0 besides [`validate`]).
+fn check_product(v: &Vanilla) -> Result<(), AmericanError> {
+    validate(v)?;
+    let bad = |name, value: f64, reason| Err(AmericanError::InvalidParameter { name, value, reason });
+    if v.vol <= 0.0 {
+        return bad("vol", v.vol, "must be > 0 for Monte Carlo");
+    }
+    if v.maturity <= 0.0 {
+        return bad("maturity", v.maturity, "must be > 0 for Monte Carlo");
+    }
+    Ok(())
+}
+
+/// American price of `v` by Longstaff-Schwartz on `dev`: [`lsm_price_batch`] of one product.
+///
+/// # Errors
+/// [`AmericanError::InvalidParameter`] for a bad contract or configuration (vol and maturity
+/// must be > 0); [`AmericanError::SingularRegression`] when the normal equations cannot be
+/// factorised; backend errors as [`AmericanError::Compute`].
+pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> Result<LsmResult, AmericanError> {
+    lsm_price_batch(dev, std::slice::from_ref(v), cfg)?.pop().unwrap_or(Err(AmericanError::NoResult))
+}
+
+/// American prices of `products` by Longstaff-Schwartz on `dev`'s default stream, all with the
+/// settings `cfg` (paths, exercise dates, basis and seed shared): one launch of
+/// `lsm_paths_batch` per pass and of `lsm_normal_batch` and `lsm_exercise_batch` per exercise
+/// date over every product (in groups of at most [`LSM_BATCH_BYTES`] of spots), one host solve
+/// of the normal equations per product and date. Entry `i` is product `i`'s result, bitwise
+/// [`lsm_price`] of that product alone.
+///
+/// # Errors
+/// The outer error: [`AmericanError::InvalidParameter`] for a bad configuration, and backend
+/// errors ([`AmericanError::Compute`]), which fail the whole batch. The inner ones belong to one
+/// product: [`AmericanError::InvalidParameter`] naming its bad field,
+/// [`AmericanError::SingularRegression`] for its regression.
+pub fn lsm_price_batch<C: Compute + ?Sized>(
+    dev: &C,
+    products: &[Vanilla],
+    cfg: &LsmConfig,
+) -> Result<Vec<Result<LsmResult, AmericanError>>, AmericanError> {
+    check_config(cfg)?;
+    let mut out: Vec<Result<LsmResult, AmericanError>> = products
+        .iter()
+        .map(|v| check_product(v).map(|()| LsmResult { price: f64::NAN, std_error: f64::NAN }))
+        .collect();
+    let valid: Vec<usize> = (0..products.len()).filter(|i| out[*i].is_ok()).collect();
+    if valid.is_empty() {
+        return Ok(out);
+    }
     let stream = dev.default_stream().clone();
     let k = Kernels {
-        paths: LsmPaths::load(dev)?,
-        basis: LsmBasis::load(dev)?,
-        exercise: LsmExercise::load(dev)?,
-        reduce: ReduceSumSumsq::load(dev)?,
+        paths: LsmPathsBatch::load(dev)?,
+        normal: LsmNormalBatch::load(dev)?,
+        exercise: LsmExerciseBatch::load(dev)?,
     };
+    let per_product = cfg.paths.saturating_mul(u64::from(cfg.exercise_dates)).saturating_mul(8);
+    let group = usize::try_from(LSM_BATCH_BYTES / per_product.max(1)).unwrap_or(usize::MAX).clamp(1, u32::MAX as usize);
+    for idx in valid.chunks(group) {
+        let vs: Vec<Vanilla> = idx.iter().map(|i| products[*i]).collect();
+        for (i, r) in idx.iter().zip(run_group(dev, &stream, &k, &vs, cfg)?) {
+            out[*i] = r;
+        }
+    }
+    Ok(out)
+}
+
+/// The per-product columns of a group, uploaded once.
+struct Columns {
+    spot: DeviceBuffer,
+    drift_dt: DeviceBuffer,
+    vol_sqrt_dt: DeviceBuffer,
+    strike: DeviceBuffer,
+    sign: DeviceBuffer,
+    df: DeviceBuffer,
+    /// Zeros: the discount of the expiry date (every in-the-money path exercises there).
+    zero: DeviceBuffer,
+}
+
+/// One group of valid products (at most `u32::MAX`), priced in one set of batch launches.
+fn run_group<C: Compute + ?Sized>(
+    dev: &C,
+    stream: &Stream,
+    k: &Kernels,
+    vs: &[Vanilla],
+    cfg: &LsmConfig,
+) -> Result<Vec<Result<LsmResult, AmericanError>>, AmericanError> {
+    let count = vs.len();
+    let products = u32::try_from(count).map_err(|_| AmericanError::InvalidParameter {
+        name: "products",
+        value: count as f64,
+        reason: "at most u32::MAX per batch",
+    })?;
     let steps = cfg.exercise_dates;
-    let dt = v.maturity / f64::from(steps);
-    let df = (-v.rate * dt).exp();
-    let nb = cfg.nbasis as usize;
-    let n = cfg.paths as usize;
+    let (n, nb, st) = (cfg.paths as usize, cfg.nbasis as usize, steps as usize);
+    let dts: Vec<f64> = vs.iter().map(|v| v.maturity / f64::from(steps)).collect();
+    let dfs: Vec<f64> = vs.iter().zip(&dts).map(|(v, dt)| (-v.rate * dt).exp()).collect();
+    let col = |f: &dyn Fn(usize) -> f64| dev.upload_slice(stream, &(0..count).map(f).collect::<Vec<f64>>());
+    let c = Columns {
+        spot: col(&|i| vs[i].spot)?,
+        drift_dt: col(&|i| (vs[i].rate - vs[i].dividend - 0.5 * vs[i].vol * vs[i].vol) * dts[i])?,
+        vol_sqrt_dt: col(&|i| vs[i].vol * dts[i].sqrt())?,
+        strike: col(&|i| vs[i].strike)?,
+        sign: col(&|i| vs[i].option.sign())?,
+        df: col(&|i| dfs[i])?,
+        zero: col(&|_| 0.0)?,
+    };
+    let launch = Launch { dev, stream, k, c: &c, products, cfg };
 
     // Regression pass.
-    let spots = simulate(dev, &stream, &k, v, cfg, cfg.seed, dt)?;
-    let cash = dev.upload_slice(&stream, &vec![0.0f64; n])?;
-    let mut coef = vec![0.0f64; steps as usize * nb];
+    let spots = launch.paths(cfg.seed)?;
+    let cash = dev.upload_slice(stream, &vec![0.0f64; count * n])?;
+    let mut coef = vec![0.0f64; count * st * nb];
     // Expiry: continuation -inf, so every in-the-money path exercises.
-    coef[(steps as usize - 1) * nb] = f64::NEG_INFINITY;
-    let design = dev.alloc_elems::<f64>(&stream, n * (nb + 1))?;
-    let normal = dev.alloc_elems::<f64>(&stream, nb * (nb + 1))?;
-    let mut coef_buf = dev.upload_slice(&stream, &coef)?;
-    exercise(dev, &stream, &k, &spots, &cash, &coef_buf, v, cfg, steps - 1, 0.0)?;
+    for i in 0..count {
+        coef[(i * st + st - 1) * nb] = f64::NEG_INFINITY;
+    }
+    let mut failed: Vec<Option<AmericanError>> = vec![None; count];
+    let mut coef_buf = dev.upload_slice(stream, &coef)?;
+    launch.exercise(&spots, &cash, &coef_buf, steps - 1, &c.zero)?;
+    let chunks = cfg.paths.div_ceil(LSM_CHUNK);
+    let width = nb * (nb + 1);
+    let partials = dev.alloc_elems::<f64>(stream, count * chunks as usize * width)?;
     for s in (0..steps - 1).rev() {
-        LsmBasis {
+        LsmNormalBatch {
+            partials: &partials,
             spots: &spots,
             cash: &cash,
-            design: &design,
+            strike: &c.strike,
+            sign: &c.sign,
+            df: &c.df,
+            products,
             paths: cfg.paths,
+            steps,
             step: s,
             nbasis: cfg.nbasis,
-            strike: v.strike,
-            sign: v.option.sign(),
-            df,
+            chunk: LSM_CHUNK,
+            items: u64::from(products) * chunks,
         }
-        .launch_loaded(dev, &stream, &k.basis)?;
-        // [X y]^T [X y]: A = X (paths x nb, first nb columns of the design), B = [X y].
-        let desc = GemmDesc::new(Precision::F64, Transpose::Yes, Transpose::No, nb, nb + 1, n);
-        let desc = GemmDesc { lda: n, ldb: n, ..desc };
-        dev.gemm(&stream, &desc, &design, &design, &normal)?;
-        let ne = dev.download_vec::<f64>(&stream, &normal)?;
-        let beta = solve_normal_equations(&ne, nb, s)?;
-        coef[s as usize * nb..(s as usize + 1) * nb].copy_from_slice(&beta);
-        dev.upload(&stream, &coef_buf, s as usize * nb * 8, bytemuck::cast_slice(&beta))?;
-        exercise(dev, &stream, &k, &spots, &cash, &coef_buf, v, cfg, s, df)?;
+        .launch_loaded(dev, stream, &k.normal)?;
+        let sums = dev.download_vec::<f64>(stream, &partials)?;
+        for (i, slot) in failed.iter_mut().enumerate() {
+            let ne = add_chunks(&sums[i * chunks as usize * width..(i + 1) * chunks as usize * width], width);
+            let beta = match solve_normal_equations(&ne, nb, s) {
+                Ok(beta) => beta,
+                Err(e) => {
+                    // This product has no result; it continues without exercise so the
+                    // others' launches are unchanged.
+                    slot.get_or_insert(e);
+                    never(nb)
+                }
+            };
+            let at = (i * st + s as usize) * nb;
+            coef[at..at + nb].copy_from_slice(&beta);
+        }
+        dev.upload(stream, &coef_buf, 0, bytemuck::cast_slice(&coef))?;
+        launch.exercise(&spots, &cash, &coef_buf, s, &c.df)?;
     }
+    drop(partials);
 
     // Valuation pass on independent paths with the fitted exercise rule.
     let cash = if cfg.out_of_sample {
         drop(spots);
-        let spots = simulate(dev, &stream, &k, v, cfg, cfg.seed.wrapping_add(1), dt)?;
-        let cash = dev.upload_slice(&stream, &vec![0.0f64; n])?;
-        coef_buf = dev.upload_slice(&stream, &coef)?;
+        let spots = launch.paths(cfg.seed.wrapping_add(1))?;
+        let cash = dev.upload_slice(stream, &vec![0.0f64; count * n])?;
+        coef_buf = dev.upload_slice(stream, &coef)?;
         for s in (0..steps).rev() {
-            let d = if s == steps - 1 { 0.0 } else { df };
-            exercise(dev, &stream, &k, &spots, &cash, &coef_buf, v, cfg, s, d)?;
+            launch.exercise(&spots, &cash, &coef_buf, s, if s == steps - 1 { &c.zero } else { &c.df })?;
         }
         cash
     } else {
         cash
     };
 
-    // Mean and standard error through the reduction kernel; discount from t_1 to today.
-    let blocks = n.div_ceil(k.reduce.def().launch.block as usize);
-    let partials = dev.alloc_elems::<f64>(&stream, 2 * blocks)?;
-    ReduceSumSumsq { x: &cash, partials: &partials, n: cfg.paths }.launch_loaded(dev, &stream, &k.reduce)?;
-    let part = dev.download_vec::<f64>(&stream, &partials)?;
-    let (s1, s2) = part.chunks_exact(2).fold((0.0, 0.0), |(a, b), c| (a + c[0], b + c[1]));
-    let nf = n as f64;
+    // Mean and standard error of each product's cash flows, added in path order on the host;
+    // discount from t_1 to today.
+    let flows = dev.download_vec::<f64>(stream, &cash)?;
+    Ok(vs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match failed[i].take() {
+            Some(e) => Err(e),
+            None => Ok(estimate(&flows[i * n..(i + 1) * n], dfs[i], v)),
+        })
+        .collect())
+}
+
+/// A product's price and standard error from its discounted-to-`t_1` cash flows.
+fn estimate(flows: &[f64], df: f64, v: &Vanilla) -> LsmResult {
+    let (s1, s2) = flows.iter().fold((0.0, 0.0), |(a, b), x| (a + x, b + x * x));
+    let nf = flows.len() as f64;
     let mean = s1 / nf;
     // Antithetic pairs are not independent; the pair-blind variance is an upper bound for
     // puts and calls (monotone payoffs are negatively correlated across a pair).
     let var = ((s2 / nf - mean * mean) * nf / (nf - 1.0)).max(0.0);
     let price = (df * mean).max(v.option.payoff(v.spot, v.strike));
-    Ok(LsmResult { price, std_error: df * (var / nf).sqrt() })
+    LsmResult { price, std_error: df * (var / nf).sqrt() }
+}
+
+/// The chunks' normal equations (`width` values each) added in chunk order.
+fn add_chunks(sums: &[f64], width: usize) -> Vec<f64> {
+    let mut ne = vec![0.0; width];
+    for c in sums.chunks_exact(width) {
+        ne.iter_mut().zip(c).for_each(|(a, b)| *a += b);
+    }
+    ne
+}
+
+/// Coefficients that never exercise (continuation +inf).
+fn never(nb: usize) -> Vec<f64> {
+    let mut never = vec![0.0; nb];
+    never[0] = f64::INFINITY;
+    never
 }
 
 /// Solves `X^T X beta = X^T y` from the column-major `nb x (nb + 1)` product `[X^T X | X^T y]`.
@@ -162,9 +307,7 @@ pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> 
 fn solve_normal_equations(ne: &[f64], nb: usize, step: u32) -> Result<Vec<f64>, AmericanError> {
     let itm = ne[0].round() as usize;
     if itm < 2 * nb {
-        let mut never = vec![0.0; nb];
-        never[0] = f64::INFINITY;
-        return Ok(never);
+        return Ok(never(nb));
     }
     let a = DMatrix::from_column_slice(nb, nb, &ne[..nb * nb]);
     let b = DVector::from_column_slice(&ne[nb * nb..nb * (nb + 1)]);
@@ -172,53 +315,64 @@ fn solve_normal_equations(ne: &[f64], nb: usize, step: u32) -> Result<Vec<f64>, 
     Ok(chol.solve(&b).iter().copied().collect())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn exercise<C: Compute + ?Sized>(
-    dev: &C,
-    stream: &Stream,
-    k: &Kernels,
-    spots: &DeviceBuffer,
-    cash: &DeviceBuffer,
-    coef: &DeviceBuffer,
-    v: &Vanilla,
-    cfg: &LsmConfig,
-    step: u32,
-    df: f64,
-) -> Result<(), AmericanError> {
-    LsmExercise {
-        spots,
-        cash,
-        coef,
-        paths: cfg.paths,
-        step,
-        nbasis: cfg.nbasis,
-        strike: v.strike,
-        sign: v.option.sign(),
-        df,
-    }
-    .launch_loaded(dev, stream, &k.exercise)?;
-    Ok(())
+/// The launches of one group.
+struct Launch<'a, C: Compute + ?Sized> {
+    dev: &'a C,
+    stream: &'a Stream,
+    k: &'a Kernels,
+    c: &'a Columns,
+    products: u32,
+    cfg: &'a LsmConfig,
 }
 
-fn simulate<C: Compute + ?Sized>(
-    dev: &C,
-    stream: &Stream,
-    k: &Kernels,
-    v: &Vanilla,
-    cfg: &LsmConfig,
-    seed: u64,
-    dt: f64,
-) -> Result<DeviceBuffer, AmericanError> {
-    let spots = dev.alloc_elems::<f64>(stream, cfg.paths as usize * cfg.exercise_dates as usize)?;
-    LsmPaths {
-        out: &spots,
-        seed,
-        paths: cfg.paths,
-        steps: cfg.exercise_dates,
-        spot: v.spot,
-        drift_dt: (v.rate - v.dividend - 0.5 * v.vol * v.vol) * dt,
-        vol_sqrt_dt: v.vol * dt.sqrt(),
+impl<C: Compute + ?Sized> Launch<'_, C> {
+    /// Every product's paths with `seed`, product-major.
+    fn paths(&self, seed: u64) -> Result<DeviceBuffer, AmericanError> {
+        let cfg = self.cfg;
+        let spots = self.dev.alloc_elems::<f64>(
+            self.stream,
+            self.products as usize * cfg.paths as usize * cfg.exercise_dates as usize,
+        )?;
+        LsmPathsBatch {
+            out: &spots,
+            spot: &self.c.spot,
+            drift_dt: &self.c.drift_dt,
+            vol_sqrt_dt: &self.c.vol_sqrt_dt,
+            products: self.products,
+            seed,
+            paths: cfg.paths,
+            steps: cfg.exercise_dates,
+            items: u64::from(self.products) * cfg.paths,
+        }
+        .launch_loaded(self.dev, self.stream, &self.k.paths)?;
+        Ok(spots)
     }
-    .launch_loaded(dev, stream, &k.paths)?;
-    Ok(spots)
+
+    /// Every product's exercise decision at `step`, discounting continued cash flows by `df`.
+    fn exercise(
+        &self,
+        spots: &DeviceBuffer,
+        cash: &DeviceBuffer,
+        coef: &DeviceBuffer,
+        step: u32,
+        df: &DeviceBuffer,
+    ) -> Result<(), AmericanError> {
+        let cfg = self.cfg;
+        LsmExerciseBatch {
+            spots,
+            cash,
+            coef,
+            strike: &self.c.strike,
+            sign: &self.c.sign,
+            df,
+            products: self.products,
+            paths: cfg.paths,
+            steps: cfg.exercise_dates,
+            step,
+            nbasis: cfg.nbasis,
+            items: u64::from(self.products) * cfg.paths,
+        }
+        .launch_loaded(self.dev, self.stream, &self.k.exercise)?;
+        Ok(())
+    }
 }

@@ -3,8 +3,9 @@
 //! * [`fd`]: the reference engine, Crank-Nicolson in log-spot with Rannacher start-up and the
 //!   linear complementarity problem of early exercise solved exactly at every time step by
 //!   policy iteration; the European value on the same grid is used as a control variate.
-//! * [`lsm`]: Longstaff-Schwartz Monte Carlo on the `Compute` port (paths and basis functions
-//!   as kernels, the regression's normal equations as `Compute::gemm`).
+//! * [`lsm`]: Longstaff-Schwartz Monte Carlo on the `Compute` port (paths, the regression's
+//!   normal equations and the exercise rule as batch kernels over many products, one host
+//!   solve per product and exercise date; the book's `--engine mc` American rows).
 //! * [`european`]: the Black-Scholes-Merton closed form the control variate needs.
 
 pub mod european;
@@ -12,7 +13,7 @@ pub mod fd;
 pub mod lsm;
 
 pub use fd::{american_fd, american_fd_greeks, american_fd_richardson, american_fd_with, FdGrid, FdResult};
-pub use lsm::{lsm_price, LsmConfig, LsmResult};
+pub use lsm::{lsm_price, lsm_price_batch, LsmConfig, LsmResult, LSM_BATCH_BYTES, LSM_CHUNK};
 
 use thiserror::Error;
 
@@ -46,6 +47,9 @@ pub enum AmericanError {
         /// In-the-money paths at that date.
         itm: usize,
     },
+    /// The engine returned no result for a product (a bug in the pricer, reported, not hidden).
+    #[error("internal error: the Longstaff-Schwartz batch produced no result for this product")]
+    NoResult,
     /// An error from the compute backend.
     #[error("compute backend: {0}")]
     Compute(#[from] tenor_ports::ComputeError),

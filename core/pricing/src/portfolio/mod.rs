@@ -11,6 +11,7 @@
 
 pub mod error;
 mod expiry;
+pub mod lsm_rows;
 pub mod parse;
 pub mod price;
 pub mod shard;
@@ -25,4 +26,4 @@ pub use price::{
 };
 pub use shard::{price_book_sharded, shard_book, trade_cost, BookSharding, TradeCost};
 pub use trade::{AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
-pub use write::{write_portfolio, write_priced, PricedRow, OUTPUT_COLUMNS};
+pub use write::{is_monte_carlo, write_portfolio, write_priced, PricedRow, MONTE_CARLO_METHODS, OUTPUT_COLUMNS};

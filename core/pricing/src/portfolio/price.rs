@@ -7,13 +7,15 @@
 //! | barrier, `fixings` = n | Monte Carlo on the n monitoring dates | same |
 //! | asian_geo | discrete geometric closed form (Kemna and Vorst 1990) | Monte Carlo |
 //! | asian_arith | Monte Carlo, geometric control variate | same |
-//! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | same |
+//! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | Longstaff-Schwartz Monte Carlo on the backend, batched over the book's American rows and their bumped copies (`lsm`, [`super::lsm_rows`]) |
 //! | heston | semi-analytic characteristic-function price (`analytic`, [`crate::heston`]) | QE Monte Carlo (Andersen 2008) on `steps` time steps (`mc`, [`crate::mc::HestonMcOption`]) |
 //! | any, `maturity` 0 | the payoff now (`intrinsic`, [`super::expiry`]) | same |
 //!
 //! Greeks: closed-form delta, gamma, vega, theta, rho for the European; central differences of
-//! the finite-difference price for the American, and of the semi-analytic price for Heston
-//! (vega there is the sensitivity to the initial volatility `sqrt(v0)`, under Monte Carlo too); central differences of
+//! the finite-difference price for the American (bump-and-revalue of the Longstaff-Schwartz
+//! price with common random numbers under [`Engine::Mc`]), and of the semi-analytic price for Heston
+//! (vega there is the sensitivity to the initial volatility `sqrt(v0)`, under Monte Carlo too);
+//! central differences of
 //! the closed form for the continuous barrier and the geometric Asian
 //! ([`crate::analytic::bump`]); bump-and-revalue with common random numbers for every Monte
 //! Carlo row ([`crate::mc::greeks`]). On both paths a barrier's spot bumps stay on the side of
@@ -191,6 +193,8 @@ pub(crate) enum Route {
     Expiry,
     Analytic,
     Mc(McProduct),
+    /// An American under [`Engine::Mc`]: Longstaff-Schwartz ([`super::lsm_rows`]).
+    Lsm(Vanilla),
 }
 
 fn asian_product(a: &AsianTrade) -> AsianOption {
@@ -235,6 +239,7 @@ pub(crate) fn route(trade: &Trade, engine: Engine) -> Route {
         TradeKind::AsianGeo(_) => Route::Analytic,
         TradeKind::AsianArith(a) => Route::Mc(McProduct::AsianArithmetic(asian_product(a))),
         TradeKind::Heston(h) if mc => Route::Mc(McProduct::Heston(heston_product(h))),
+        TradeKind::American(v) if mc => Route::Lsm(*v),
         TradeKind::American(_) | TradeKind::Heston(_) => Route::Analytic,
     }
 }
@@ -376,7 +381,7 @@ fn analytic_method(trade: &Trade) -> &'static str {
     }
 }
 
-fn row(id: &str, g: &Greeks, stderr: Option<f64>, greeks: bool, method: &str, backend: &str) -> PricedRow {
+pub(super) fn row(id: &str, g: &Greeks, stderr: Option<f64>, greeks: bool, method: &str, backend: &str) -> PricedRow {
     let opt = |x: f64| greeks.then_some(x);
     PricedRow {
         id: id.to_owned(),
@@ -492,6 +497,7 @@ pub fn price_book_timed<C: Compute + ?Sized>(
     let mut out: Vec<Option<Result<PricedRow, PriceError>>> = Vec::with_capacity(trades.len());
     let mut mc_jobs: Vec<(usize, McProduct)> = Vec::new();
     let mut analytic_rows: Vec<usize> = Vec::new();
+    let mut lsm_jobs: Vec<(usize, Vanilla)> = Vec::new();
     // Rows finished while routing (at expiry, or refused before any work).
     let mut finished = 0;
     for (i, t) in trades.iter().enumerate() {
@@ -510,6 +516,13 @@ pub fn price_book_timed<C: Compute + ?Sized>(
                 }
                 Ok(()) => mc_jobs.push((i, p)),
             },
+            Route::Lsm(v) => match lsm_work(config) {
+                Err(e) => {
+                    out[i] = Some(Err(e));
+                    finished += 1;
+                }
+                Ok(()) => lsm_jobs.push((i, v)),
+            },
         }
     }
     let analytic_row = |i: &usize| {
@@ -527,7 +540,11 @@ pub fn price_book_timed<C: Compute + ?Sized>(
     };
     let chunk = if run.batch { MC_CHUNK_BATCHED } else { MC_CHUNK_UNBATCHED };
     let analytic_done = finished + analytic_rows.len();
-    let mut times = BookTimes { host_rows: analytic_rows.len(), device_rows: mc_jobs.len(), ..BookTimes::default() };
+    let mut times = BookTimes {
+        host_rows: analytic_rows.len(),
+        device_rows: mc_jobs.len() + lsm_jobs.len(),
+        ..BookTimes::default()
+    };
     let price_mc = |out: &mut Vec<Option<Result<PricedRow, PriceError>>>, progress: &mut dyn FnMut(usize)| {
         let started = std::time::Instant::now();
         let mut done = analytic_done;
@@ -552,6 +569,16 @@ pub fn price_book_timed<C: Compute + ?Sized>(
                 }
             }
             done += jobs.len();
+            progress(done);
+        }
+        if !lsm_jobs.is_empty() {
+            let ids: Vec<&str> = lsm_jobs.iter().map(|(i, _)| trades[*i].id.as_str()).collect();
+            let vs: Vec<Vanilla> = lsm_jobs.iter().map(|(_, v)| *v).collect();
+            let rows = super::lsm_rows::price_lsm_rows(compute, &ids, &vs, config, run.batch);
+            for ((i, _), r) in lsm_jobs.iter().zip(rows) {
+                out[*i] = Some(r);
+            }
+            done += lsm_jobs.len();
             progress(done);
         }
         started.elapsed()
@@ -603,6 +630,24 @@ pub(crate) fn mc_steps_valuations(p: &McProduct, config: &BookConfig) -> (u64, u
         McProduct::Heston(_) => config.steps,
     });
     (steps, if config.greeks { GREEK_VALUATIONS } else { 1 })
+}
+
+/// An American Longstaff-Schwartz row's exercise dates and valuations (two passes over the
+/// paths, regression and valuation, for the price and for each of the 8 bumped copies with
+/// Greeks): its work is `paths x steps x valuations` path-steps.
+pub(crate) fn lsm_steps_valuations(config: &BookConfig) -> (u64, u64) {
+    let valuations = if config.greeks { GREEK_VALUATIONS } else { 1 };
+    (u64::from(config.steps), super::lsm_rows::LSM_PASSES * valuations)
+}
+
+/// Checks an American Longstaff-Schwartz row's work against [`MAX_ROW_PATH_STEPS`].
+fn lsm_work(config: &BookConfig) -> Result<(), PriceError> {
+    let (steps, valuations) = lsm_steps_valuations(config);
+    let path_steps = config.paths.saturating_mul(steps).saturating_mul(valuations);
+    if path_steps > MAX_ROW_PATH_STEPS {
+        return Err(PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations });
+    }
+    Ok(())
 }
 
 /// Checks a Monte Carlo row's work against [`MAX_ROW_PATH_STEPS`].

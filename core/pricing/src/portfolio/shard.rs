@@ -20,7 +20,7 @@
 
 use tenor_ports::{shard_by_cost, Devices, Sharding};
 
-use super::price::{mc_steps_valuations, route, Route};
+use super::price::{lsm_steps_valuations, mc_steps_valuations, route, Route};
 use super::trade::{Trade, TradeKind};
 use super::write::PricedRow;
 use super::{price_book_timed, BookConfig, BookRun, BookTimes, PriceError};
@@ -70,6 +70,10 @@ pub fn trade_cost(trade: &Trade, config: &BookConfig) -> TradeCost {
                 _ => 1.0,
             };
             TradeCost::Device(weight * config.paths as f64 * (steps as f64 + 0.15) * valuations as f64)
+        }
+        Route::Lsm(_) => {
+            let (steps, valuations) = lsm_steps_valuations(config);
+            TradeCost::Device(config.paths as f64 * (steps as f64 + 0.15) * valuations as f64)
         }
     }
 }

@@ -10,6 +10,16 @@ use super::trade::Trade;
 pub const OUTPUT_COLUMNS: [&str; 10] =
     ["id", "price", "stderr", "delta", "gamma", "vega", "theta", "rho", "method", "backend"];
 
+/// The `method` values of rows priced by Monte Carlo on the backend: `mc`, and `lsm` (the
+/// Longstaff-Schwartz American of `--engine mc`).
+pub const MONTE_CARLO_METHODS: [&str; 2] = ["mc", "lsm"];
+
+/// Whether a row's `method` is a Monte Carlo one ([`MONTE_CARLO_METHODS`]).
+#[must_use]
+pub fn is_monte_carlo(method: &str) -> bool {
+    MONTE_CARLO_METHODS.contains(&method)
+}
+
 /// One priced trade: a row of the output CSV. Greeks follow the spec's units (vega per 1.00 of
 /// vol, rho per 1.00 of rate, theta per year as calendar time passes); `None` is written as an
 /// empty cell (the method cannot produce it, or `stderr` of a deterministic method).

@@ -127,7 +127,7 @@ pub fn book(dev: &dyn Compute, inputs: &Inputs, suite: SuiteKind) -> anyhow::Res
     let rows = rows
         .into_iter()
         .map(|r| {
-            let mc = r.method == "mc";
+            let mc = portfolio::is_monte_carlo(&r.method);
             ValueRow {
                 id: r.id,
                 price: r.price,
