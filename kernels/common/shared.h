@@ -650,60 +650,130 @@ TENOR_DEVICE_INLINE void tenor_reduce_sum_sumsq(TENOR_GLOBAL const double* __res
 }
 
 // ---------------------------------------------------------------------------------------------
-// heston_qe (see its kernel.toml): Heston terminal spots by Andersen's (2008) quadratic-
-// exponential scheme with martingale correction, "Simple and efficient simulation of the Heston
-// stochastic volatility model", J. Comp. Finance 11(3), sections 3.2.4, 4.2 and 4.2.1; the same
-// operations as kernels/heston_qe/cpu.rs. One function for the whole block, as tenor_mc_asian.
+// heston_qe, heston_qe_mc and heston_qe_batch (see their kernel.toml): Heston paths by Andersen's
+// (2008) quadratic-exponential scheme with martingale correction, "Simple and efficient
+// simulation of the Heston stochastic volatility model", J. Comp. Finance 11(3), sections
+// 3.2.4, 4.2 and 4.2.1; the same operations as kernels/heston_qe/cpu.rs (QeStep). The
+// per-launch constants of the step, then one step of one path.
+struct tenor_heston_qe_consts {
+    double e, s2a, s2b, k1, k2, k3, k4, a_coef, k0_plain, theta, drift_dt;
+    tenor_u32 key0, key1;
+};
+typedef struct tenor_heston_qe_consts tenor_heston_qe_consts;
+
+TENOR_DEVICE_INLINE tenor_heston_qe_consts tenor_heston_qe_make(tenor_u64 seed, double drift_dt, double dt, double kappa,
+                                                                double theta, double sigma, double rho) {
+    tenor_heston_qe_consts c;
+    c.e = TENOR_MATH(exp)(-kappa * dt);
+    c.s2a = sigma * sigma * c.e * (1.0 - c.e) / kappa;
+    c.s2b = theta * sigma * sigma * (1.0 - c.e) * (1.0 - c.e) / (2.0 * kappa);
+    c.k1 = 0.5 * dt * (kappa * rho / sigma - 0.5) - rho / sigma;
+    c.k2 = 0.5 * dt * (kappa * rho / sigma - 0.5) + rho / sigma;
+    c.k3 = 0.5 * dt * (1.0 - rho * rho);
+    c.k4 = c.k3;
+    c.a_coef = c.k2 + 0.5 * c.k4;
+    c.k0_plain = -rho * kappa * theta * dt / sigma;
+    c.theta = theta;
+    c.drift_dt = drift_dt;
+    c.key0 = (tenor_u32)seed;
+    c.key1 = (tenor_u32)(seed >> 32);
+    return c;
+}
+
+// Step s of path p from (v, x = ln S): zx, zv the step's normals (negated for the antithetic
+// path), and in the exponential branch the uniform u of counter (s, 1, p) (1 - u for the
+// antithetic path, flip != 0).
+TENOR_DEVICE_INLINE void tenor_heston_qe_step(const tenor_heston_qe_consts* c, double* v, double* x, double zx,
+                                              double zv, tenor_u64 p, tenor_u32 s, tenor_u32 flip) {
+    const double vc = *v;
+    const double m = c->theta + (vc - c->theta) * c->e;
+    const double s2 = vc * c->s2a + c->s2b;
+    const double psi = s2 / (m * m);
+    double vn, k0;
+    if (psi <= 1.5) {
+        const double r = 2.0 / psi;
+        const double b2 = r - 1.0 + TENOR_MATH(sqrt)(r) * TENOR_MATH(sqrt)(r - 1.0);
+        const double a = m / (1.0 + b2);
+        const double q = TENOR_MATH(sqrt)(b2) + zv;
+        vn = a * (q * q);
+        k0 = 2.0 * c->a_coef * a < 1.0 ? -c->a_coef * b2 * a / (1.0 - 2.0 * c->a_coef * a) +
+                                             0.5 * TENOR_MATH(log)(1.0 - 2.0 * c->a_coef * a) -
+                                             (c->k1 + 0.5 * c->k3) * vc
+                                       : c->k0_plain;
+    } else {
+        const double p0 = (psi - 1.0) / (psi + 1.0);
+        const double beta = (1.0 - p0) / m;
+        // Counter word 1 = 1: disjoint from the normals' counters (word 1 = 0).
+        tenor_u32x4 ctr;
+        ctr.x = s; ctr.y = 1u; ctr.z = (tenor_u32)p; ctr.w = (tenor_u32)(p >> 32);
+        const tenor_u32x4 w = tenor_philox4x32_10(ctr, c->key0, c->key1);
+        const double u0 = tenor_uniform_f64(w.x, w.y);
+        const double u = flip != 0u ? 1.0 - u0 : u0;  // exact: u0 is a multiple of 2^-53 in (0, 1)
+        vn = u <= p0 ? 0.0 : TENOR_MATH(log)((1.0 - p0) / (1.0 - u)) / beta;
+        k0 = c->a_coef < beta ? -TENOR_MATH(log)(p0 + beta * (1.0 - p0) / (beta - c->a_coef)) - (c->k1 + 0.5 * c->k3) * vc
+                              : c->k0_plain;
+    }
+    *x += c->drift_dt + k0 + c->k1 * vc + c->k2 * vn + TENOR_MATH(sqrt)(c->k3 * vc + c->k4 * vn) * zx;
+    *v = vn;
+}
+
+// heston_qe: terminal spots, one item per path. One function for the whole block, as
+// tenor_mc_asian.
 TENOR_DEVICE_INLINE void tenor_heston_qe(TENOR_GLOBAL double* __restrict__ out, tenor_u64 seed, tenor_u64 paths, tenor_u32 steps,
                                          double spot, double drift_dt, double dt, double v0, double kappa,
                                          double theta, double sigma, double rho) {
-    const double e = TENOR_MATH(exp)(-kappa * dt);
-    const double s2a = sigma * sigma * e * (1.0 - e) / kappa;
-    const double s2b = theta * sigma * sigma * (1.0 - e) * (1.0 - e) / (2.0 * kappa);
-    const double k1 = 0.5 * dt * (kappa * rho / sigma - 0.5) - rho / sigma;
-    const double k2 = 0.5 * dt * (kappa * rho / sigma - 0.5) + rho / sigma;
-    const double k3 = 0.5 * dt * (1.0 - rho * rho);
-    const double k4 = k3;
-    const double a_coef = k2 + 0.5 * k4;
-    const double k0_plain = -rho * kappa * theta * dt / sigma;
+    const tenor_heston_qe_consts c = tenor_heston_qe_make(seed, drift_dt, dt, kappa, theta, sigma, rho);
     const double x0 = TENOR_MATH(log)(spot);
-    const tenor_u32 key0 = (tenor_u32)seed, key1 = (tenor_u32)(seed >> 32);
     TENOR_FOR_ITEMS(p, paths) {
         double v = v0, x = x0;
         for (tenor_u32 s = 0; s < steps; ++s) {
-            const double m = theta + (v - theta) * e;
-            const double s2 = v * s2a + s2b;
-            const double psi = s2 / (m * m);
             double zx, zv;
             tenor_normal_pair_f64(seed, p, s, &zx, &zv);
-            double vn, k0;
-            if (psi <= 1.5) {
-                const double r = 2.0 / psi;
-                const double b2 = r - 1.0 + TENOR_MATH(sqrt)(r) * TENOR_MATH(sqrt)(r - 1.0);
-                const double a = m / (1.0 + b2);
-                const double q = TENOR_MATH(sqrt)(b2) + zv;
-                vn = a * (q * q);
-                k0 = 2.0 * a_coef * a < 1.0 ? -a_coef * b2 * a / (1.0 - 2.0 * a_coef * a) +
-                                                  0.5 * TENOR_MATH(log)(1.0 - 2.0 * a_coef * a) -
-                                                  (k1 + 0.5 * k3) * v
-                                            : k0_plain;
-            } else {
-                const double p0 = (psi - 1.0) / (psi + 1.0);
-                const double beta = (1.0 - p0) / m;
-                // Counter word 1 = 1: disjoint from the normals' counters (word 1 = 0).
-                tenor_u32x4 c;
-                c.x = s; c.y = 1u; c.z = (tenor_u32)p; c.w = (tenor_u32)(p >> 32);
-                const tenor_u32x4 w = tenor_philox4x32_10(c, key0, key1);
-                const double u = tenor_uniform_f64(w.x, w.y);
-                vn = u <= p0 ? 0.0 : TENOR_MATH(log)((1.0 - p0) / (1.0 - u)) / beta;
-                k0 = a_coef < beta ? -TENOR_MATH(log)(p0 + beta * (1.0 - p0) / (beta - a_coef)) - (k1 + 0.5 * k3) * v
-                                   : k0_plain;
-            }
-            x += drift_dt + k0 + k1 * v + k2 * vn + TENOR_MATH(sqrt)(k3 * v + k4 * vn) * zx;
-            v = vn;
+            tenor_heston_qe_step(&c, &v, &x, zx, zv, p, s, 0u);
         }
         out[p] = TENOR_MATH(exp)(x);
     }
+}
+
+// heston_qe_mc (see its kernel.toml): fused antithetic QE Monte Carlo of a European option;
+// pair p is heston_qe's path p and its antithetic path (normals negated, uniforms 1 - u), Y =
+// discount (payoff(S_up) + payoff(S_down)) / 2, the block sums of Y and Y^2. Block `blk` of the
+// product's own numbering, sums to partials[2 blk], partials[2 blk + 1] (as
+// tenor_mc_barrier_block): heston_qe_mc passes its launch's block, heston_qe_batch the block
+// within the product.
+TENOR_DEVICE_INLINE void tenor_heston_qe_block(TENOR_GLOBAL double* __restrict__ partials, tenor_u64 blk, tenor_u64 seed,
+                                               tenor_u64 pairs, tenor_u32 steps, double spot, double strike,
+                                               tenor_u32 is_call, double drift_dt, double dt, double v0, double kappa,
+                                               double theta, double sigma, double rho,
+                                               double discount TENOR_SCRATCH_PARAM) {
+    const tenor_heston_qe_consts c = tenor_heston_qe_make(seed, drift_dt, dt, kappa, theta, sigma, rho);
+    const double x0 = TENOR_MATH(log)(spot);
+    const double w = is_call != 0u ? 1.0 : -1.0;
+    const double half_discount = 0.5 * discount;
+    double acc[2] = {0.0, 0.0};
+    TENOR_FOR_ITEMS_IN(p, pairs, blk) {
+        double vu = v0, xu = x0, vd = v0, xd = x0;
+        for (tenor_u32 s = 0; s < steps; ++s) {
+            double zx, zv;
+            tenor_normal_pair_f64(seed, p, s, &zx, &zv);
+            tenor_heston_qe_step(&c, &vu, &xu, zx, zv, p, s, 0u);
+            tenor_heston_qe_step(&c, &vd, &xd, -zx, -zv, p, s, 1u);
+        }
+        const double y = half_discount * (TENOR_MATH(fmax)(w * (TENOR_MATH(exp)(xu) - strike), 0.0) +
+                                          TENOR_MATH(fmax)(w * (TENOR_MATH(exp)(xd) - strike), 0.0));
+        acc[0] += y;
+        acc[1] += y * y;
+    }
+    TENOR_BLOCK_SUMS_IN(acc, 2, partials, blk);
+}
+
+// heston_qe_mc: tenor_heston_qe_block for the launch's own block.
+TENOR_DEVICE_INLINE void tenor_heston_qe_mc(TENOR_GLOBAL double* __restrict__ partials, tenor_u64 seed, tenor_u64 pairs,
+                                            tenor_u32 steps, double spot, double strike, tenor_u32 is_call,
+                                            double drift_dt, double dt, double v0, double kappa, double theta,
+                                            double sigma, double rho, double discount TENOR_SCRATCH_PARAM) {
+    tenor_heston_qe_block(partials, TENOR_BLOCK_INDEX(), seed, pairs, steps, spot, strike, is_call, drift_dt, dt, v0,
+                          kappa, theta, sigma, rho, discount TENOR_SCRATCH_ARG);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,11 +1,99 @@
 //! Reference implementation of `heston_qe` (see its kernel.toml): Andersen (2008),
 //! "Simple and efficient simulation of the Heston stochastic volatility model", J. Comp.
 //! Finance 11(3), sections 3.2.4 (QE variance step), 4.2 (log-spot step) and 4.2.1
-//! (martingale correction).
+//! (martingale correction). [`QeStep`] is the step, shared with `heston_qe_mc` (and through it
+//! `heston_qe_batch`); the device code's `tenor_heston_qe_step` in `kernels/common/shared.h`
+//! performs the same operations.
 use std::ops::Range;
 
 use crate::cpu::KernelCall;
 use crate::philox::{counter, key, normal_pair_f64, philox4x32_10, uniform_f64};
+
+/// The constants of one QE step of length `dt` (Andersen's K0..K4 and the moments' factors),
+/// for one launch.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct QeStep {
+    seed: u64,
+    drift_dt: f64,
+    theta: f64,
+    e: f64,
+    s2a: f64,
+    s2b: f64,
+    k1: f64,
+    k2: f64,
+    k3: f64,
+    k4: f64,
+    a_coef: f64,
+    k0_plain: f64,
+}
+
+impl QeStep {
+    /// The step for Philox key `seed`, log-drift `drift_dt = (r - q) dt` per step, step `dt`
+    /// (years) and the Heston parameters.
+    pub(crate) fn new(seed: u64, drift_dt: f64, dt: f64, kappa: f64, theta: f64, sigma: f64, rho: f64) -> Self {
+        let e = (-kappa * dt).exp();
+        let k1 = 0.5 * dt * (kappa * rho / sigma - 0.5) - rho / sigma;
+        let k2 = 0.5 * dt * (kappa * rho / sigma - 0.5) + rho / sigma;
+        let k3 = 0.5 * dt * (1.0 - rho * rho);
+        Self {
+            seed,
+            drift_dt,
+            theta,
+            e,
+            s2a: sigma * sigma * e * (1.0 - e) / kappa,
+            s2b: theta * sigma * sigma * (1.0 - e) * (1.0 - e) / (2.0 * kappa),
+            k1,
+            k2,
+            k3,
+            k4: k3,
+            a_coef: k2 + 0.5 * k3,
+            k0_plain: -rho * kappa * theta * dt / sigma,
+        }
+    }
+
+    /// Step `s` of path `p` from variance `v` and log-spot `x`, with the step's normals `zx`,
+    /// `zv` (negated for an antithetic path) and, in the exponential branch, the uniform of
+    /// counter `(s, 1, p)` (`1 - u` when `flip`: exact, `u` is a multiple of 2^-53 in (0, 1)).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn step(&self, v: &mut f64, x: &mut f64, zx: f64, zv: f64, p: u64, s: u32, flip: bool) {
+        let vc = *v;
+        let m = self.theta + (vc - self.theta) * self.e;
+        let s2 = vc * self.s2a + self.s2b;
+        let psi = s2 / (m * m);
+        let (v_next, k0) = if psi <= 1.5 {
+            let r = 2.0 / psi;
+            let b2 = r - 1.0 + r.sqrt() * (r - 1.0).sqrt();
+            let a = m / (1.0 + b2);
+            let q = b2.sqrt() + zv;
+            let vn = a * (q * q);
+            let k0 = if 2.0 * self.a_coef * a < 1.0 {
+                -self.a_coef * b2 * a / (1.0 - 2.0 * self.a_coef * a) + 0.5 * (1.0 - 2.0 * self.a_coef * a).ln()
+                    - (self.k1 + 0.5 * self.k3) * vc
+            } else {
+                self.k0_plain
+            };
+            (vn, k0)
+        } else {
+            let p0 = (psi - 1.0) / (psi + 1.0);
+            let beta = (1.0 - p0) / m;
+            let w = philox4x32_10([s, 1, p as u32, (p >> 32) as u32], key(self.seed));
+            // Disjoint from the normals: their counters have word 1 = 0.
+            debug_assert_eq!(counter(p, s)[1], 0);
+            let u0 = uniform_f64(w[0], w[1]);
+            let u = if flip { 1.0 - u0 } else { u0 };
+            let vn = if u <= p0 { 0.0 } else { ((1.0 - p0) / (1.0 - u)).ln() / beta };
+            let k0 = if self.a_coef < beta {
+                -(p0 + beta * (1.0 - p0) / (beta - self.a_coef)).ln() - (self.k1 + 0.5 * self.k3) * vc
+            } else {
+                self.k0_plain
+            };
+            (vn, k0)
+        };
+        *x += self.drift_dt + k0 + self.k1 * vc + self.k2 * v_next + (self.k3 * vc + self.k4 * v_next).sqrt() * zx;
+        *v = v_next;
+    }
+}
 
 /// Runs blocks `blocks` of the launch.
 ///
@@ -16,53 +104,14 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let (seed, steps) = (call.u64(1), call.u32(3));
     let (spot, drift_dt, dt) = (call.f64(4), call.f64(5), call.f64(6));
     let (v0, kappa, theta, sigma, rho) = (call.f64(7), call.f64(8), call.f64(9), call.f64(10), call.f64(11));
-    let e = (-kappa * dt).exp();
-    let s2a = sigma * sigma * e * (1.0 - e) / kappa;
-    let s2b = theta * sigma * sigma * (1.0 - e) * (1.0 - e) / (2.0 * kappa);
-    let k1 = 0.5 * dt * (kappa * rho / sigma - 0.5) - rho / sigma;
-    let k2 = 0.5 * dt * (kappa * rho / sigma - 0.5) + rho / sigma;
-    let k3 = 0.5 * dt * (1.0 - rho * rho);
-    let k4 = k3;
-    let a_coef = k2 + 0.5 * k4;
-    let k0_plain = -rho * kappa * theta * dt / sigma;
+    let qe = QeStep::new(seed, drift_dt, dt, kappa, theta, sigma, rho);
+    let x0 = spot.ln();
     for b in blocks {
         for p in call.block_items(b) {
-            let mut v = v0;
-            let mut x = spot.ln();
+            let (mut v, mut x) = (v0, x0);
             for s in 0..steps {
-                let m = theta + (v - theta) * e;
-                let s2 = v * s2a + s2b;
-                let psi = s2 / (m * m);
                 let (zx, zv) = normal_pair_f64(seed, p, s);
-                let (v_next, k0) = if psi <= 1.5 {
-                    let r = 2.0 / psi;
-                    let b2 = r - 1.0 + r.sqrt() * (r - 1.0).sqrt();
-                    let a = m / (1.0 + b2);
-                    let vn = a * (b2.sqrt() + zv).powi(2);
-                    let k0 = if 2.0 * a_coef * a < 1.0 {
-                        -a_coef * b2 * a / (1.0 - 2.0 * a_coef * a) + 0.5 * (1.0 - 2.0 * a_coef * a).ln()
-                            - (k1 + 0.5 * k3) * v
-                    } else {
-                        k0_plain
-                    };
-                    (vn, k0)
-                } else {
-                    let p0 = (psi - 1.0) / (psi + 1.0);
-                    let beta = (1.0 - p0) / m;
-                    let w = philox4x32_10([s, 1, p as u32, (p >> 32) as u32], key(seed));
-                    // Disjoint from the normals: their counters have word 1 = 0.
-                    debug_assert_eq!(counter(p, s)[1], 0);
-                    let u = uniform_f64(w[0], w[1]);
-                    let vn = if u <= p0 { 0.0 } else { ((1.0 - p0) / (1.0 - u)).ln() / beta };
-                    let k0 = if a_coef < beta {
-                        -(p0 + beta * (1.0 - p0) / (beta - a_coef)).ln() - (k1 + 0.5 * k3) * v
-                    } else {
-                        k0_plain
-                    };
-                    (vn, k0)
-                };
-                x += drift_dt + k0 + k1 * v + k2 * v_next + (k3 * v + k4 * v_next).sqrt() * zx;
-                v = v_next;
+                qe.step(&mut v, &mut x, zx, zv, p, s, false);
             }
             out.set(p as usize, x.exp());
         }

@@ -22,7 +22,7 @@ fn shared() -> String {
 
 /// The built-in kernels whose code is in `shared.h`, with the call each of their two sources
 /// makes.
-const SHARED_KERNELS: [(&str, &str); 21] = [
+const SHARED_KERNELS: [(&str, &str); 23] = [
     ("curve_build", "tenor_curve_build_one("),
     ("heston_price", "tenor_heston_price_item("),
     ("implied_vol", "tenor_implied_vol_item("),
@@ -33,6 +33,8 @@ const SHARED_KERNELS: [(&str, &str); 21] = [
     ("mc_asian_batch", "tenor_mc_asian_block_f64("),
     ("reduce_sum_sumsq", "tenor_reduce_sum_sumsq("),
     ("heston_qe", "tenor_heston_qe("),
+    ("heston_qe_mc", "tenor_heston_qe_mc("),
+    ("heston_qe_batch", "tenor_heston_qe_block("),
     ("lsm_paths", "tenor_lsm_paths("),
     ("lsm_basis", "tenor_lsm_basis("),
     ("lsm_exercise", "tenor_lsm_exercise("),

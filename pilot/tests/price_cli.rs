@@ -219,6 +219,25 @@ fn engine_mc_prices_american_rows_by_lsm_on_the_backend() {
     assert!(!r.stdout.contains("no Monte Carlo engine"), "{}", r.stdout);
 }
 
+/// `--engine mc` prices a Heston row by QE Monte Carlo (`mc`, the backend's name), the default
+/// engine semi-analytically (`analytic`, `host`); the `memory` line counts the allocations made
+/// while pricing: one batch of the trade and its eight bumped copies is one partials buffer and
+/// twelve parameter columns (13), nothing on the device for the closed form (0).
+#[test]
+fn engine_mc_prices_heston_by_qe_and_the_summary_counts_allocations() {
+    let text = "id,kind,type,spot,strike,maturity,rate,dividend,vol,v0,kappa,theta,xi,rho\n\
+                h,heston,call,100,100,1,0.03,0.01,,0.04,1.5,0.04,0.5,-0.7\n";
+    let (r, out) = tenor_price("mc_heston.csv", text, &["--engine", "mc"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(out.lines().any(|l| l.starts_with("h,") && l.ends_with(",mc,cpu")), "{out}");
+    assert!(!r.stdout.contains("no Monte Carlo engine"), "{}", r.stdout);
+    assert!(r.stdout.contains("; 13 allocation(s) of "), "{}", r.stdout);
+    let (r, out) = tenor_price("auto_heston.csv", text, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(out.lines().any(|l| l.starts_with("h,") && l.ends_with(",analytic,host")), "{out}");
+    assert!(r.stdout.contains("; 0 allocation(s) of 0.0 MiB"), "{}", r.stdout);
+}
+
 /// `docs/portfolio-csv.md` carries the shared specification into a clone: it must stay the same
 /// text.
 #[test]

@@ -931,6 +931,43 @@ pub fn heston_qe(dev: &dyn Compute) -> Result<(), String> {
     against_cpu(dev, "heston_qe", "sigma 1, rho -0.7, 24 monthly steps", paths, &args, FP64_RTOL)
 }
 
+/// Heston QE products for `heston_qe_mc` and `heston_qe_batch`: (steps, spot, strike, is_call,
+/// drift_dt, dt, v0, kappa, theta, sigma, rho, discount). Both QE branches occur (sigma 1 puts
+/// psi near 1.8 at v = theta; sigma 0.3 keeps it below 1.5), calls and puts, odd step counts.
+fn heston_products() -> Vec<Vec<KArg>> {
+    use KArg::{F64, U32};
+    let product = |steps: u32, spot: f64, strike: f64, call: u32, t: f64, p: [f64; 5], r: f64| {
+        let dt = t / f64::from(steps);
+        let mut v = vec![U32(steps), F64(spot), F64(strike), U32(call), F64(r * dt), F64(dt)];
+        v.extend(p.iter().map(|x| F64(*x)));
+        v.push(F64((-r * t).exp()));
+        v
+    };
+    vec![
+        product(24, 100.0, 100.0, 1, 2.0, [0.04, 1.5, 0.04, 1.0, -0.7], 0.02),
+        product(24, 100.0, 95.0, 0, 2.0, [0.04, 1.5, 0.04, 1.0, -0.7], 0.02),
+        product(7, 52.0, 50.0, 1, 0.5, [0.09, 2.0, 0.06, 0.3, -0.3], 0.05),
+        product(13, 6711.2, 6800.0, 0, 1.0, [0.02, 4.0, 0.03, 0.6, 0.2], 0.04),
+    ]
+}
+
+/// `heston_qe_mc`: each product of [`heston_products`] over 5001 pairs (a partial last block).
+pub fn heston_qe_mc(dev: &dyn Compute) -> Result<(), String> {
+    let pairs = 5001u64;
+    for (i, p) in heston_products().into_iter().enumerate() {
+        let mut args = vec![KArg::Out(2 * pairs.div_ceil(4096) as usize), KArg::U64(SEED), KArg::U64(pairs)];
+        args.extend(p);
+        against_cpu(dev, "heston_qe_mc", &format!("product {i}"), pairs, &args, FP64_RTOL)?;
+    }
+    Ok(())
+}
+
+/// `heston_qe_batch`: the four products of [`heston_products`] over 5001 pairs, against the CPU
+/// reference and bitwise against `heston_qe_mc` for each product alone.
+pub fn heston_qe_batch(dev: &dyn Compute) -> Result<(), String> {
+    batch_against_single(dev, "heston_qe_batch", "heston_qe_mc", 2, 5001, &heston_products())
+}
+
 /// `implied_vol`: discounted Black prices (from [`tenor_kernels::black::black_price`]) of calls
 /// and puts over strikes 50..150, maturities 0.05..5 years and volatilities 5%..150%, plus
 /// quotes below intrinsic, above the upper bound and with invalid inputs. Statuses must agree

@@ -94,6 +94,7 @@ impl Allocator for Arena {
             peak_used: s.peak_used,
             peak_reserved: p.peak_reserved,
             live_blocks: s.live_blocks,
+            ..AllocReport::default()
         }
     }
     fn reset_peaks(&self) {

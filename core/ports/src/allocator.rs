@@ -60,6 +60,13 @@ pub struct AllocReport {
     pub peak_reserved: usize,
     /// Live allocations.
     pub live_blocks: usize,
+    /// Successful `allocate` calls since the allocator was created, counted once for every
+    /// backend by the [`Counted`] wrapper that [`crate::Device`] puts around its allocator (an
+    /// allocator's own report leaves it 0). The difference of two reports is the allocations
+    /// between them (`tenor price` reports it per book).
+    pub allocations: u64,
+    /// Bytes asked for by those calls (the requested sizes, before any rounding).
+    pub allocated_bytes: u64,
 }
 
 /// The allocation port. Implementations must be thread-safe.
@@ -140,6 +147,55 @@ pub trait Allocator: Send + Sync + fmt::Debug {
     fn trim(&self, keep_bytes: usize) -> Result<(), AllocError> {
         let _ = keep_bytes;
         Ok(())
+    }
+}
+
+/// An allocator that counts the successful `allocate` calls made through it and the bytes they
+/// asked for, and reports them in [`AllocReport::allocations`] and
+/// [`AllocReport::allocated_bytes`] over the wrapped allocator's own report. [`crate::Device`]
+/// wraps every allocator it is given, so the count is kept in one place for every backend.
+/// Two relaxed atomic additions per allocation.
+#[derive(Debug)]
+pub struct Counted {
+    inner: std::sync::Arc<dyn Allocator>,
+    allocations: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl Counted {
+    /// Counts the allocations made through `inner` from now on.
+    pub fn new(inner: std::sync::Arc<dyn Allocator>) -> Self {
+        Self { inner, allocations: AtomicU64::new(0), bytes: AtomicU64::new(0) }
+    }
+}
+
+impl Allocator for Counted {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn allocate(&self, bytes: usize, stream: &Stream) -> Result<Block, AllocError> {
+        let block = self.inner.allocate(bytes, stream)?;
+        self.allocations.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        Ok(block)
+    }
+    unsafe fn deallocate(&self, block: Block, stream: &Stream) -> Result<(), AllocError> {
+        // SAFETY: the caller's contract (Allocator::deallocate) is passed on unchanged: this
+        // wrapper hands out the inner allocator's blocks as they are.
+        unsafe { self.inner.deallocate(block, stream) }
+    }
+    fn report(&self) -> AllocReport {
+        AllocReport {
+            allocations: self.allocations.load(Ordering::Relaxed),
+            allocated_bytes: self.bytes.load(Ordering::Relaxed),
+            ..self.inner.report()
+        }
+    }
+    fn reset_peaks(&self) {
+        self.inner.reset_peaks();
+    }
+    fn trim(&self, keep_bytes: usize) -> Result<(), AllocError> {
+        self.inner.trim(keep_bytes)
     }
 }
 
@@ -248,6 +304,61 @@ mod ledger_tests {
         l.reset_peaks();
         assert_eq!(l.report().peak_used, 50);
         assert!(matches!(l.remove(Block::new(0x1000, 100)), Err(AllocError::UnknownBlock { ptr: 0x1000, .. })));
+    }
+
+    /// The counts follow a hand-computed sequence: two successful calls (100 and 50 bytes
+    /// asked), one refused (not counted), a free (counts unchanged); the wrapped report's usage
+    /// shows through.
+    #[test]
+    fn counted_counts_successful_allocations_and_their_bytes() {
+        #[derive(Debug, Default)]
+        struct Upstream(Ledger<()>, std::sync::atomic::AtomicU64);
+        impl Allocator for Upstream {
+            fn name(&self) -> &str {
+                "upstream"
+            }
+            fn allocate(&self, bytes: usize, _: &Stream) -> Result<Block, AllocError> {
+                if bytes > 1000 {
+                    return Err(AllocError::OutOfMemory { requested: bytes, available: 1000 });
+                }
+                let b = Block::new(0x1000 + self.1.fetch_add(0x1000, Ordering::Relaxed), align_up(bytes, 64));
+                self.0.insert(b, ());
+                Ok(b)
+            }
+            unsafe fn deallocate(&self, block: Block, _: &Stream) -> Result<(), AllocError> {
+                self.0.remove(block).map(|_| ())
+            }
+            fn report(&self) -> AllocReport {
+                self.0.report()
+            }
+        }
+        #[derive(Debug)]
+        struct Host;
+        impl crate::StreamImpl for Host {
+            fn record(&self) -> Result<crate::Event, crate::ComputeError> {
+                Ok(crate::Event::completed())
+            }
+            fn wait_event(&self, _: &crate::Event) -> Result<(), crate::ComputeError> {
+                Ok(())
+            }
+            fn synchronize(&self) -> Result<(), crate::ComputeError> {
+                Ok(())
+            }
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+        }
+        let c = Counted::new(std::sync::Arc::new(Upstream::default()));
+        let s = Stream::new(std::sync::Arc::new(Host));
+        let a = c.allocate(100, &s).expect("100 bytes");
+        c.allocate(50, &s).expect("50 bytes");
+        assert!(c.allocate(5000, &s).is_err());
+        // SAFETY: `a` came from `c` and no buffer uses it (the test holds only the handle).
+        unsafe { c.deallocate(a, &s) }.expect("free");
+        let r = c.report();
+        assert_eq!((r.allocations, r.allocated_bytes), (2, 150));
+        assert_eq!((r.used, r.peak_used, r.live_blocks), (64, 192, 1));
+        assert_eq!(c.name(), "upstream");
     }
 
     #[test]

@@ -192,7 +192,8 @@ impl<D: Driver> Device<D> {
     }
 
     /// A device on `driver` whose buffers come from `allocator` (a toolkit strategy over the
-    /// driver's allocator, for instance).
+    /// driver's allocator, for instance). [`Compute::allocator`] is `allocator` inside a
+    /// [`crate::Counted`], which adds the count of allocations to its report.
     ///
     /// # Errors
     /// Stream creation errors.
@@ -204,7 +205,8 @@ impl<D: Driver> Device<D> {
             driver: Arc::new(driver),
             id,
             default_stream,
-            allocator,
+            // Counted once here for every backend (AllocReport::allocations).
+            allocator: Arc::new(crate::allocator::Counted::new(allocator)),
             errors: Arc::new(ErrorSlot::default()),
             kernels: Mutex::new(HashMap::new()),
         })

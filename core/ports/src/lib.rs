@@ -42,7 +42,7 @@ pub mod number;
 pub mod stream;
 pub mod text;
 
-pub use allocator::{AllocReport, Allocator, Block, Ledger};
+pub use allocator::{AllocReport, Allocator, Block, Counted, Ledger};
 pub use buffer::{Access, Arg, DeviceBuffer, RawArg};
 pub use checked::CheckedDevice;
 pub use compute::{Compute, ComputeExt, DeviceInfo, GemmDesc, Precision, Transpose};

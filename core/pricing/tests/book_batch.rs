@@ -1,10 +1,11 @@
-//! Batch launches (`mc_european_batch`, `mc_barrier_batch`, `mc_asian_batch`) give bitwise the
+//! Batch launches (`mc_european_batch`, `mc_barrier_batch`, `mc_asian_batch`, `heston_qe_batch`) give bitwise the
 //! prices, standard errors and Greeks of one launch per job (`BookRun { batch: false }`, the
 //! pricer before batch kernels), on the CPU backend and on the simulated device with several
 //! streams (whose hazard checker fails a missing wait), Greeks on and off, for a book of every
 //! Monte Carlo kind: continuous and discrete barriers of every type (one already knocked out,
 //! one already knocked in), geometric and arithmetic Asians with different fixing counts, and
-//! Europeans, replicated so each batch holds many products.
+//! Europeans, Heston calls and puts (QE Monte Carlo under `Engine::Mc`), replicated so each
+//! batch holds many products.
 use std::path::Path;
 
 use tenor_conformance::compute::Counting;
@@ -13,7 +14,7 @@ use tenor_pricing::portfolio::{parse_portfolio, price_book_with, BookConfig, Boo
 
 const HEADER: &str =
     "id,kind,type,spot,strike,maturity,rate,dividend,vol,barrier,barrier_type,rebate,fixings,v0,kappa,theta,xi,rho\n";
-const ROWS: [&str; 13] = [
+const ROWS: [&str; 15] = [
     "c,european,call,100,95,0.75,0.04,0.015,0.25,,,,,,,,,",
     "p,european,put,100,105,0.5,0.04,0.015,0.3,,,,,,,,,",
     "bdo,barrier,call,100,100,1,0.05,0.01,0.2,90,down_out,2,,,,,,",
@@ -27,6 +28,8 @@ const ROWS: [&str; 13] = [
     "g,asian_geo,call,100,100,1,0.05,0.01,0.2,,,,12,,,,,",
     "a,asian_arith,put,100,102,0.7,0.05,0.01,0.25,,,,5,,,,,",
     "a52,asian_arith,call,100,98,1.2,0.03,0.02,0.22,,,,52,,,,,",
+    "h,heston,call,100,100,1,0.03,0.01,,,,,,0.04,1.5,0.04,0.5,-0.7",
+    "hp,heston,put,100,110,2,0.02,0.0,,,,,,0.09,2,0.06,1,-0.5",
 ];
 
 /// The rows, `copies` times with unique ids (so each batch holds several products per kernel).
@@ -68,12 +71,13 @@ fn batched_book_is_bitwise_the_per_job_book_on_cpu_and_sim() {
         let mc_rows = per_job.iter().filter(|r| r.as_ref().is_ok_and(|r| r.method == "mc")).count();
         assert!(mc_rows >= 3 * 5, "{engine:?}: only {mc_rows} Monte Carlo rows");
         assert!(single.iter().any(|k| k == "mc_barrier") && single.iter().any(|k| k == "mc_asian"), "{single:?}");
+        assert_eq!(single.iter().any(|k| k == "heston_qe_mc"), engine == Engine::Mc, "{engine:?}: {single:?}");
         let batched = price_book_with(&cpu, &trades, &cfg, &BookRun { batch: true }, &mut |_| {});
         // One chunk on one stream: one launch per kernel (European only under --engine mc).
         let mut launches = cpu.take_kernels();
         launches.sort();
         let want: &[&str] = match engine {
-            Engine::Mc => &["mc_asian_batch", "mc_barrier_batch", "mc_european_batch"],
+            Engine::Mc => &["heston_qe_batch", "mc_asian_batch", "mc_barrier_batch", "mc_european_batch"],
             Engine::Auto => &["mc_asian_batch", "mc_barrier_batch"],
         };
         assert_eq!(launches, want, "{engine:?} greeks {greeks}: batch launches");

@@ -266,8 +266,8 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let not_mc = rows.iter().filter(|r| !tenor_pricing::portfolio::is_monte_carlo(&r.method)).count();
     if matches!(args.engine, EngineArg::Mc) && not_mc > 0 {
         summary += &format!(
-            "note        {not_mc} row(s) have no Monte Carlo engine (heston: semi-analytic) and were priced on \
-             the host; see the method column\n"
+            "note        {not_mc} row(s) have no Monte Carlo engine and were priced on the host\
+             ; see the method column\n"
         );
     }
     if max_stderr > 0.0 {
@@ -297,11 +297,14 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     );
     let mem = compute.allocator().report();
     summary += &format!(
-        "memory      {}: peak {:.1} MiB used, {:.1} MiB reserved, {} block(s) live after pricing\n",
+        "memory      {}: peak {:.1} MiB used, {:.1} MiB reserved, {} block(s) live after pricing; \
+         {} allocation(s) of {:.1} MiB in all while pricing\n",
         compute.allocator().name(),
         mem.peak_used as f64 / 1048576.0,
         mem.peak_reserved as f64 / 1048576.0,
-        mem.live_blocks
+        mem.live_blocks,
+        t.allocations,
+        t.allocated_bytes as f64 / 1048576.0
     );
     if !bad_lines.is_empty() {
         let lines: Vec<String> = bad_lines.iter().map(u64::to_string).collect();

@@ -94,6 +94,7 @@ impl Allocator for PlainAllocator {
             peak_used: peak,
             peak_reserved: peak,
             live_blocks: self.live.load(Ordering::Relaxed),
+            ..AllocReport::default()
         }
     }
 

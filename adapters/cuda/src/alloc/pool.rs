@@ -235,6 +235,7 @@ impl PoolHandle {
             peak_used: g(CU_MEMPOOL_ATTR_USED_MEM_HIGH)?,
             peak_reserved: g(CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH)?,
             live_blocks: 0,
+            ..AllocReport::default()
         })
     }
 

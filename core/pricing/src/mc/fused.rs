@@ -1,6 +1,6 @@
 //! One batch launch for the jobs of a batch that share a stream, a kernel, a seed and a pair
-//! count (see [`super::engine`]): `mc_european_batch`, `mc_barrier_batch` and `mc_asian_batch`
-//! for the fp64 `mc_european`, `mc_barrier` and `mc_asian` jobs.
+//! count (see [`super::engine`]): `mc_european_batch`, `mc_barrier_batch`, `mc_asian_batch` and
+//! `heston_qe_batch` for the fp64 `mc_european`, `mc_barrier`, `mc_asian` and `heston_qe_mc` jobs.
 //!
 //! A batch kernel takes the single kernel's scalars after its seed and pairs as one array each
 //! (in the single kernel's order), then `products`, `seed`, `pairs` and `items`, and writes for
@@ -70,6 +70,12 @@ fn batch(members: &[Member]) -> Result<Batch, McError> {
             members
                 .iter()
                 .map(|m| if let Launch::Asian(p) = m.launch { Ok(p) } else { Err(mismatch(m)) })
+                .collect::<Result<_, _>>()?,
+        ),
+        Launch::Heston(_) => Batch::Heston(
+            members
+                .iter()
+                .map(|m| if let Launch::Heston(p) = m.launch { Ok(p) } else { Err(mismatch(m)) })
                 .collect::<Result<_, _>>()?,
         ),
         Launch::EuropeanF32(_) | Launch::AsianF32(_) => {

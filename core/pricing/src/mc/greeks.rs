@@ -11,7 +11,8 @@
 //!   cross ([`Stencil::choose`], [`crate::analytic::bump`] gives the formulas); otherwise delta
 //!   and gamma would difference the alive and the knocked state;
 //! * vol: `h = min(0.01, vol / 2)` (one vol point, less for a vol below two points so `vol - h`
-//!   stays positive); vega per 1.00 of vol;
+//!   stays positive); vega per 1.00 of vol. For a Heston option the vol is the initial
+//!   volatility `sqrt(v0)` ([`McProduct::shift_vol`]), as in the book's semi-analytic Heston rows;
 //! * rate: `h = 0.001` (10 bp); rho per 1.00 of rate;
 //! * time: `h = min(1 day = 1/365, T/2, first fixing/2)`; theta `= -(V(T+h) - V(T-h)) / 2h`
 //!   per year as calendar time passes. For an Asian the exercise date and every future fixing
@@ -86,8 +87,8 @@ impl Bumps {
         let mut out = vec![*p];
         out.extend(spots.into_iter().map(|x| with(&|q| q.vanilla_mut().spot = x)));
         out.extend([
-            with(&|q| q.vanilla_mut().vol += self.vol),
-            with(&|q| q.vanilla_mut().vol -= self.vol),
+            with(&|q| q.shift_vol(self.vol)),
+            with(&|q| q.shift_vol(-self.vol)),
             with(&|q| q.vanilla_mut().rate += self.rate),
             with(&|q| q.vanilla_mut().rate -= self.rate),
             with(&|q| shift_time(q, self.time)),

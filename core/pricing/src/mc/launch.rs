@@ -9,7 +9,8 @@
 //! in this module, not a shifted position.
 
 use tenor_kernels::typed::{
-    McAsian, McAsianBatch, McAsianF32, McBarrier, McBarrierBatch, McEuropean, McEuropeanBatch, McEuropeanF32,
+    HestonQeBatch, HestonQeMc, McAsian, McAsianBatch, McAsianF32, McBarrier, McBarrierBatch, McEuropean,
+    McEuropeanBatch, McEuropeanF32,
 };
 use tenor_ports::{Compute, ComputeError, ComputeExt, DeviceBuffer, Kernel, Stream};
 
@@ -63,6 +64,26 @@ pub(crate) struct Asian<R> {
     pub discount: R,
 }
 
+/// The scalars of `heston_qe_mc` (fp64 only), as in its manifest: antithetic pairs of
+/// Andersen's (2008) QE paths on `steps` steps of `dt` years.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Heston {
+    pub seed: u64,
+    pub pairs: u64,
+    pub steps: u32,
+    pub spot: f64,
+    pub strike: f64,
+    pub is_call: u32,
+    pub drift_dt: f64,
+    pub dt: f64,
+    pub v0: f64,
+    pub kappa: f64,
+    pub theta: f64,
+    pub sigma: f64,
+    pub rho: f64,
+    pub discount: f64,
+}
+
 impl European<f64> {
     /// The fp32 kernel's arguments: every real rounded once from its fp64 value.
     pub fn to_f32(self) -> European<f32> {
@@ -113,6 +134,8 @@ pub(crate) enum Launch {
     Asian(Asian<f64>),
     /// `mc_asian_f32`.
     AsianF32(Asian<f32>),
+    /// `heston_qe_mc`.
+    Heston(Heston),
 }
 
 impl Launch {
@@ -124,6 +147,7 @@ impl Launch {
             Self::Barrier(_) => McBarrier::NAME,
             Self::Asian(_) => McAsian::NAME,
             Self::AsianF32(_) => McAsianF32::NAME,
+            Self::Heston(_) => HestonQeMc::NAME,
         }
     }
 
@@ -135,6 +159,7 @@ impl Launch {
             Self::Barrier(p) => p.seed,
             Self::Asian(p) => p.seed,
             Self::AsianF32(p) => p.seed,
+            Self::Heston(p) => p.seed,
         }
     }
 
@@ -146,6 +171,7 @@ impl Launch {
             Self::Barrier(p) => p.pairs,
             Self::Asian(p) => p.pairs,
             Self::AsianF32(p) => p.pairs,
+            Self::Heston(p) => p.pairs,
         }
     }
 
@@ -153,7 +179,7 @@ impl Launch {
     /// and geometric sums, their squares and cross product).
     pub fn width(&self) -> usize {
         match self {
-            Self::European(_) | Self::EuropeanF32(_) | Self::Barrier(_) => 2,
+            Self::European(_) | Self::EuropeanF32(_) | Self::Barrier(_) | Self::Heston(_) => 2,
             Self::Asian(_) | Self::AsianF32(_) => 5,
         }
     }
@@ -169,6 +195,7 @@ impl Launch {
             Self::Barrier(_) => McBarrier::load(dev),
             Self::Asian(_) => McAsian::load(dev),
             Self::AsianF32(_) => McAsianF32::load(dev),
+            Self::Heston(_) => HestonQeMc::load(dev),
         }
     }
 
@@ -260,12 +287,31 @@ impl Launch {
                 discount: p.discount,
             }
             .launch_loaded(dev, stream, kernel),
+            Self::Heston(p) => HestonQeMc {
+                partials,
+                seed: p.seed,
+                pairs: p.pairs,
+                steps: p.steps,
+                spot: p.spot,
+                strike: p.strike,
+                is_call: p.is_call,
+                drift_dt: p.drift_dt,
+                dt: p.dt,
+                v0: p.v0,
+                kappa: p.kappa,
+                theta: p.theta,
+                sigma: p.sigma,
+                rho: p.rho,
+                discount: p.discount,
+            }
+            .launch_loaded(dev, stream, kernel),
         }
     }
 }
 
 /// The fp64 kernels that have a batch kernel: the parameters of every product of a batch, one
-/// variant per batch kernel (`mc_european_batch`, `mc_barrier_batch`, `mc_asian_batch`).
+/// variant per batch kernel (`mc_european_batch`, `mc_barrier_batch`, `mc_asian_batch`,
+/// `heston_qe_batch`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Batch {
     /// Products of `mc_european_batch`.
@@ -274,15 +320,18 @@ pub(crate) enum Batch {
     Barrier(Vec<Barrier>),
     /// Products of `mc_asian_batch`.
     Asian(Vec<Asian<f64>>),
+    /// Products of `heston_qe_batch`.
+    Heston(Vec<Heston>),
 }
 
-/// The batch kernel's name for `launch`'s kernel, when it has one (fp64 European, barrier and
-/// Asian).
+/// The batch kernel's name for `launch`'s kernel, when it has one (fp64 European, barrier,
+/// Asian and Heston QE).
 pub(crate) fn batch_kernel(launch: &Launch) -> Option<&'static str> {
     match launch {
         Launch::European(_) => Some(McEuropeanBatch::NAME),
         Launch::Barrier(_) => Some(McBarrierBatch::NAME),
         Launch::Asian(_) => Some(McAsianBatch::NAME),
+        Launch::Heston(_) => Some(HestonQeBatch::NAME),
         Launch::EuropeanF32(_) | Launch::AsianF32(_) => None,
     }
 }
@@ -316,6 +365,7 @@ impl Batch {
             Self::European(_) => McEuropeanBatch::load(dev),
             Self::Barrier(_) => McBarrierBatch::load(dev),
             Self::Asian(_) => McAsianBatch::load(dev),
+            Self::Heston(_) => HestonQeBatch::load(dev),
         }
     }
 
@@ -447,6 +497,41 @@ impl Batch {
                     vol_sqrt_dt,
                     discount,
                 ])
+            }
+            Self::Heston(ps) => {
+                let steps = column(dev, stream, ps, |p| p.steps)?;
+                let spot = column(dev, stream, ps, |p| p.spot)?;
+                let strike = column(dev, stream, ps, |p| p.strike)?;
+                let is_call = column(dev, stream, ps, |p| p.is_call)?;
+                let drift_dt = column(dev, stream, ps, |p| p.drift_dt)?;
+                let dt = column(dev, stream, ps, |p| p.dt)?;
+                let v0 = column(dev, stream, ps, |p| p.v0)?;
+                let kappa = column(dev, stream, ps, |p| p.kappa)?;
+                let theta = column(dev, stream, ps, |p| p.theta)?;
+                let sigma = column(dev, stream, ps, |p| p.sigma)?;
+                let rho = column(dev, stream, ps, |p| p.rho)?;
+                let discount = column(dev, stream, ps, |p| p.discount)?;
+                HestonQeBatch {
+                    partials,
+                    steps: &steps,
+                    spot: &spot,
+                    strike: &strike,
+                    is_call: &is_call,
+                    drift_dt: &drift_dt,
+                    dt: &dt,
+                    v0: &v0,
+                    kappa: &kappa,
+                    theta: &theta,
+                    sigma: &sigma,
+                    rho: &rho,
+                    discount: &discount,
+                    products,
+                    seed,
+                    pairs,
+                    items,
+                }
+                .launch_loaded(dev, stream, kernel)?;
+                Ok(vec![steps, spot, strike, is_call, drift_dt, dt, v0, kappa, theta, sigma, rho, discount])
             }
         }
     }

@@ -17,6 +17,9 @@
 //! * [`price_batch`] prices many products spread over [`McConfig::streams`] streams.
 //! * The arithmetic Asian uses the geometric Asian as control variate (Kemna and Vorst 1990)
 //!   with the variance-optimal coefficient estimated from the same partial sums.
+//! * Heston European options ([`McProduct::Heston`]) are simulated by Andersen's (2008) QE
+//!   scheme with martingale correction on [`McConfig::steps`] equal steps, antithetic pairs
+//!   (normals negated, the exponential branch's uniform `u` as `1 - u`), kernel `heston_qe_mc`.
 //! * Continuously monitored barriers use the Brownian-bridge survival probability on the grid
 //!   of [`McConfig::steps`] steps; a spot already on or beyond the barrier is valued on the host
 //!   (knock-out: the rebate, paid now; knock-in: the European option).
@@ -33,7 +36,7 @@ mod stats;
 
 pub use engine::{price, price_batch, price_batch_with_progress, price_with_greeks};
 pub use error::McError;
-pub use product::{AsianOption, BarrierOption, FixingSchedule, McProduct, Monitoring};
+pub use product::{AsianOption, BarrierOption, FixingSchedule, HestonMcOption, McProduct, Monitoring};
 pub use stats::{control_variate, plain_estimate};
 
 use tenor_ports::Precision;
@@ -47,7 +50,8 @@ pub struct McConfig {
     pub seed: u64,
     /// Time steps of the grid for continuously monitored barriers (the Brownian-bridge
     /// correction makes the survival probability exact on any grid; the steps only place the
-    /// mid-step payment time of a knock-out rebate). At least 1.
+    /// mid-step payment time of a knock-out rebate), and of the Heston QE paths (a fixed count,
+    /// so the time-bumped copies for theta keep the same random numbers). At least 1.
     pub steps: u32,
     /// Streams a batch is spread over (trade `i` on stream `i mod streams`); at least 1.
     pub streams: usize,
@@ -58,7 +62,8 @@ pub struct McConfig {
     /// default; off gives the plain antithetic estimator, for comparison).
     pub control_variate: bool,
     /// Whether jobs of one stream with the same kernel, seed and pairs share one batch launch
-    /// (`mc_european_batch`, `mc_barrier_batch`, `mc_asian_batch`; on by default). Off gives one
+    /// (`mc_european_batch`, `mc_barrier_batch`, `mc_asian_batch`, `heston_qe_batch`; on by
+    /// default). Off gives one
     /// launch per job, bitwise the same prices (for comparison and the tests).
     pub batch: bool,
 }

@@ -3,9 +3,9 @@
 use tenor_ports::{ComputeError, Precision};
 
 pub(crate) use super::launch::Launch;
-use super::launch::{Asian, Barrier, European};
+use super::launch::{Asian, Barrier, European, Heston};
 use super::parity;
-use super::product::{AsianOption, BarrierOption, McProduct, Monitoring};
+use super::product::{AsianOption, BarrierOption, HestonMcOption, McProduct, Monitoring};
 use super::{stats, McConfig, McError, McPrice};
 use crate::analytic::asian::GeometricAsian;
 use crate::types::Vanilla;
@@ -175,6 +175,38 @@ pub(crate) fn asian_direct(a: &AsianOption, cfg: &McConfig, arithmetic: bool) ->
     Ok(Job { launch: Some(launch), estimator, shift: 0.0, scale: 1.0 })
 }
 
+/// The job of a Heston option: antithetic QE pairs on `cfg.steps` equal steps (the
+/// `heston_qe_mc` kernel), the discounted payoff simulated as it is (no parity identity).
+pub(crate) fn heston_direct(h: &HestonMcOption, cfg: &McConfig) -> Result<Job, McError> {
+    if cfg.precision == Precision::F32 {
+        return Err(McError::Unsupported("Heston options are simulated in fp64 only".into()));
+    }
+    let (v, p) = (&h.vanilla, &h.params);
+    let dt = v.maturity / f64::from(cfg.steps);
+    let launch = Launch::Heston(Heston {
+        seed: cfg.seed,
+        pairs: cfg.pairs(),
+        steps: cfg.steps,
+        spot: v.spot,
+        strike: v.strike,
+        is_call: call_flag(v),
+        drift_dt: (v.rate - v.dividend) * dt,
+        dt,
+        v0: p.v0,
+        kappa: p.kappa,
+        theta: p.theta,
+        sigma: p.sigma,
+        rho: p.rho,
+        discount: (-v.rate * v.maturity).exp(),
+    });
+    Ok(Job {
+        launch: Some(launch),
+        estimator: Estimator::Plain { sum: 0, sum_sq: 1 },
+        shift: 0.0,
+        scale: 1.0,
+    })
+}
+
 /// The job for `product` under `cfg` (validated here).
 pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> {
     cfg.validate()?;
@@ -184,6 +216,7 @@ pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> 
         McProduct::Barrier(b) => parity::barrier(b, cfg),
         McProduct::AsianGeometric(a) => parity::asian(a, cfg, false),
         McProduct::AsianArithmetic(a) => parity::asian(a, cfg, true),
+        McProduct::Heston(h) => heston_direct(h, cfg),
     }
 }
 

@@ -95,6 +95,26 @@ pub struct AsianOption {
     pub schedule: FixingSchedule,
 }
 
+/// A European option under the Heston (1993) model, priced by Andersen's (2008)
+/// quadratic-exponential scheme (the `heston_qe_mc` kernel) on [`super::McConfig::steps`]
+/// equal time steps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HestonMcOption {
+    /// Contract and market; `vol` is the initial volatility `sqrt(v0)` ([`HestonMcOption::new`]),
+    /// the parameter vega is taken against (a vol bump moves `params.v0` with it).
+    pub vanilla: Vanilla,
+    /// Model parameters; `params.v0` is the simulated initial variance.
+    pub params: crate::heston::HestonParams,
+}
+
+impl HestonMcOption {
+    /// The option with `vanilla`'s contract and market under `params` (`vanilla.vol` is set to
+    /// `sqrt(params.v0)`; the `vol` given is ignored).
+    pub fn new(vanilla: Vanilla, params: crate::heston::HestonParams) -> Self {
+        Self { vanilla: Vanilla { vol: params.v0.sqrt(), ..vanilla }, params }
+    }
+}
+
 /// What [`super::price`] can value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum McProduct {
@@ -106,6 +126,8 @@ pub enum McProduct {
     AsianGeometric(AsianOption),
     /// Average-price option on the arithmetic average (geometric control variate).
     AsianArithmetic(AsianOption),
+    /// European option under Heston (QE Monte Carlo).
+    Heston(HestonMcOption),
 }
 
 impl McProduct {
@@ -115,6 +137,7 @@ impl McProduct {
             Self::European(v) => v,
             Self::Barrier(b) => &b.vanilla,
             Self::AsianGeometric(a) | Self::AsianArithmetic(a) => &a.vanilla,
+            Self::Heston(h) => &h.vanilla,
         }
     }
 
@@ -124,6 +147,19 @@ impl McProduct {
             Self::European(v) => v,
             Self::Barrier(b) => &mut b.vanilla,
             Self::AsianGeometric(a) | Self::AsianArithmetic(a) => &mut a.vanilla,
+            Self::Heston(h) => &mut h.vanilla,
+        }
+    }
+
+    /// Moves the volatility by `h`: `vanilla.vol += h`; for a Heston option the initial
+    /// volatility `sqrt(v0)` moves, so `params.v0` becomes `(sqrt(v0) + h)^2`.
+    pub fn shift_vol(&mut self, h: f64) {
+        if let Self::Heston(o) = self {
+            let vol = o.vanilla.vol + h;
+            o.vanilla.vol = vol;
+            o.params.v0 = vol * vol;
+        } else {
+            self.vanilla_mut().vol += h;
         }
     }
 
@@ -132,7 +168,8 @@ impl McProduct {
     /// # Errors
     /// [`McError::InvalidParameter`] naming the first parameter out of its domain: spot,
     /// strike, barrier > 0; vol, maturity > 0; rate, dividend finite; rebate >= 0; discrete
-    /// monitoring with at least one date; fixings inside `[0, maturity]`.
+    /// monitoring with at least one date; fixings inside `[0, maturity]`; Heston `v0`, `kappa`,
+    /// `theta`, `sigma` > 0 and `rho` inside (-1, 1).
     pub fn validate(&self) -> Result<(), McError> {
         let v = self.vanilla();
         let positive = |name, x: f64| {
@@ -154,6 +191,12 @@ impl McProduct {
         }
         match self {
             Self::European(_) => Ok(()),
+            Self::Heston(h) => h.params.validate().map_err(|e| match e {
+                crate::heston::HestonError::InvalidParameter { name, value, reason } => {
+                    McError::invalid(name, value, reason)
+                }
+                other => McError::BadResult(other.to_string()),
+            }),
             Self::Barrier(b) => {
                 positive("barrier", b.barrier)?;
                 if !(b.rebate.is_finite() && b.rebate >= 0.0) {

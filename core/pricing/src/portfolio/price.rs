@@ -8,13 +8,14 @@
 //! | asian_geo | discrete geometric closed form (Kemna and Vorst 1990) | Monte Carlo |
 //! | asian_arith | Monte Carlo, geometric control variate | same |
 //! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | Longstaff-Schwartz Monte Carlo on the backend, batched over the book's American rows and their bumped copies (`lsm`, [`super::lsm_rows`]) |
-//! | heston | semi-analytic characteristic-function price (`analytic`, [`crate::heston`]) | same |
+//! | heston | semi-analytic characteristic-function price (`analytic`, [`crate::heston`]) | QE Monte Carlo (Andersen 2008) on `steps` time steps (`mc`, [`crate::mc::HestonMcOption`]) |
 //! | any, `maturity` 0 | the payoff now (`intrinsic`, [`super::expiry`]) | same |
 //!
 //! Greeks: closed-form delta, gamma, vega, theta, rho for the European; central differences of
 //! the finite-difference price for the American (bump-and-revalue of the Longstaff-Schwartz
 //! price with common random numbers under [`Engine::Mc`]), and of the semi-analytic price for Heston
-//! (vega there is the sensitivity to the initial volatility `sqrt(v0)`); central differences of
+//! (vega there is the sensitivity to the initial volatility `sqrt(v0)`, under Monte Carlo too);
+//! central differences of
 //! the closed form for the continuous barrier and the geometric Asian
 //! ([`crate::analytic::bump`]); bump-and-revalue with common random numbers for every Monte
 //! Carlo row ([`crate::mc::greeks`]). On both paths a barrier's spot bumps stay on the side of
@@ -31,14 +32,16 @@
 use tenor_ports::{Compute, Precision};
 use thiserror::Error;
 
-use super::trade::{AsianTrade, BarrierTrade, Trade, TradeKind};
+use super::trade::{AsianTrade, BarrierTrade, HestonTrade, Trade, TradeKind};
 use super::write::PricedRow;
 use crate::analytic::asian::{AsianError, GeometricAsian};
 use crate::analytic::bump::{greeks_by_bump, BumpParam, BumpSteps, Bumpable};
 use crate::analytic::{barrier_greeks, black_scholes};
 use crate::error::PricingError;
 use crate::heston::{heston_price, HestonOption};
-use crate::mc::{self, AsianOption, BarrierOption, FixingSchedule, McConfig, McError, McProduct, Monitoring};
+use crate::mc::{
+    self, AsianOption, BarrierOption, FixingSchedule, HestonMcOption, McConfig, McError, McProduct, Monitoring,
+};
 use crate::types::{BarrierSpec, Greeks, Vanilla};
 
 /// Which engines may price a row.
@@ -61,7 +64,8 @@ pub struct BookConfig {
     /// Philox seed shared by every Monte Carlo row.
     pub seed: u64,
     /// Grid steps for continuously monitored barriers under Monte Carlo (the Brownian-bridge
-    /// survival probability is exact on any grid; see [`crate::mc::McConfig::steps`]).
+    /// survival probability is exact on any grid; see [`crate::mc::McConfig::steps`]), and the
+    /// time steps of a Heston row's QE paths under [`Engine::Mc`].
     pub steps: u32,
     /// Streams Monte Carlo trades are spread over.
     pub streams: usize,
@@ -207,6 +211,20 @@ fn barrier_product(b: &BarrierTrade) -> BarrierOption {
     }
 }
 
+/// The Heston trade as a QE Monte Carlo product (the portfolio's `xi` is the pricer's `sigma`).
+fn heston_product(h: &HestonTrade) -> HestonMcOption {
+    HestonMcOption::new(
+        h.vanilla,
+        crate::heston::HestonParams {
+            v0: h.params.v0,
+            kappa: h.params.kappa,
+            theta: h.params.theta,
+            sigma: h.params.xi,
+            rho: h.params.rho,
+        },
+    )
+}
+
 pub(crate) fn route(trade: &Trade, engine: Engine) -> Route {
     if trade.kind.vanilla().maturity == 0.0 {
         return Route::Expiry;
@@ -220,6 +238,7 @@ pub(crate) fn route(trade: &Trade, engine: Engine) -> Route {
         TradeKind::AsianGeo(a) if mc => Route::Mc(McProduct::AsianGeometric(asian_product(a))),
         TradeKind::AsianGeo(_) => Route::Analytic,
         TradeKind::AsianArith(a) => Route::Mc(McProduct::AsianArithmetic(asian_product(a))),
+        TradeKind::Heston(h) if mc => Route::Mc(McProduct::Heston(heston_product(h))),
         TradeKind::American(v) if mc => Route::Lsm(*v),
         TradeKind::American(_) | TradeKind::Heston(_) => Route::Analytic,
     }
@@ -457,6 +476,11 @@ pub struct BookTimes {
     pub device_rows: usize,
     /// Wall time from the first Monte Carlo chunk's enqueue to the last one's results.
     pub device: std::time::Duration,
+    /// Device allocations made while the book was priced (the difference of the backend
+    /// allocator's [`tenor_ports::AllocReport::allocations`] after and before).
+    pub allocations: u64,
+    /// Bytes those allocations asked for ([`tenor_ports::AllocReport::allocated_bytes`]).
+    pub allocated_bytes: u64,
 }
 
 /// [`price_book_with`], also returning where the rows ran and how long each part took (the
@@ -469,6 +493,7 @@ pub fn price_book_timed<C: Compute + ?Sized>(
     progress: &mut dyn FnMut(usize),
 ) -> (Vec<Result<PricedRow, PriceError>>, BookTimes) {
     let backend = compute.info().backend.clone();
+    let allocated_before = compute.allocator().report();
     let mut out: Vec<Option<Result<PricedRow, PriceError>>> = Vec::with_capacity(trades.len());
     let mut mc_jobs: Vec<(usize, McProduct)> = Vec::new();
     let mut analytic_rows: Vec<usize> = Vec::new();
@@ -586,6 +611,9 @@ pub fn price_book_timed<C: Compute + ?Sized>(
         times.device = price_mc(&mut out, progress);
     }
     progress(trades.len());
+    let allocated_after = compute.allocator().report();
+    times.allocations = allocated_after.allocations.saturating_sub(allocated_before.allocations);
+    times.allocated_bytes = allocated_after.allocated_bytes.saturating_sub(allocated_before.allocated_bytes);
     (out.into_iter().map(|r| r.unwrap_or(Err(PriceError::NoResult)).and_then(finite)).collect(), times)
 }
 
@@ -599,6 +627,7 @@ pub(crate) fn mc_steps_valuations(p: &McProduct, config: &BookConfig) -> (u64, u
             Monitoring::Discrete(n) => n,
         },
         McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) => a.schedule.count,
+        McProduct::Heston(_) => config.steps,
     });
     (steps, if config.greeks { GREEK_VALUATIONS } else { 1 })
 }

@@ -63,7 +63,12 @@ pub fn trade_cost(trade: &Trade, config: &BookConfig) -> TradeCost {
         Route::Analytic => TradeCost::Host(host_cost(trade, config.greeks)),
         Route::Mc(p) => {
             let (steps, valuations) = mc_steps_valuations(&p, config);
-            let weight = if matches!(p, McProduct::AsianArithmetic(_)) { 1.25 } else { 1.0 };
+            // A Heston pair-step is two QE steps (a few logarithms and square roots each).
+            let weight = match p {
+                McProduct::AsianArithmetic(_) => 1.25,
+                McProduct::Heston(_) => 2.0,
+                _ => 1.0,
+            };
             TradeCost::Device(weight * config.paths as f64 * (steps as f64 + 0.15) * valuations as f64)
         }
         Route::Lsm(_) => {
@@ -139,7 +144,8 @@ pub fn shard_book(trades: &[Trade], config: &BookConfig, devices: usize) -> Book
 }
 
 /// What [`price_book_sharded`] returns: the rows in input order (as [`super::price_book_with`]'s),
-/// the split used, and the times (rows summed over the devices, durations the slowest device's).
+/// the split used, and the times (rows and allocations summed over the devices, durations the
+/// slowest device's).
 pub type ShardedBook = (Vec<Result<PricedRow, PriceError>>, BookSharding, BookTimes);
 
 /// Prices `trades` over every device of `devices`: split by [`shard_book`], each shard priced by
@@ -177,6 +183,8 @@ pub fn price_book_sharded(
             times.device_rows += t.device_rows;
             times.host = times.host.max(t.host);
             times.device = times.device.max(t.device);
+            times.allocations += t.allocations;
+            times.allocated_bytes += t.allocated_bytes;
             for (i, r) in shard.iter().zip(rows) {
                 out[*i] = Some(r);
             }
