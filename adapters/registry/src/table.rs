@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tenor_ports::{Allocator, Compute, ComputeError, Device};
 
 use crate::memory::{self, ReplayMemory};
-use crate::{not_built, DeviceVisitor};
+use crate::DeviceVisitor;
 
 /// Expands one row's functions: `visit` (static dispatch), `open`, `open_over`, feature-gated.
 macro_rules! row_fns {
@@ -36,11 +36,11 @@ macro_rules! row_fns {
         }
         #[cfg(not(feature = $feature))]
         pub fn visit<V: DeviceVisitor>(_visitor: V) -> Result<V::Output, ComputeError> {
-            Err(not_built($name, $feature))
+            Err(crate::not_built($name, $feature))
         }
         #[cfg(not(feature = $feature))]
         pub fn open() -> Result<Arc<dyn Compute>, ComputeError> {
-            Err(not_built($name, $feature))
+            Err(crate::not_built($name, $feature))
         }
     };
 }

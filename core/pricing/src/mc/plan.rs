@@ -199,12 +199,7 @@ pub(crate) fn heston_direct(h: &HestonMcOption, cfg: &McConfig) -> Result<Job, M
         rho: p.rho,
         discount: (-v.rate * v.maturity).exp(),
     });
-    Ok(Job {
-        launch: Some(launch),
-        estimator: Estimator::Plain { sum: 0, sum_sq: 1 },
-        shift: 0.0,
-        scale: 1.0,
-    })
+    Ok(Job { launch: Some(launch), estimator: Estimator::Plain { sum: 0, sum_sq: 1 }, shift: 0.0, scale: 1.0 })
 }
 
 /// The job for `product` under `cfg` (validated here).
