@@ -21,7 +21,11 @@ impl HostAllocator {
     }
 }
 
-impl Allocator for HostAllocator {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for HostAllocator {
     fn name(&self) -> &str {
         "host"
     }

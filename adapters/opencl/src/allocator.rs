@@ -41,7 +41,11 @@ impl SvmAllocator {
     }
 }
 
-impl Allocator for SvmAllocator {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for SvmAllocator {
     fn name(&self) -> &str {
         "opencl-svm"
     }

@@ -79,7 +79,11 @@ fn the_feature_column_matches_the_cargo_features() {
 #[derive(Debug)]
 struct Counting(Arc<dyn Allocator>, std::sync::atomic::AtomicUsize);
 
-impl Allocator for Counting {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for Counting {
     fn name(&self) -> &str {
         "counting"
     }

@@ -131,7 +131,11 @@ impl SimAllocator {
     }
 }
 
-impl Allocator for SimAllocator {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for SimAllocator {
     fn name(&self) -> &str {
         "sim-first-fit"
     }

@@ -74,7 +74,11 @@ impl Arena {
     }
 }
 
-impl Allocator for Arena {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for Arena {
     fn name(&self) -> &str {
         "arena"
     }

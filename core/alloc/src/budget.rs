@@ -149,7 +149,11 @@ impl Budgets {
     }
 }
 
-impl Allocator for Budgets {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for Budgets {
     fn name(&self) -> &str {
         "budgets"
     }

@@ -664,7 +664,9 @@ impl Drop for ClassCache {
 /// Implements [`Allocator`] and [`Strategy`] for a newtype around a [`ClassCache`] field `cache`.
 macro_rules! class_strategy {
     ($t:ty) => {
-        impl tenor_ports::Allocator for $t {
+        // SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+        // once until freed, as the trait's contract asks.
+        unsafe impl tenor_ports::Allocator for $t {
             fn name(&self) -> &str {
                 self.cache.name()
             }

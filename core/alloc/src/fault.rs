@@ -61,7 +61,11 @@ impl FaultInjecting {
     }
 }
 
-impl Allocator for FaultInjecting {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for FaultInjecting {
     fn name(&self) -> &str {
         "fault-injecting"
     }

@@ -28,7 +28,11 @@ impl Limit {
     }
 }
 
-impl Allocator for Limit {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for Limit {
     fn name(&self) -> &str {
         "limit"
     }

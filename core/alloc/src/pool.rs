@@ -283,7 +283,11 @@ impl Pool {
     }
 }
 
-impl Allocator for Pool {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for Pool {
     fn name(&self) -> &str {
         "pool"
     }

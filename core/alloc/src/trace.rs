@@ -283,7 +283,11 @@ impl Recorder {
     }
 }
 
-impl Allocator for Recorder {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for Recorder {
     fn name(&self) -> &str {
         "recorder"
     }

@@ -79,7 +79,39 @@ pub struct AllocReport {
 ///   [`crate::Device`] does this for every [`crate::DeviceBuffer`].
 /// * Reuse of a freed block on another stream only after that stream waits on an event recorded
 ///   on the freeing stream after the free.
-pub trait Allocator: Send + Sync + fmt::Debug {
+///
+/// # Safety
+/// An `unsafe trait` (as wgpu-hal's device traits): [`crate::Device`] writes and reads through
+/// the addresses of the blocks an allocator returns, so an implementation promises that every
+/// [`Block`] `allocate(bytes, s)` returns names at least `bytes` bytes of device memory of this
+/// allocator's device (`Block::len() >= bytes`), usable in stream order on `s`, that no two live
+/// blocks overlap, and that a block stays valid until it is passed to `deallocate`. A safe
+/// implementation returning an arbitrary address could otherwise make safe code write anywhere.
+///
+/// Implementing the trait without `unsafe` does not compile:
+/// ```compile_fail
+/// use tenor_ports::{AllocError, Allocator, Block, Stream};
+/// #[derive(Debug)]
+/// struct Anywhere;
+/// impl Allocator for Anywhere {
+///     fn name(&self) -> &str { "anywhere" }
+///     fn allocate(&self, bytes: usize, _: &Stream) -> Result<Block, AllocError> { Ok(Block::new(0x1234, bytes)) }
+///     unsafe fn deallocate(&self, _: Block, _: &Stream) -> Result<(), AllocError> { Ok(()) }
+/// }
+/// ```
+/// while the same code with `unsafe impl` (the implementer's promise) does:
+/// ```no_run
+/// use tenor_ports::{AllocError, Allocator, Block, Stream};
+/// #[derive(Debug)]
+/// struct Anywhere;
+/// // SAFETY: (a doctest of the syntax only; this allocator breaks the contract.)
+/// unsafe impl Allocator for Anywhere {
+///     fn name(&self) -> &str { "anywhere" }
+///     fn allocate(&self, bytes: usize, _: &Stream) -> Result<Block, AllocError> { Ok(Block::new(0x1234, bytes)) }
+///     unsafe fn deallocate(&self, _: Block, _: &Stream) -> Result<(), AllocError> { Ok(()) }
+/// }
+/// ```
+pub unsafe trait Allocator: Send + Sync + fmt::Debug {
     /// Short name for reports (`"cuda-default-pool"`, `"binning"`, ...).
     fn name(&self) -> &str;
     /// Allocates at least `bytes` bytes, usable on `stream` in stream order.
@@ -169,7 +201,11 @@ impl Counted {
     }
 }
 
-impl Allocator for Counted {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for Counted {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -313,7 +349,9 @@ mod ledger_tests {
     fn counted_counts_successful_allocations_and_their_bytes() {
         #[derive(Debug, Default)]
         struct Upstream(Ledger<()>, std::sync::atomic::AtomicU64);
-        impl Allocator for Upstream {
+        // SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+        // once until freed, as the trait's contract asks.
+        unsafe impl Allocator for Upstream {
             fn name(&self) -> &str {
                 "upstream"
             }

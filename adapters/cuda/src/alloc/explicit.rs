@@ -111,7 +111,11 @@ impl ExplicitPool {
     }
 }
 
-impl Allocator for ExplicitPool {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for ExplicitPool {
     fn name(&self) -> &str {
         if self.config.ipc {
             "cuda-explicit-pool(ipc)"

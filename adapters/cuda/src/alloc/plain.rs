@@ -54,7 +54,11 @@ impl PlainAllocator {
     }
 }
 
-impl Allocator for PlainAllocator {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for PlainAllocator {
     fn name(&self) -> &str {
         "cuda-cumemalloc"
     }

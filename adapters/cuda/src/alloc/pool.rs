@@ -324,7 +324,11 @@ impl DefaultPool {
     }
 }
 
-impl Allocator for DefaultPool {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for DefaultPool {
     fn name(&self) -> &str {
         match (self.config.sharing, self.config.reuse == ReusePolicy::deterministic()) {
             (Sharing::Exclusive, false) => "cuda-default-pool(max)",

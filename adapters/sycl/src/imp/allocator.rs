@@ -44,7 +44,11 @@ impl UsmAllocator {
     }
 }
 
-impl Allocator for UsmAllocator {
+// SAFETY: blocks come from this allocator's upstream (or its own slabs) and are handed out
+
+// once until freed, as the trait's contract asks.
+
+unsafe impl Allocator for UsmAllocator {
     fn name(&self) -> &str {
         if self.is_async {
             "sycl-usm-async"
