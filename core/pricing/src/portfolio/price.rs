@@ -644,7 +644,7 @@ pub(crate) fn mc_steps_valuations(p: &McProduct, config: &BookConfig) -> (u64, u
             Monitoring::Discrete(n) => n,
         },
         McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) => a.schedule.count,
-        McProduct::Heston(_) => config.steps,
+        McProduct::Heston(h) => config.steps.saturating_mul(h.substeps(config.steps)),
     });
     (steps, if config.greeks { GREEK_VALUATIONS } else { 1 })
 }
