@@ -225,7 +225,7 @@ fn engine_mc_prices_american_rows_by_lsm_on_the_backend() {
 #[test]
 fn engine_mc_prices_an_american_call_without_dividends_by_the_european_closed_form() {
     let text = format!("{HEADER}\namc,american,call,100,100,1,0.05,0,5,,,,\n");
-    let (r, out) = tenor_price("mc_merton.csv", &text, &["--engine", "mc", "--steps", "16", "--paths", "2000"]);
+    let (r, out) = tenor_price("mc_merton.csv", &text, &["--engine", "mc", "--steps", "16"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let line = out.lines().find(|l| l.starts_with("amc,")).unwrap_or_else(|| panic!("{out}"));
     assert!(line.ends_with(",analytic,host"), "{out}");
@@ -241,7 +241,11 @@ fn engine_mc_prices_an_american_call_without_dividends_by_the_european_closed_fo
     })
     .expect("closed form");
     assert_eq!(price, european.price, "{line}");
-    assert!(r.stdout.contains("1 row(s) have no Monte Carlo engine") && r.stdout.contains("Merton 1973"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("1 row(s) have no Monte Carlo engine") && r.stdout.contains("Merton 1973"),
+        "{}",
+        r.stdout
+    );
 }
 
 /// `--engine mc` prices a Heston row by QE Monte Carlo (`mc`, the backend's name), the default
