@@ -40,6 +40,8 @@ namespace syclexp = sycl::ext::oneapi::experimental;
 extern "C" void __nv_sincos(double, double *, double *);
 extern "C" void __nv_sincospi(double, double *, double *);
 extern "C" double __nv_drcp_rn(double);
+extern "C" unsigned int __nv_umulhi(unsigned int, unsigned int);
+extern "C" float __nv_rsqrtf(float);
 extern "C" double __nv_fma(double, double, double);
 extern "C" float __nv_fast_logf(float);
 extern "C" float __nv_fast_expf(float);
@@ -70,12 +72,6 @@ struct u32x4 {
     uint32_t v[4];
 };
 
-inline void mulhilo(uint32_t a, uint32_t b, uint32_t &hi, uint32_t &lo) {
-    uint64_t p = static_cast<uint64_t>(a) * static_cast<uint64_t>(b);
-    hi = static_cast<uint32_t>(p >> 32);
-    lo = static_cast<uint32_t>(p);
-}
-
 // Whether this code runs on an NVIDIA GPU through AdaptiveCpp's generic target (a constant of
 // the JIT, see TENOR_SYCL_PTX_MATH above); false everywhere else.
 inline bool on_ptx() {
@@ -84,6 +80,23 @@ inline bool on_ptx() {
 #else
     return false;
 #endif
+}
+
+// The high and low words of the 64-bit product a b. On PTX CUDA's __umulhi and a 32-bit
+// product, as prelude.cuh: written as one 64-bit product, LLVM keeps the whole Philox chain in
+// 64-bit registers (the zero-extended words and their XORs), which doubled the integer
+// instructions of every round on NVIDIA GPUs (scripts/sycl-sass shows both listings, ADR 0025).
+inline void mulhilo(uint32_t a, uint32_t b, uint32_t &hi, uint32_t &lo) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) {
+        hi = __nv_umulhi(a, b);
+        lo = a * b;
+        return;
+    }
+#endif
+    uint64_t p = static_cast<uint64_t>(a) * static_cast<uint64_t>(b);
+    hi = static_cast<uint32_t>(p >> 32);
+    lo = static_cast<uint32_t>(p);
 }
 
 // sin x and cos x: one libdevice sincos on PTX (one argument reduction for both, as CUDA's
@@ -167,6 +180,14 @@ inline void sincos_f32(float x, float *s, float *c) {
     *s = sycl::sin(x);
     *c = sycl::cos(x);
 }
+// sqrt(l) for the fp32 Box-Muller radius: l rsqrt(l) on PTX (CUDA's rsqrtf, as prelude.cuh),
+// SYCL's IEEE sqrt elsewhere.
+inline float radius_f32(float l) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx()) return l * __nv_rsqrtf(l);
+#endif
+    return sycl::sqrt(l);
+}
 inline float div_f32(float a, float b) {
 #if defined(TENOR_SYCL_PTX_MATH)
     if (on_ptx()) return __nv_fast_fdividef(a, b);
@@ -240,10 +261,12 @@ inline void box_muller_f32(uint32_t a, uint32_t b, float &z0, float &z1) {
     z1 = -r * s;
 }
 
-// Only the first (cosine) normal of words (a, b), as box_muller_f32's z0.
+// Only the first (cosine) normal of words (a, b), as box_muller_f32's z0. On PTX the radius
+// is l rsqrt(l) as prelude.cuh's tenor_box_muller_cos_f32 (MUFU.RSQ and one multiply, a few
+// ulp), elsewhere the IEEE square root.
 inline float box_muller_cos_f32(uint32_t a, uint32_t b) {
-    const float r = sycl::sqrt(-2.0f * log_f32(uniform_f32(a)));
-    return -r * cos_f32(6.2831855f * (uniform_f32(b) - 0.5f));
+    const float l = -2.0f * log_f32(uniform_f32(a));
+    return -radius_f32(l) * cos_f32(6.2831855f * (uniform_f32(b) - 0.5f));
 }
 
 // The four fp32 normals of steps 4 quad .. 4 quad + 3 of `path`: words (0, 1) give steps
@@ -332,11 +355,66 @@ inline double group_sum(const sycl::nd_item<1> &it, double x) {
                           return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>()),
                           return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>()));
 }
+#if defined(TENOR_SYCL_PTX_MATH)
+// Warp shuffles on PTX: the generic target has no sub-group shuffle at the pinned commit
+// (__acpp_sscp_sub_group_* are declared, defined for no backend), so the NVVM intrinsic that
+// CUDA's __shfl_down_sync lowers to is called by its LLVM name. Only a branch that
+// tenor::on_ptx() keeps calls it; the JIT removes it for every other backend before code
+// generation. A double travels as its two 32-bit halves, as CUDA's shuffle of a double does.
+extern "C" int tenor_nvvm_shfl_down_i32(unsigned int mask, int value, int delta, int clamp)
+    __asm__("llvm.nvvm.shfl.sync.down.i32");
+inline double shfl_down_f64(double x, int delta) {
+    const uint64_t b = sycl::bit_cast<uint64_t>(x);
+    const uint32_t lo = static_cast<uint32_t>(tenor_nvvm_shfl_down_i32(0xffffffffu, static_cast<int>(static_cast<uint32_t>(b)), delta, 0x1f));
+    const uint32_t hi = static_cast<uint32_t>(tenor_nvvm_shfl_down_i32(0xffffffffu, static_cast<int>(static_cast<uint32_t>(b >> 32)), delta, 0x1f));
+    return sycl::bit_cast<double>((static_cast<uint64_t>(hi) << 32) | lo);
+}
+// The work-group sums of v[0 .. N) left in work-item 0's v (the other work-items' v are
+// partial), as prelude.cuh's tenor_block_sum: a warp-shuffle tree in each warp, the warps'
+// totals through local memory (N per warp: N <= 32 fits the launcher's local-range doubles),
+// one barrier, then warp 0 sums them. The work-group size must be a multiple of 32 (every lane
+// of a warp shuffles); the caller checks.
+template <int N>
+inline void group_sums_warps(const sycl::nd_item<1> &it, double v[N]) {
+    double *s = reinterpret_cast<double *>((char *)__acpp_sscp_get_dynamic_local_memory());
+    const uint32_t l = static_cast<uint32_t>(it.get_local_id(0));
+    const uint32_t warps = static_cast<uint32_t>(it.get_local_range(0)) >> 5;
+    for (int j = 0; j < N; ++j) {
+        for (int d = 16; d > 0; d >>= 1) v[j] += shfl_down_f64(v[j], d);
+    }
+    if ((l & 31u) == 0u) {
+        for (int j = 0; j < N; ++j) s[j * warps + (l >> 5)] = v[j];
+    }
+    sycl::group_barrier(it.get_group());
+    if (l < 32u) {
+        for (int j = 0; j < N; ++j) {
+            double x = l < warps ? s[j * warps + l] : 0.0;
+            for (int d = 16; d > 0; d >>= 1) x += shfl_down_f64(x, d);
+            v[j] = x;
+        }
+    }
+    sycl::group_barrier(it.get_group());  // s is free for the next call
+}
+#endif
 #else
 inline double group_sum(const sycl::nd_item<1> &it, double x) {
     return sycl::reduce_over_group(it.get_group(), x, sycl::plus<double>());
 }
 #endif
+
+// The work-group sums of v[0 .. N), left in work-item 0's v (TENOR_BLOCK_SUMS writes them):
+// warp shuffles on PTX (above) when the work-group is whole warps, elsewhere one group_sum per
+// value (the order of additions of before: bitwise the same sums on the host and on DPC++).
+template <int N>
+inline void group_sums(const sycl::nd_item<1> &it, double v[N]) {
+#if defined(TENOR_SYCL_PTX_MATH)
+    if (on_ptx() && it.get_local_range(0) % 32u == 0u) {
+        group_sums_warps<N>(it, v);
+        return;
+    }
+#endif
+    for (int j = 0; j < N; ++j) v[j] = group_sum(it, v[j]);
+}
 
 // Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch), the
 // algorithm of prelude.cuh's and prelude.cl's: pairs 2j and 2j + 1 share Philox call j (the
@@ -397,12 +475,11 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
         mc_european_sums<false>(it, v, seed, first, n, spot_fwd, strike, vol_sqrt_t);
     }
     const double h = 0.5 * discount;
-    const double s0 = group_sum(it, v[0]);
-    const double s1 = group_sum(it, v[1]);
+    group_sums<2>(it, v);
     if (it.get_local_id(0) == 0) {
         // Y = discount / 2 * (pair payoff): the sums scaled once.
-        out[0] = h * s0;
-        out[1] = h * h * s1;
+        out[0] = h * v[0];
+        out[1] = h * h * v[1];
     }
 }
 
@@ -417,9 +494,9 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
          index < tenor_end_; index += tenor::item().get_local_range(0))
 #define TENOR_FOR_ITEM_PER_THREAD(index, n) TENOR_FOR_ITEMS(index, n)
 #define TENOR_BLOCK_SUMS(v, N, out)                                                                    \
-    for (int j = 0; j < N; ++j) {                                                                      \
-        double tenor_t_ = tenor::group_sum(tenor::item(), (v)[j]);                                     \
-        if (tenor::item().get_local_id(0) == 0) (out)[N * tenor::item().get_group(0) + j] = tenor_t_;  \
+    tenor::group_sums<N>(tenor::item(), (v));                                                          \
+    if (tenor::item().get_local_id(0) == 0) {                                                          \
+        for (int j = 0; j < N; ++j) (out)[N * tenor::item().get_group(0) + j] = (v)[j];                \
     }
 #define TENOR_BLOCK_INDEX() (static_cast<uint64_t>(tenor::item().get_group(0)))
 // a b + c: tenor::mul_add (a fused multiply-add on PTX as CUDA's fma, elsewhere the product,
@@ -434,9 +511,9 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
                   tenor_end_ = tenor::block_end_of(static_cast<uint64_t>(blk), (n));                   \
          index < tenor_end_; index += tenor::item().get_local_range(0))
 #define TENOR_BLOCK_SUMS_IN(v, N, out, blk)                                                            \
-    for (int j = 0; j < N; ++j) {                                                                      \
-        double tenor_t_ = tenor::group_sum(tenor::item(), (v)[j]);                                     \
-        if (tenor::item().get_local_id(0) == 0) (out)[N * static_cast<uint64_t>(blk) + j] = tenor_t_;  \
+    tenor::group_sums<N>(tenor::item(), (v));                                                          \
+    if (tenor::item().get_local_id(0) == 0) {                                                          \
+        for (int j = 0; j < N; ++j) (out)[N * static_cast<uint64_t>(blk) + j] = (v)[j];                \
     }
 
 // The CUDA prelude's spellings of the Philox words and the per-path normals (pointers for the
