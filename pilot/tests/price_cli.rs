@@ -219,6 +219,35 @@ fn engine_mc_prices_american_rows_by_lsm_on_the_backend() {
     assert!(!r.stdout.contains("no Monte Carlo engine"), "{}", r.stdout);
 }
 
+/// An American call without dividends is never worth exercising early (Merton 1973): under
+/// `--engine mc` its row is the European closed form (`analytic`, `host`), which the summary's
+/// note names; Longstaff-Schwartz priced it 56.5 +/- 2.9 at vol 5 against 97.3.
+#[test]
+fn engine_mc_prices_an_american_call_without_dividends_by_the_european_closed_form() {
+    let text = format!("{HEADER}\namc,american,call,100,100,1,0.05,0,5,,,,\n");
+    let (r, out) = tenor_price("mc_merton.csv", &text, &["--engine", "mc", "--steps", "16"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let line = out.lines().find(|l| l.starts_with("amc,")).unwrap_or_else(|| panic!("{out}"));
+    assert!(line.ends_with(",analytic,host"), "{out}");
+    let price: f64 = line.split(',').nth(1).and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("{line}"));
+    let european = tenor_pricing::analytic::black_scholes(&tenor_pricing::types::Vanilla {
+        option: tenor_pricing::types::OptionType::Call,
+        spot: 100.0,
+        strike: 100.0,
+        maturity: 1.0,
+        rate: 0.05,
+        dividend: 0.0,
+        vol: 5.0,
+    })
+    .expect("closed form");
+    assert_eq!(price, european.price, "{line}");
+    assert!(
+        r.stdout.contains("1 row(s) have no Monte Carlo engine") && r.stdout.contains("Merton 1973"),
+        "{}",
+        r.stdout
+    );
+}
+
 /// `--engine mc` prices a Heston row by QE Monte Carlo (`mc`, the backend's name), the default
 /// engine semi-analytically (`analytic`, `host`); the `memory` line counts the allocations made
 /// while pricing: one batch of the trade and its eight bumped copies is one partials buffer and

@@ -266,8 +266,9 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let not_mc = rows.iter().filter(|r| !tenor_pricing::portfolio::is_monte_carlo(&r.method)).count();
     if matches!(args.engine, EngineArg::Mc) && not_mc > 0 {
         summary += &format!(
-            "note        {not_mc} row(s) have no Monte Carlo engine and were priced on the host\
-             ; see the method column\n"
+            "note        {not_mc} row(s) have no Monte Carlo engine and were priced on the host \
+             (at expiry: the payoff; an American never worth exercising early, as a call without \
+             dividends: the European closed form, Merton 1973); see the method column\n"
         );
     }
     if max_stderr > 0.0 {

@@ -13,7 +13,10 @@ pub mod fd;
 pub mod lsm;
 
 pub use fd::{american_fd, american_fd_greeks, american_fd_richardson, american_fd_with, FdGrid, FdResult};
-pub use lsm::{lsm_price, lsm_price_batch, LsmConfig, LsmResult, LSM_BATCH_BYTES, LSM_CHUNK};
+pub use lsm::{
+    group_size, lsm_price, lsm_price_batch, product_bytes, LsmConfig, LsmResult, LSM_BATCH_BYTES, LSM_CHUNK,
+    LSM_PIVOT_TOLERANCE,
+};
 
 use thiserror::Error;
 
@@ -39,7 +42,8 @@ pub enum AmericanError {
         /// Iterations done.
         iterations: usize,
     },
-    /// The regression's normal equations are singular (too few in-the-money paths).
+    /// The regression's normal equations are singular: not even a constant-plus-linear fit of
+    /// the in-the-money paths' continuation values can be factorised.
     #[error("LSM regression at exercise date {step} is singular ({itm} in-the-money paths)")]
     SingularRegression {
         /// Exercise date index.
@@ -88,4 +92,17 @@ pub fn validate(v: &crate::types::Vanilla) -> Result<(), AmericanError> {
     nonneg("vol", v.vol)?;
     finite("rate", v.rate)?;
     finite("dividend", v.dividend)
+}
+
+/// Whether early exercise is never optimal, so that the American option is worth exactly the
+/// European: a call with no dividend yield (`dividend <= 0`) and `rate >= 0` (Merton 1973,
+/// "Theory of rational option pricing", Bell J. Econ. 4, theorem 1: the European call is worth
+/// at least `S e^{-qT} - K e^{-rT} >= S - K`, so the call is worth more alive than exercised),
+/// and by the same bound a put with `rate <= 0` and `dividend >= 0`.
+#[must_use]
+pub fn no_early_exercise(v: &crate::types::Vanilla) -> bool {
+    match v.option {
+        crate::types::OptionType::Call => v.dividend <= 0.0 && v.rate >= 0.0,
+        crate::types::OptionType::Put => v.rate <= 0.0 && v.dividend >= 0.0,
+    }
 }

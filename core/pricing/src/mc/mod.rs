@@ -36,7 +36,9 @@ mod stats;
 
 pub use engine::{price, price_batch, price_batch_with_progress, price_with_greeks};
 pub use error::McError;
-pub use product::{AsianOption, BarrierOption, FixingSchedule, HestonMcOption, McProduct, Monitoring};
+pub use product::{
+    AsianOption, BarrierOption, FixingSchedule, HestonMcOption, McProduct, Monitoring, QE_MAX_KAPPA_DT, QE_MAX_VARIANCE,
+};
 pub use stats::{control_variate, plain_estimate};
 
 use tenor_ports::Precision;

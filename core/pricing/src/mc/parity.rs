@@ -13,6 +13,7 @@
 //! | geometric Asian call | the put | closed-form geometric call minus put (`e^{-rT} (E[G] - K)`) |
 //! | continuously monitored barrier call | the put with the same barrier | Reiner-Rubinstein call minus put (the rebates cancel path by path) |
 //! | discretely monitored up-and-in call, no rebate | the up-and-out call (payoff below `B - K`), subtracted | the Black-Scholes call (in-out parity) |
+//! | Heston call | the put | `S e^{-qT} - K e^{-rT}` |
 //!
 //! Other calls (discretely monitored down barriers, an up-and-in with a rebate; the up-and-out
 //! call is already bounded) are simulated as they are. Only the host side changes: each job
@@ -32,7 +33,7 @@
 //! identity only when the put's variance is the smaller; the same European proxy decides for
 //! the Asian and barrier calls (their right tails are the European's, thinned).
 
-use super::plan::{asian_direct, barrier_direct, european_direct, Job};
+use super::plan::{asian_direct, barrier_direct, european_direct, heston_direct, Job};
 use super::product::{AsianOption, BarrierOption, Monitoring};
 use super::{McConfig, McError};
 use crate::analytic::asian::GeometricAsian;
@@ -77,6 +78,26 @@ fn shifted(mut job: Job, shift: f64, scale: f64) -> Job {
     job.shift = shift;
     job.scale = scale;
     job
+}
+
+/// A Heston European option; a call is the put plus the model-free `S e^{-qT} - K e^{-rT}`
+/// when the put's variance is the smaller under geometric Brownian motion at the Heston
+/// variance's mean over the life, `theta + (v0 - theta) (1 - e^{-kappa T}) / (kappa T)` (the
+/// proxy of [`put_side_has_less_variance`]). At `v0 = theta = 100` the call simulated as it is
+/// priced 0 with a standard error of 0 (against 99.9999): its value sits on paths of
+/// probability 1e-7.
+pub(crate) fn heston(h: &super::product::HestonMcOption, cfg: &McConfig) -> Result<Job, McError> {
+    let (v, p) = (&h.vanilla, &h.params);
+    let kt = p.kappa * v.maturity;
+    let mean_var = p.theta + (p.v0 - p.theta) * if kt > 0.0 { -(-kt).exp_m1() / kt } else { 1.0 };
+    let proxy = Vanilla { vol: mean_var.max(0.0).sqrt(), ..*v };
+    if v.option == OptionType::Put || !put_side_has_less_variance(&proxy) {
+        return heston_direct(h, cfg);
+    }
+    let t = v.maturity;
+    let forward_value = v.spot * (-v.dividend * t).exp() - v.strike * (-v.rate * t).exp();
+    let put = super::product::HestonMcOption { vanilla: as_put(v), ..*h };
+    Ok(shifted(heston_direct(&put, cfg)?, forward_value, 1.0))
 }
 
 /// A European option; a call is the put plus `S e^{-qT} - K e^{-rT}`.

@@ -175,18 +175,20 @@ pub(crate) fn asian_direct(a: &AsianOption, cfg: &McConfig, arithmetic: bool) ->
     Ok(Job { launch: Some(launch), estimator, shift: 0.0, scale: 1.0 })
 }
 
-/// The job of a Heston option: antithetic QE pairs on `cfg.steps` equal steps (the
-/// `heston_qe_mc` kernel), the discounted payoff simulated as it is (no parity identity).
+/// The job of a Heston option: antithetic QE pairs on `cfg.steps` equal steps, each cut into
+/// [`HestonMcOption::substeps`] equal QE steps (the `heston_qe_mc` kernel), the discounted
+/// payoff simulated as it is (a call through its put: [`parity::heston`]).
 pub(crate) fn heston_direct(h: &HestonMcOption, cfg: &McConfig) -> Result<Job, McError> {
     if cfg.precision == Precision::F32 {
         return Err(McError::Unsupported("Heston options are simulated in fp64 only".into()));
     }
     let (v, p) = (&h.vanilla, &h.params);
-    let dt = v.maturity / f64::from(cfg.steps);
+    let steps = cfg.steps.saturating_mul(h.substeps(cfg.steps));
+    let dt = v.maturity / f64::from(steps);
     let launch = Launch::Heston(Heston {
         seed: cfg.seed,
         pairs: cfg.pairs(),
-        steps: cfg.steps,
+        steps,
         spot: v.spot,
         strike: v.strike,
         is_call: call_flag(v),
@@ -211,7 +213,7 @@ pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> 
         McProduct::Barrier(b) => parity::barrier(b, cfg),
         McProduct::AsianGeometric(a) => parity::asian(a, cfg, false),
         McProduct::AsianArithmetic(a) => parity::asian(a, cfg, true),
-        McProduct::Heston(h) => heston_direct(h, cfg),
+        McProduct::Heston(h) => parity::heston(h, cfg),
     }
 }
 

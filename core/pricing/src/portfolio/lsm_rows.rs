@@ -7,8 +7,10 @@
 //! [`crate::mc::greeks`] (those of a European on the same contract) and common random numbers:
 //! every bumped copy has the same seed, so the same normals, and fits its own exercise policy on
 //! its own regression. With batching on, every American row and bumped copy of the book is one
-//! batch (in groups of at most [`crate::american::LSM_BATCH_BYTES`] of paths); off, each
-//! valuation is its own [`crate::american::lsm_price`]; both give bitwise the same rows.
+//! batch (in groups that fit the device, [`crate::american::group_size`]); off, each
+//! valuation is its own [`crate::american::lsm_price`]; both give bitwise the same rows. An
+//! American whose early exercise is never optimal (a call without dividends, Merton 1973) does
+//! not come here: the book prices it by the European closed form (method `analytic`).
 
 use tenor_ports::Compute;
 
