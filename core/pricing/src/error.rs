@@ -10,7 +10,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum PricingError {
     /// A parameter is outside the domain of the model (negative vol, strike <= 0, NaN, ...).
-    #[error("invalid {name} = {value}: {reason}")]
+    #[error("invalid {name} = {}: {reason}", Shown(*.value))]
     InvalidParameter {
         /// The parameter's name, e.g. `"vol"`.
         name: &'static str,
@@ -59,5 +59,33 @@ pub fn require_finite(name: &'static str, value: f64) -> Result<(), PricingError
         Ok(())
     } else {
         Err(PricingError::invalid(name, value, "must be finite"))
+    }
+}
+
+/// A parameter's value as error messages print it: Rust's shortest round-trip decimal, except
+/// that magnitudes of 1e16 and above are written with an exponent (`1e300`, not 301 digits).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shown(pub f64);
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_finite() && self.0.abs() >= 1e16 {
+            write!(f, "{:e}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_values_are_shown_with_an_exponent_and_others_as_before() {
+        assert_eq!(PricingError::invalid("v0", 1e300, "too large").to_string(), "invalid v0 = 1e300: too large");
+        assert_eq!(PricingError::invalid("vol", -0.25, "must be > 0").to_string(), "invalid vol = -0.25: must be > 0");
+        assert_eq!(Shown(f64::INFINITY).to_string(), "inf");
+        assert_eq!(Shown(123456.5).to_string(), "123456.5");
     }
 }

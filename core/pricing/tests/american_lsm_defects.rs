@@ -85,6 +85,19 @@ fn a_deep_in_the_money_put_prices_within_three_standard_errors_of_its_value() {
 }
 
 #[test]
+fn a_put_whose_in_the_money_spots_all_but_coincide_prices_at_its_intrinsic_value() {
+    // S 1e-8 against K 100: every path is in the money and S/K spans ~1e-10, so no basis
+    // function but the constant survives the factorisation (this row was refused as singular).
+    let dev = tenor_cpu::cpu().expect("cpu");
+    let v = vanilla(OptionType::Put, 1e-8, 100.0, 0.0, 0.2);
+    let cfg = LsmConfig { paths: 2_000, exercise_dates: 2, nbasis: 4, seed: 42, out_of_sample: true };
+    let r = lsm_price(&dev, &v, &cfg).expect("a constant fit prices it");
+    // Exercising now is worth K - S; waiting only loses interest (r > 0): the value is K - S.
+    let intrinsic = v.strike - v.spot;
+    assert!((r.price - intrinsic).abs() <= 1e-9 * intrinsic, "{r:?} vs {intrinsic}");
+}
+
+#[test]
 fn an_american_call_without_dividends_is_the_european_closed_form() {
     let dev = tenor_cpu::cpu().expect("cpu");
     let cfg = LsmConfig { paths: 20_000, exercise_dates: 64, nbasis: 4, seed: 42, out_of_sample: true };

@@ -120,7 +120,7 @@ fn check_product(v: &Vanilla) -> Result<(), AmericanError> {
 ///
 /// # Errors
 /// [`AmericanError::InvalidParameter`] for a bad contract or configuration (vol and maturity
-/// must be > 0); [`AmericanError::SingularRegression`] when not even a constant-plus-linear fit
+/// must be > 0); [`AmericanError::SingularRegression`] when not even a constant fit
 /// of an exercise date's normal equations can be factorised; backend errors as
 /// [`AmericanError::Compute`].
 pub fn lsm_price<C: Compute + ?Sized>(dev: &C, v: &Vanilla, cfg: &LsmConfig) -> Result<LsmResult, AmericanError> {
@@ -427,8 +427,8 @@ fn never(nb: usize) -> Vec<f64> {
 /// `0 L_j(x)`.
 ///
 /// # Errors
-/// [`AmericanError::SingularRegression`] when not even the constant-plus-linear fit (two
-/// functions) passes.
+/// [`AmericanError::SingularRegression`] when not even the constant (the first function)
+/// passes.
 fn solve_normal_equations(ne: &[f64], nb: usize, step: u32) -> Result<Vec<f64>, AmericanError> {
     let itm = ne[0].round() as usize;
     if itm < 2 * nb {
@@ -450,7 +450,9 @@ fn solve_normal_equations(ne: &[f64], nb: usize, step: u32) -> Result<Vec<f64>, 
         }
         m = k + 1;
     }
-    if m < 2.min(nb) {
+    // A constant alone is a valid fit (the in-the-money paths' mean continuation value): their
+    // spots can be too close together for even the linear function (S 1e-8, K 100).
+    if m == 0 {
         return Err(AmericanError::SingularRegression { step: step as usize, itm });
     }
     // L z = X^T y, then L^T beta = z, on the leading m x m block.

@@ -24,7 +24,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum AmericanError {
     /// A contract or model parameter is out of its domain (`name` = the parameter).
-    #[error("invalid parameter {name} = {value}: {reason}")]
+    #[error("invalid parameter {name} = {}: {reason}", crate::error::Shown(*.value))]
     InvalidParameter {
         /// Parameter name (`spot`, `strike`, `maturity`, `vol`, `rate`, `dividend`, grid sizes).
         name: &'static str,
@@ -42,7 +42,7 @@ pub enum AmericanError {
         /// Iterations done.
         iterations: usize,
     },
-    /// The regression's normal equations are singular: not even a constant-plus-linear fit of
+    /// The regression's normal equations are singular: not even a constant fit of
     /// the in-the-money paths' continuation values can be factorised.
     #[error("LSM regression at exercise date {step} is singular ({itm} in-the-money paths)")]
     SingularRegression {

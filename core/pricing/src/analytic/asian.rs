@@ -22,7 +22,7 @@ use crate::types::OptionType;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum AsianError {
     /// A parameter outside its domain.
-    #[error("invalid {parameter} = {value}: {reason}")]
+    #[error("invalid {parameter} = {}: {reason}", crate::error::Shown(*.value))]
     InvalidParameter {
         /// Parameter name.
         parameter: &'static str,

@@ -68,7 +68,7 @@ pub struct HestonOption {
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum HestonError {
     /// A model or contract parameter is out of its domain.
-    #[error("invalid parameter {name} = {value}: {reason}")]
+    #[error("invalid parameter {name} = {}: {reason}", crate::error::Shown(*.value))]
     InvalidParameter {
         /// Parameter name (`v0`, `kappa`, `theta`, `sigma`, `rho`, `spot`, `strike`, ...).
         name: &'static str,

@@ -7,7 +7,7 @@ use crate::analytic::asian::AsianError;
 #[derive(Debug, Clone, Error)]
 pub enum McError {
     /// A contract or configuration parameter outside its domain.
-    #[error("invalid {parameter} = {value}: {reason}")]
+    #[error("invalid {parameter} = {}: {reason}", crate::error::Shown(*.value))]
     InvalidParameter {
         /// Parameter name (`spot`, `vol`, `paths`, ...).
         parameter: &'static str,
