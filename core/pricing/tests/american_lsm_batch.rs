@@ -3,11 +3,11 @@
 //! fails alone, and the book prices American rows by LSM under `--engine mc` (method `lsm`,
 //! batched bitwise equal to unbatched, within 4 standard errors plus the LSM bias allowance of
 //! the finite-difference price and of the oracle tables' true American prices).
-use std::path::Path;
+mod common;
 
 use tenor_pricing::american::{american_fd, american_fd_greeks, lsm_price, lsm_price_batch, AmericanError, LsmConfig};
 use tenor_pricing::portfolio::lsm_rows::lsm_config;
-use tenor_pricing::portfolio::{parse_portfolio, price_book, price_book_with, BookConfig, BookRun, Engine, Trade};
+use tenor_pricing::portfolio::{price_book, price_book_with, BookConfig, BookRun, Engine, Trade};
 use tenor_pricing::types::{OptionType, Vanilla};
 
 fn put(spot: f64, strike: f64, maturity: f64, rate: f64, dividend: f64, vol: f64) -> Vanilla {
@@ -108,16 +108,7 @@ fn oracle(file: &str, line: &str) -> (Vanilla, f64) {
 }
 
 fn book(vs: &[Vanilla]) -> Vec<Trade> {
-    let mut csv = String::from("id,kind,type,spot,strike,maturity,rate,dividend,vol\n");
-    for (i, v) in vs.iter().enumerate() {
-        let t = if v.option == OptionType::Call { "call" } else { "put" };
-        csv +=
-            &format!("am{i},american,{t},{},{},{},{},{},{}\n", v.spot, v.strike, v.maturity, v.rate, v.dividend, v.vol);
-    }
-    csv += "eu,european,put,100,100,1,0.05,0,0.2\n";
-    let p = parse_portfolio(csv.as_bytes(), Path::new("am.csv")).expect("readable");
-    assert!(p.errors.is_empty(), "{:?}", p.errors);
-    p.trades
+    common::american_book(vs, "eu,european,put,100,100,1,0.05,0,0.2\n")
 }
 
 #[test]

@@ -4,30 +4,18 @@
 //! for a deep in-the-money put (ill-conditioned Laguerre basis in `S/K`), against the finite
 //! differences; an American call without dividends (Merton: the European closed form) at vol 5
 //! and 0.3, and the European lower bound of every American.
-use std::path::Path;
+mod common;
 
 use tenor_pricing::american::{
     american_fd, group_size, lsm_price, lsm_price_batch, no_early_exercise, product_bytes, LsmConfig, LSM_BATCH_BYTES,
 };
 use tenor_pricing::analytic::black_scholes;
 use tenor_pricing::portfolio::lsm_rows::lsm_config;
-use tenor_pricing::portfolio::{parse_portfolio, price_book, BookConfig, Engine, PricedRow, Trade};
+use tenor_pricing::portfolio::{price_book, BookConfig, Engine, PricedRow};
 use tenor_pricing::types::{OptionType, Vanilla};
 
 fn vanilla(option: OptionType, spot: f64, strike: f64, dividend: f64, vol: f64) -> Vanilla {
     Vanilla { option, spot, strike, maturity: 1.0, rate: 0.05, dividend, vol }
-}
-
-fn book(rows: &[Vanilla]) -> Vec<Trade> {
-    let mut csv = String::from("id,kind,type,spot,strike,maturity,rate,dividend,vol\n");
-    for (i, v) in rows.iter().enumerate() {
-        let t = if v.option == OptionType::Call { "call" } else { "put" };
-        csv +=
-            &format!("am{i},american,{t},{},{},{},{},{},{}\n", v.spot, v.strike, v.maturity, v.rate, v.dividend, v.vol);
-    }
-    let p = parse_portfolio(csv.as_bytes(), Path::new("am.csv")).expect("readable");
-    assert!(p.errors.is_empty(), "{:?}", p.errors);
-    p.trades
 }
 
 fn bits(r: &PricedRow) -> [Option<u64>; 7] {
@@ -47,7 +35,7 @@ fn an_american_row_with_greeks_at_the_default_paths_fits_the_64_mib_simulated_de
     assert!(LSM_BATCH_BYTES / one >= 9, "the old group held the whole row");
     assert_eq!(group_size(&sim, &lsm), 1);
     assert!(group_size(&cpu, &lsm) >= 9, "the CPU backend reports no memory: groups of 1 GiB");
-    let trades = book(&[vanilla(OptionType::Put, 100.0, 100.0, 0.0, 0.2)]);
+    let trades = common::american_book(&[vanilla(OptionType::Put, 100.0, 100.0, 0.0, 0.2)], "");
     let on_sim = price_book(&sim, &trades, &cfg, &mut |_| {});
     let on_cpu = price_book(&cpu, &trades, &cfg, &mut |_| {});
     let (a, b) = (on_sim[0].as_ref().expect("sim row"), on_cpu[0].as_ref().expect("cpu row"));
@@ -111,7 +99,7 @@ fn an_american_call_without_dividends_is_the_european_closed_form() {
     }
     // In the book under --engine mc: the European closed form's row, Greeks included.
     let cfg = BookConfig { engine: Engine::Mc, paths: 20_000, ..BookConfig::default() };
-    let out = price_book(&dev, &book(&calls), &cfg, &mut |_| {});
+    let out = price_book(&dev, &common::american_book(&calls, ""), &cfg, &mut |_| {});
     for (v, r) in calls.iter().zip(&out) {
         let r = r.as_ref().expect("row");
         let g = black_scholes(v).expect("closed form");

@@ -153,17 +153,19 @@ pub fn lsm_price_batch<C: Compute + ?Sized>(
     cfg: &LsmConfig,
 ) -> Result<Vec<Result<LsmResult, AmericanError>>, AmericanError> {
     check_config(cfg)?;
-    let mut out: Vec<Result<LsmResult, AmericanError>> = products
-        .iter()
-        .map(|v| {
-            check_product(v).map(|()| match merton(v) {
+    // Per product: its error, its closed-form price, or `None` for one to simulate.
+    let closed: Vec<Result<Option<f64>, AmericanError>> =
+        products.iter().map(|v| check_product(v).map(|()| merton(v))).collect();
+    let valid: Vec<usize> = (0..products.len()).filter(|i| matches!(closed[*i], Ok(None))).collect();
+    let mut out: Vec<Result<LsmResult, AmericanError>> = closed
+        .into_iter()
+        .map(|c| {
+            c.map(|p| match p {
                 Some(price) => LsmResult { price, std_error: 0.0 },
                 None => LsmResult { price: f64::NAN, std_error: f64::NAN },
             })
         })
         .collect();
-    let valid: Vec<usize> =
-        (0..products.len()).filter(|i| out[*i].is_ok() && merton(&products[*i]).is_none()).collect();
     if valid.is_empty() {
         return Ok(out);
     }

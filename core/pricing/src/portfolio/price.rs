@@ -240,7 +240,7 @@ pub(crate) fn route(trade: &Trade, engine: Engine) -> Route {
         TradeKind::AsianArith(a) => Route::Mc(McProduct::AsianArithmetic(asian_product(a))),
         TradeKind::Heston(h) if mc => Route::Mc(McProduct::Heston(heston_product(h))),
         // No early exercise premium (Merton's call without dividends): the European closed form.
-        TradeKind::American(v) if mc && !crate::american::no_early_exercise(v) => Route::Lsm(*v),
+        TradeKind::American(v) if mc && american_as_european(trade, engine).is_none() => Route::Lsm(*v),
         TradeKind::American(_) | TradeKind::Heston(_) => Route::Analytic,
     }
 }

@@ -66,3 +66,19 @@ pub fn oracle(name: &str) -> Vec<Row> {
         })
         .collect()
 }
+
+/// A book of American rows, `am0, am1, ...` from `vs` (the portfolio CSV's first nine
+/// columns), then the CSV lines `extra` as they are, parsed; panics on a row the reader refuses.
+pub fn american_book(vs: &[Vanilla], extra: &str) -> Vec<tenor_pricing::portfolio::Trade> {
+    let mut csv = String::from("id,kind,type,spot,strike,maturity,rate,dividend,vol\n");
+    for (i, v) in vs.iter().enumerate() {
+        let t = if v.option == OptionType::Call { "call" } else { "put" };
+        csv +=
+            &format!("am{i},american,{t},{},{},{},{},{},{}\n", v.spot, v.strike, v.maturity, v.rate, v.dividend, v.vol);
+    }
+    csv += extra;
+    let p =
+        tenor_pricing::portfolio::parse_portfolio(csv.as_bytes(), std::path::Path::new("am.csv")).expect("readable");
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    p.trades
+}
