@@ -107,7 +107,8 @@ fn a_served_book_is_the_book_priced_by_the_command_byte_for_byte() {
             let served = price(&d, Some(&socket), &[case, &["--backend", "sim", "--out", b.as_str()][..]].concat());
             assert_eq!(direct.code, 0, "{}", direct.stderr);
             assert_eq!(served.code, 0, "{}", served.stderr);
-            let (x, y) = (std::fs::read(d.join(&a)).expect("direct rows"), std::fs::read(d.join(&b)).expect("served rows"));
+            let (x, y) =
+                (std::fs::read(d.join(&a)).expect("direct rows"), std::fs::read(d.join(&b)).expect("served rows"));
             assert!(x.len() > 100 && x == y, "case {case:?}: the served rows differ from the direct rows");
             assert_eq!(figures(&direct.stdout), figures(&served.stdout), "case {case:?}: summaries differ");
             assert!(served.stdout.contains("once, when `tenor serve` started"), "{}", served.stdout);
@@ -161,7 +162,12 @@ fn bad_rows_and_bad_requests_get_the_commands_own_messages() {
     let direct = price(&d, None, &["--portfolio", "missing.csv", "--backend", "cpu"]);
     let served = price(&d, Some(&socket), &["--portfolio", "missing.csv", "--backend", "cpu"]);
     assert_eq!((direct.code, served.code), (1, 1));
-    assert!(direct.stderr.contains("missing.csv") && direct.stderr == served.stderr, "{}\n{}", direct.stderr, served.stderr);
+    assert!(
+        direct.stderr.contains("missing.csv") && direct.stderr == served.stderr,
+        "{}\n{}",
+        direct.stderr,
+        served.stderr
+    );
 
     // Another backend than the server's is refused, naming both.
     let other = price(&d, Some(&socket), &["--portfolio", "bad.csv", "--backend", "sim"]);

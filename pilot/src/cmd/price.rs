@@ -163,12 +163,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let bar = pricing_bar();
     // Unlocked handles: the progress bar draws on stderr from pricing threads meanwhile.
     let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
-    let outcome = price_book(
-        args,
-        Source::Open(&args.backend),
-        &mut Streams { out: &mut out, err: &mut err },
-        &bar,
-    )?;
+    let outcome = price_book(args, Source::Open(&args.backend), &mut Streams { out: &mut out, err: &mut err }, &bar)?;
     if outcome.exit_now {
         super::open_backend::exit_now(outcome.code);
     }

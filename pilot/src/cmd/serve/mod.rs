@@ -21,9 +21,9 @@ use std::process::ExitCode;
 #[cfg(unix)]
 use std::time::Instant;
 
-use clap::Args;
 #[cfg(unix)]
 use anyhow::Context;
+use clap::Args;
 
 use super::price::PriceArgs;
 

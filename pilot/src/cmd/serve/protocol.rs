@@ -83,7 +83,8 @@ pub enum FrameError {
 /// # Errors
 /// The writer's error; `InvalidInput` for a payload of 4 GiB or more.
 pub fn write_frame(w: &mut dyn Write, tag: u8, payload: &[u8]) -> io::Result<()> {
-    let len = u32::try_from(payload.len()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "frame over 4 GiB"))?;
+    let len =
+        u32::try_from(payload.len()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "frame over 4 GiB"))?;
     let mut head = [0u8; 5];
     head[0] = tag;
     head[1..].copy_from_slice(&len.to_le_bytes());
@@ -139,18 +140,18 @@ mod tests {
     #[test]
     fn frames_round_trip_and_a_clean_close_is_none() {
         let mut buf = Vec::new();
-        write_frame(&mut buf, TAG_STDOUT, b"id,price\n").unwrap();
-        write_frame(&mut buf, TAG_EXIT, &[1]).unwrap();
+        write_frame(&mut buf, TAG_STDOUT, b"id,price\n").expect("frame in memory");
+        write_frame(&mut buf, TAG_EXIT, &[1]).expect("frame in memory");
         let mut r = &buf[..];
-        assert_eq!(read_frame(&mut r, 64).unwrap(), Some((TAG_STDOUT, b"id,price\n".to_vec())));
-        assert_eq!(read_frame(&mut r, 64).unwrap(), Some((TAG_EXIT, vec![1])));
-        assert_eq!(read_frame(&mut r, 64).unwrap(), None);
+        assert_eq!(read_frame(&mut r, 64).expect("frame in memory"), Some((TAG_STDOUT, b"id,price\n".to_vec())));
+        assert_eq!(read_frame(&mut r, 64).expect("frame in memory"), Some((TAG_EXIT, vec![1])));
+        assert_eq!(read_frame(&mut r, 64).expect("frame in memory"), None);
     }
 
     #[test]
     fn a_truncated_or_oversized_frame_is_an_error() {
         let mut buf = Vec::new();
-        write_frame(&mut buf, TAG_STDERR, b"0123456789").unwrap();
+        write_frame(&mut buf, TAG_STDERR, b"0123456789").expect("frame in memory");
         let mut short = &buf[..8];
         assert!(matches!(read_frame(&mut short, 64), Err(FrameError::Io(_))));
         let mut r = &buf[..];

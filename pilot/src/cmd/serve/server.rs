@@ -4,8 +4,8 @@
 use std::io::{BufWriter, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::protocol::{self, Envelope, Request};
@@ -103,11 +103,7 @@ impl Server {
                 Next::Continue
             }
             Request::Stop => {
-                reply.stderr(&format!(
-                    "tenor serve pid {}: stopping after {} request(s)\n",
-                    std::process::id(),
-                    n - 1
-                ));
+                reply.stderr(&format!("tenor serve pid {}: stopping after {} request(s)\n", std::process::id(), n - 1));
                 reply.exit(0);
                 Next::Stop
             }
@@ -245,7 +241,8 @@ impl Reply {
     }
 
     fn progress(&self, done: u64) {
-        let _ = self.frame(protocol::TAG_PROGRESS, &protocol::progress_payload(done, self.total.load(Ordering::Relaxed)));
+        let _ =
+            self.frame(protocol::TAG_PROGRESS, &protocol::progress_payload(done, self.total.load(Ordering::Relaxed)));
     }
 }
 

@@ -20,7 +20,9 @@ pub enum SocketError {
     #[error("no default socket: neither XDG_RUNTIME_DIR nor HOME is set; pass --socket PATH")]
     NoDefault,
     /// The path is too long for a Unix socket.
-    #[error("--socket {path}: {len} bytes, over the {MAX_PATH_BYTES} a Unix socket path can have; choose a shorter path")]
+    #[error(
+        "--socket {path}: {len} bytes, over the {MAX_PATH_BYTES} a Unix socket path can have; choose a shorter path"
+    )]
     TooLong {
         /// The path.
         path: PathBuf,
@@ -138,15 +140,13 @@ pub fn peer_uid(stream: &UnixStream) -> io::Result<u32> {
     // SAFETY: the descriptor is a connected Unix socket owned by `stream` for the call; `cred` and
     // `len` are valid for writes of `len` bytes, as `getsockopt(2)` requires.
     let rc = unsafe {
-        libc::getsockopt(
-            stream.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&raw mut cred).cast(),
-            &raw mut len,
-        )
+        libc::getsockopt(stream.as_raw_fd(), libc::SOL_SOCKET, libc::SO_PEERCRED, (&raw mut cred).cast(), &raw mut len)
     };
-    if rc == 0 { Ok(cred.uid) } else { Err(io::Error::last_os_error()) }
+    if rc == 0 {
+        Ok(cred.uid)
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 /// Elsewhere the socket's mode 0600 alone keeps other users out.
@@ -164,27 +164,30 @@ mod tests {
     fn a_long_path_is_refused_and_a_relative_one_made_absolute() {
         let long = PathBuf::from(format!("/tmp/{}", "x".repeat(120)));
         assert!(matches!(resolve(Some(&long)), Err(SocketError::TooLong { len: 125, .. })));
-        let rel = resolve(Some(Path::new("s.sock"))).unwrap();
+        let rel = resolve(Some(Path::new("s.sock"))).expect("temporary socket");
         assert!(rel.is_absolute() && rel.ends_with("s.sock"));
     }
 
     #[test]
     fn a_regular_file_is_left_alone_a_stale_socket_replaced_a_live_one_refused() {
         let dir = std::env::temp_dir().join(format!("tenor-sock-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&dir).expect("temporary socket");
         let file = dir.join("f");
-        std::fs::write(&file, b"keep").unwrap();
+        std::fs::write(&file, b"keep").expect("temporary socket");
         assert!(matches!(bind(&file), Err(SocketError::NotASocket(_))));
-        assert_eq!(std::fs::read(&file).unwrap(), b"keep");
+        assert_eq!(std::fs::read(&file).expect("temporary socket"), b"keep");
         let sock = dir.join("s");
-        let live = bind(&sock).unwrap();
+        let live = bind(&sock).expect("temporary socket");
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(&sock).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(&sock).expect("temporary socket").permissions().mode() & 0o777, 0o600);
         assert!(matches!(bind(&sock), Err(SocketError::InUse(_))));
         drop(live); // the file stays, nobody listens: stale
         let again = bind(&sock);
         assert!(again.is_ok(), "{again:?}");
-        assert_eq!(peer_uid(&UnixStream::connect(&sock).unwrap()).unwrap(), unsafe { libc::getuid() });
-        std::fs::remove_dir_all(&dir).unwrap();
+        let client = UnixStream::connect(&sock).expect("connect to the temporary socket");
+        // SAFETY: `getuid` has no preconditions.
+        let own = unsafe { libc::getuid() };
+        assert_eq!(peer_uid(&client).expect("peer credentials"), own);
+        std::fs::remove_dir_all(&dir).expect("temporary socket");
     }
 }
