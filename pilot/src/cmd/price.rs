@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -73,9 +73,9 @@ pub struct PriceArgs {
     #[arg(long)]
     #[serde(skip)]
     pub server: bool,
-    /// The server's socket (with `--server`); default: `$XDG_RUNTIME_DIR/tenor/serve.sock`, else
+    /// The server's socket (used with `--server` only); default: `$XDG_RUNTIME_DIR/tenor/serve.sock`, else
     /// `~/.cache/tenor/serve.sock`.
-    #[arg(long, env = "TENOR_SOCKET", requires = "server")]
+    #[arg(long, env = "TENOR_SOCKET")]
     #[serde(skip)]
     pub socket: Option<PathBuf>,
 }
@@ -86,8 +86,30 @@ pub(crate) enum Source<'a> {
     /// Opened by this command: a single backend on a thread beside the read, a selector of
     /// several devices (`cuda:*`, `sim:0..3`) before it.
     Open(&'a str),
-    /// Already open in a resident server (`tenor serve`).
-    Resident(&'a Resident),
+    /// Already open in a resident server (`tenor serve`); the portfolio's bytes as the client
+    /// read them (the server never opens a client's file).
+    Resident(&'a Resident, &'a [u8]),
+}
+
+/// The output CSV of `--out`: written in full, then committed (renamed over the target by this
+/// process, or by the server's client); dropped without a commit, the target is unchanged.
+pub(crate) trait OutFile: Write {
+    /// The target as the user named it.
+    fn path(&self) -> &Path;
+    /// Makes the written bytes the target's content.
+    ///
+    /// # Errors
+    /// The write, sync or rename failed (naming the target); the target is unchanged.
+    fn commit(self: Box<Self>) -> anyhow::Result<()>;
+}
+
+impl OutFile for tenor_ports::files::AtomicFile {
+    fn path(&self) -> &Path {
+        tenor_ports::files::AtomicFile::path(self)
+    }
+    fn commit(self: Box<Self>) -> anyhow::Result<()> {
+        Ok(tenor_ports::files::AtomicFile::commit(*self)?)
+    }
 }
 
 /// A backend kept open by `tenor serve` between requests.
@@ -163,7 +185,24 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let bar = pricing_bar();
     // Unlocked handles: the progress bar draws on stderr from pricing threads meanwhile.
     let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
-    let outcome = price_book(args, Source::Open(&args.backend), &mut Streams { out: &mut out, err: &mut err }, &bar)?;
+    let started = Instant::now();
+    if let Some(out) = &args.out {
+        super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
+    }
+    // The output is opened (as a temporary file beside it) before any work, so an unwritable
+    // --out fails now and not after hours of pricing; it replaces the old file only at the end.
+    let out_file = match args.out.as_deref() {
+        Some(p) => Some(Box::new(tenor_ports::files::AtomicFile::create(p)?) as Box<dyn OutFile>),
+        None => None,
+    };
+    let outcome = price_book(
+        args,
+        Source::Open(&args.backend),
+        started,
+        out_file,
+        &mut Streams { out: &mut out, err: &mut err },
+        &bar,
+    )?;
     if outcome.exit_now {
         super::open_backend::exit_now(outcome.code);
     }
@@ -181,23 +220,20 @@ pub(crate) fn pricing_bar() -> ProgressBar {
     bar
 }
 
-/// The work of `tenor price` on the backend from `source`, writing to `streams`.
+/// The work of `tenor price` on the backend from `source` (the command started at `started`),
+/// writing the rows to `out_file` (or `streams.out` without `--out`) and the summary and errors
+/// to `streams`.
 ///
 /// # Errors
 /// As [`run`].
 pub(crate) fn price_book(
     args: &PriceArgs,
     source: Source<'_>,
+    started: Instant,
+    out_file: Option<Box<dyn OutFile + '_>>,
     streams: &mut Streams<'_>,
     progress: &dyn Progress,
 ) -> anyhow::Result<Outcome> {
-    let started = Instant::now();
-    if let Some(out) = &args.out {
-        super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
-    }
-    // The output is opened (as a temporary file beside it) before any work, so an unwritable
-    // --out fails now and not after hours of pricing; it replaces the old file only at the end.
-    let out_file = args.out.as_deref().map(tenor_ports::files::AtomicFile::create).transpose()?;
     // The backend opens on a thread of its own while the portfolio is read (opening CUDA is
     // context creation, a few hundred milliseconds on a large GPU; reading 40,000 rows is tens
     // of milliseconds): the two overlap, and `open_wait` is what the read did not hide.
@@ -230,10 +266,14 @@ pub(crate) fn price_book(
             };
             (parsed, read_time, compute, opened_here.as_ref().filter(|d| d.len() > 1), open_time, open_wait)
         }
-        Source::Resident(r) => {
+        Source::Resident(r, input) => {
             let reading = Instant::now();
-            let parsed = portfolio::read_portfolio(&args.portfolio)?;
+            let parsed = portfolio::parse_portfolio(input, &args.portfolio)?;
             let compute = r.devices.first().clone();
+            // The high watermarks of this request, not of the server's life.
+            for d in r.devices.devices() {
+                d.allocator().reset_peaks();
+            }
             (parsed, reading.elapsed(), compute, Some(&r.devices).filter(|d| d.len() > 1), r.open_time, Duration::ZERO)
         }
     };
@@ -397,7 +437,7 @@ pub(crate) fn price_book(
         open_time.as_secs_f64(),
         match source {
             Source::Open(_) => "on a thread beside the read",
-            Source::Resident(_) => "once, when `tenor serve` started",
+            Source::Resident(..) => "once, when `tenor serve` started",
         },
         open_wait.as_secs_f64(),
         read_time.as_secs_f64(),
@@ -437,7 +477,7 @@ pub(crate) fn price_book(
     // Every output is written (and synced): the backend's teardown is not waited for.
     let exit = match source {
         Source::Open(_) => Some(super::open_backend::finish(compute)),
-        Source::Resident(_) => None,
+        Source::Resident(..) => None,
     };
     summary += &match (exit, source) {
         (Some(super::open_backend::Exit::LeftToTheOs), _) => {
@@ -448,7 +488,7 @@ pub(crate) fn price_book(
         (Some(super::open_backend::Exit::TornDown(t)), _) => {
             format!("exit        backend torn down in {:.3} s\n", t.as_secs_f64())
         }
-        (None, Source::Resident(r)) => format!(
+        (None, Source::Resident(r, _)) => format!(
             "exit        backend {} stays open in `tenor serve` (pid {}) for the next request\n",
             r.selector,
             std::process::id()

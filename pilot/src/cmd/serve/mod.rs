@@ -4,8 +4,9 @@
 //! exit. ADR 0026.
 //!
 //! One request at a time on a Unix domain socket that only the server's user can reach (mode
-//! 0600, and the peer's uid checked); the answer is the command's output, byte for byte what
-//! `tenor price` prints and writes without `--server` except the lines on opening and exit.
+//! 0600, and the peer's uid checked). The client reads the portfolio and writes `--out` itself;
+//! the answer is the command's output, byte for byte what `tenor price` prints and writes
+//! without `--server` except the lines on opening, timing and exit.
 
 #[cfg(unix)]
 mod client;
@@ -21,8 +22,6 @@ use std::process::ExitCode;
 #[cfg(unix)]
 use std::time::Instant;
 
-#[cfg(unix)]
-use anyhow::Context;
 use clap::Args;
 
 use super::price::PriceArgs;
@@ -66,17 +65,24 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
-    // Before the device opens: a live server there is refused at once.
-    socket::claim(&socket)?;
+    // The socket before the device: a live server there, or a path that cannot be bound, is
+    // refused at once. Clients that connect meanwhile wait for the open.
+    let listener = socket::bind(&socket, args.socket.is_none())?;
     let opening = Instant::now();
-    let devices =
-        tenor_registry::open_devices(&args.backend).with_context(|| format!("opening backend {:?}", args.backend))?;
+    let devices = match tenor_registry::open_devices(&args.backend) {
+        Ok(d) => d,
+        Err(e) => {
+            drop(listener);
+            let _ = std::fs::remove_file(&socket);
+            return Err(anyhow::Error::new(e).context(format!("opening backend {:?}", args.backend)));
+        }
+    };
     let open_time = opening.elapsed();
-    let listener = socket::bind(&socket)?;
     let info = devices.first().info();
+    let at = if args.socket.is_none() { String::new() } else { format!(" --socket {}", socket.display()) };
     eprintln!(
         "tenor serve pid {}: backend {} ({}, {} device(s)) opened in {:.3} s; listening on {}; \
-         `tenor price --server --backend {} ...` prices here, `tenor serve --stop` ends it",
+         `tenor price --server{at} --backend {} ...` prices here, `tenor serve --stop{at}` ends it",
         std::process::id(),
         args.backend,
         info.name,
@@ -88,7 +94,6 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let mut server = server::Server {
         resident: super::price::Resident { selector: args.backend.clone(), devices, open_time },
         socket: socket.clone(),
-        home: std::env::current_dir().context("the working directory is unknown")?,
         started: Instant::now(),
         served: 0,
         priced: 0,

@@ -1,13 +1,16 @@
 //! The wire format between `tenor price --server` (the client) and `tenor serve` over a Unix
 //! domain socket: length-prefixed frames, `[tag: u8][length: u32, little endian][payload]`.
 //!
-//! The client sends one [`TAG_REQUEST`] frame, a JSON [`Envelope`]; the server answers with
-//! [`TAG_STDOUT`], [`TAG_STDERR`] and [`TAG_PROGRESS`] frames in the order the command produced
-//! them, and ends with one [`TAG_EXIT`] (the command's exit status) or one [`TAG_ERROR`] (the
-//! command's error, printed by the client after `error: `).
+//! The client sends one [`TAG_REQUEST`] frame, a JSON [`Envelope`], then the portfolio's bytes
+//! as [`TAG_INPUT`] frames ([`Envelope::input_bytes`] in all): the client reads its own files, so
+//! `/dev/stdin`, a pipe or a file only the client may read work as without `--server`. The server
+//! answers with [`TAG_STDOUT`], [`TAG_STDERR`] and [`TAG_PROGRESS`] frames in the order the
+//! command produced them, the `--out` rows as [`TAG_ROWS`] frames closed by one [`TAG_COMMIT`]
+//! (the client writes and renames the file itself, with its own permissions and umask, and a
+//! client that is gone writes nothing), and ends with one [`TAG_EXIT`] (the command's exit
+//! status) or one [`TAG_ERROR`] (the command's error, printed by the client after `error: `).
 
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -32,6 +35,14 @@ pub const TAG_PROGRESS: u8 = 3;
 pub const TAG_EXIT: u8 = 4;
 /// Server to client, last frame: the command's error (UTF-8), exit status 1.
 pub const TAG_ERROR: u8 = 5;
+/// Client to server: bytes of the portfolio, after the request.
+pub const TAG_INPUT: u8 = 6;
+/// Server to client: bytes of the `--out` CSV.
+pub const TAG_ROWS: u8 = 7;
+/// Server to client: the `--out` CSV is complete; commit it (empty payload).
+pub const TAG_COMMIT: u8 = 8;
+/// Largest portfolio a client sends (bytes).
+pub const MAX_INPUT: u64 = 4 << 30;
 
 /// A request with the versions of both ends.
 #[derive(Debug, Serialize, Deserialize)]
@@ -40,19 +51,30 @@ pub struct Envelope {
     pub protocol: u32,
     /// The client's `tenor` version (`CARGO_PKG_VERSION`).
     pub version: String,
+    /// Bytes of the portfolio that follow as [`TAG_INPUT`] frames (0 for a ping or a stop).
+    pub input_bytes: u64,
     /// What is asked.
     pub request: Request,
+}
+
+/// The protocol number of a request body, read before the rest so that a request of another
+/// version is named as such and not as a malformed one.
+#[derive(Deserialize)]
+pub struct Version {
+    /// [`Envelope::protocol`].
+    pub protocol: u32,
+    /// [`Envelope::version`].
+    #[serde(default)]
+    pub version: String,
 }
 
 /// What a client asks of the server.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "request", rename_all = "snake_case")]
 pub enum Request {
-    /// `tenor price` with these arguments, relative paths taken from `cwd` (the client's working
-    /// directory).
+    /// `tenor price` with these arguments (paths only name the files in messages: the server
+    /// opens none of them).
     Price {
-        /// The client's working directory.
-        cwd: PathBuf,
         /// The command's arguments, as the client parsed them.
         args: PriceArgs,
     },

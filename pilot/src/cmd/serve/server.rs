@@ -1,7 +1,7 @@
 //! The accept loop of `tenor serve`: one request at a time (the device is shared), each answered
 //! on its own connection with the frames of [`super::protocol`].
 
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,8 +11,13 @@ use std::time::{Duration, Instant};
 use super::protocol::{self, Envelope, Request};
 use crate::cmd::price::{self, Progress, Resident, Source, Streams};
 
-/// How long a client may take to send its request.
+/// How long a client may take to send its request (the whole frame, not one read).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client may take to send its portfolio: this, plus a second per 50 MB.
+const INPUT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one write to a client may block (a client stopped with SIGSTOP, say) before the
+/// server gives the request up.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Fewest milliseconds between two progress frames.
 const PROGRESS_EVERY_MS: u64 = 100;
 /// Largest payload of one output frame.
@@ -24,8 +29,6 @@ pub struct Server {
     pub resident: Resident,
     /// The socket it listens on.
     pub socket: PathBuf,
-    /// The working directory it started in (restored after each request).
-    pub home: PathBuf,
     /// When it started.
     pub started: Instant,
     /// Requests answered.
@@ -60,6 +63,7 @@ impl Server {
     /// Reads one request from `stream` and answers it.
     fn answer(&mut self, stream: UnixStream) -> Next {
         let started = Instant::now();
+        let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
         let reply = Reply::new(&stream);
         let Some(reply) = reply else { return Next::Continue };
         // SAFETY: `getuid` has no preconditions.
@@ -77,7 +81,9 @@ impl Server {
             }
         }
         let envelope = match read_request(&stream) {
-            Ok(e) => e,
+            Ok(Some(e)) => e,
+            // A probe (`tenor serve` checking for a live server, a client that gave up).
+            Ok(None) => return Next::Continue,
             Err(why) => {
                 reply.error(&why);
                 eprintln!("tenor serve: bad request: {why}");
@@ -107,10 +113,18 @@ impl Server {
                 reply.exit(0);
                 Next::Stop
             }
-            Request::Price { cwd, args } => {
+            Request::Price { args } => {
+                let input = match read_input(&stream, envelope.input_bytes) {
+                    Ok(bytes) => bytes,
+                    Err(why) => {
+                        reply.error(&why);
+                        eprintln!("tenor serve: bad request: {why}");
+                        return Next::Continue;
+                    }
+                };
                 self.priced += 1;
                 let what = args.portfolio.display().to_string();
-                let code = self.price(&reply, &cwd, &args);
+                let code = self.price(&reply, &args, &input, started);
                 eprintln!(
                     "tenor serve: request {n}: price {what}: {} in {:.3} s",
                     match code {
@@ -124,12 +138,13 @@ impl Server {
         }
     }
 
-    /// Runs one `tenor price` for the client of `reply`; its exit status, `None` after an error.
-    fn price(&self, reply: &Reply, cwd: &Path, args: &price::PriceArgs) -> Option<u8> {
+    /// Runs one `tenor price` of `input` for the client of `reply`; its exit status, `None` after
+    /// an error.
+    fn price(&self, reply: &Reply, args: &price::PriceArgs, input: &[u8], started: Instant) -> Option<u8> {
         if args.backend != self.resident.selector {
             reply.error(&format!(
-                "the server at {} runs backend {:?}, this command asked for {:?} (--backend): pass \
-                 --backend {} or start a server with --backend {}",
+                "the server at {} runs backend {:?}, this command asked for {:?} (--backend or \
+                 TENOR_BACKEND; default cpu): pass --backend {} or start a server with --backend {}",
                 self.socket.display(),
                 self.resident.selector,
                 args.backend,
@@ -138,24 +153,22 @@ impl Server {
             ));
             return None;
         }
-        // Relative paths are the client's: the server works in the client's directory for the
-        // request (one request at a time), so every message names files as the client typed them.
-        if let Err(e) = std::env::set_current_dir(cwd) {
-            reply.error(&format!("the server cannot enter the client's directory {}: {e}", cwd.display()));
-            return None;
-        }
+        let out_file = args
+            .out
+            .as_ref()
+            .map(|path| Box::new(RemoteOut { reply, path: path.clone() }) as Box<dyn price::OutFile + '_>);
         let mut out = Sink { reply, tag: protocol::TAG_STDOUT };
         let mut err = Sink { reply, tag: protocol::TAG_STDERR };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             price::price_book(
                 args,
-                Source::Resident(&self.resident),
+                Source::Resident(&self.resident, input),
+                started,
+                out_file,
                 &mut Streams { out: &mut out, err: &mut err },
                 reply,
             )
         }));
-        // The server's own directory back, so a removed client folder cannot break it.
-        let _ = std::env::set_current_dir(&self.home);
         match result {
             Ok(Ok(outcome)) => {
                 reply.exit(outcome.code);
@@ -173,27 +186,82 @@ impl Server {
     }
 }
 
-/// Reads and checks the request frame.
-fn read_request(stream: &UnixStream) -> Result<Envelope, String> {
-    let _ = stream.set_read_timeout(Some(REQUEST_TIMEOUT));
-    let mut r = stream;
+/// Reads and checks the request frame; `None` when the client closed the connection before
+/// sending anything.
+fn read_request(stream: &UnixStream) -> Result<Option<Envelope>, String> {
+    let mut r = Deadline { stream, until: Instant::now() + REQUEST_TIMEOUT };
     let frame = protocol::read_frame(&mut r, protocol::MAX_REQUEST).map_err(|e| format!("reading the request: {e}"))?;
-    let Some((tag, body)) = frame else { return Err("the client closed the connection before its request".into()) };
+    let Some((tag, body)) = frame else { return Ok(None) };
     if tag != protocol::TAG_REQUEST {
         return Err(format!("expected a request frame (tag {}), got tag {tag}", protocol::TAG_REQUEST));
     }
-    let envelope: Envelope = serde_json::from_slice(&body).map_err(|e| format!("the request is not valid: {e}"))?;
-    if envelope.protocol != protocol::PROTOCOL {
+    // The version first: a request of another protocol is named as such, whatever its shape.
+    let version: protocol::Version =
+        serde_json::from_slice(&body).map_err(|e| format!("the request is not valid: {e}"))?;
+    if version.protocol != protocol::PROTOCOL {
         return Err(format!(
             "the client speaks protocol {} (tenor {}), the server protocol {} (tenor {}): use the same tenor for both",
-            envelope.protocol,
-            envelope.version,
+            version.protocol,
+            version.version,
             protocol::PROTOCOL,
             env!("CARGO_PKG_VERSION")
         ));
     }
-    let _ = stream.set_read_timeout(None);
-    Ok(envelope)
+    let envelope: Envelope = serde_json::from_slice(&body).map_err(|e| format!("the request is not valid: {e}"))?;
+    if envelope.input_bytes > protocol::MAX_INPUT {
+        return Err(format!(
+            "a portfolio of {} bytes is over the server's limit of {}",
+            envelope.input_bytes,
+            protocol::MAX_INPUT
+        ));
+    }
+    Ok(Some(envelope))
+}
+
+/// Reads the `expected` bytes of the portfolio that follow a price request.
+fn read_input(stream: &UnixStream, expected: u64) -> Result<Vec<u8>, String> {
+    let until = Instant::now() + INPUT_TIMEOUT + Duration::from_secs(expected / 50_000_000);
+    let mut r = Deadline { stream, until };
+    let mut input = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+    while (input.len() as u64) < expected {
+        let left = expected - input.len() as u64;
+        match protocol::read_frame(&mut r, protocol::MAX_REQUEST) {
+            Ok(Some((protocol::TAG_INPUT, chunk))) if chunk.len() as u64 <= left => input.extend_from_slice(&chunk),
+            Ok(Some((protocol::TAG_INPUT, chunk))) => {
+                return Err(format!(
+                    "the portfolio is longer than announced ({} bytes)",
+                    expected + chunk.len() as u64 - left
+                ))
+            }
+            Ok(Some((tag, _))) => {
+                return Err(format!("expected the portfolio (tag {}), got tag {tag}", protocol::TAG_INPUT))
+            }
+            Ok(None) => {
+                return Err(format!("the client closed the connection {left} bytes before the end of the portfolio"))
+            }
+            Err(e) => return Err(format!("reading the portfolio: {e}")),
+        }
+    }
+    Ok(input)
+}
+
+/// Reads from a client until a deadline for the whole exchange (not per read): a client that
+/// sends a byte now and then cannot hold the server.
+struct Deadline<'a> {
+    stream: &'a UnixStream,
+    until: Instant,
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client took too long"));
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        let mut s = self.stream;
+        s.read(buf)
+    }
 }
 
 /// The answering side of one connection: frames written under a lock (progress comes from
@@ -219,10 +287,13 @@ impl Reply {
 
     fn frame(&self, tag: u8, payload: &[u8]) -> std::io::Result<()> {
         let mut w = self.stream.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if payload.is_empty() {
+            protocol::write_frame(&mut *w, tag, payload)?;
+        }
         for chunk in payload.chunks(FRAME_CHUNK) {
             protocol::write_frame(&mut *w, tag, chunk)?;
         }
-        if matches!(tag, protocol::TAG_EXIT | protocol::TAG_ERROR | protocol::TAG_PROGRESS) {
+        if matches!(tag, protocol::TAG_EXIT | protocol::TAG_ERROR | protocol::TAG_PROGRESS | protocol::TAG_COMMIT) {
             w.flush()?;
         }
         Ok(())
@@ -262,6 +333,33 @@ impl Progress for Reply {
         }
     }
     fn finish(&self) {}
+}
+
+/// The `--out` CSV of a client: rows sent as frames, the commit as one frame; the client writes
+/// and renames the file.
+struct RemoteOut<'a> {
+    reply: &'a Reply,
+    path: PathBuf,
+}
+
+impl Write for RemoteOut<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.reply.frame(protocol::TAG_ROWS, buf)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl price::OutFile for RemoteOut<'_> {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+    fn commit(self: Box<Self>) -> anyhow::Result<()> {
+        self.reply.frame(protocol::TAG_COMMIT, &[])?;
+        Ok(())
+    }
 }
 
 /// One of the command's two streams, written as frames of `tag`.

@@ -20,9 +20,7 @@ pub enum SocketError {
     #[error("no default socket: neither XDG_RUNTIME_DIR nor HOME is set; pass --socket PATH")]
     NoDefault,
     /// The path is too long for a Unix socket.
-    #[error(
-        "--socket {path}: {len} bytes, over the {MAX_PATH_BYTES} a Unix socket path can have; choose a shorter path"
-    )]
+    #[error("socket path {path}: {len} bytes, over the {MAX_PATH_BYTES} a Unix socket path can have; choose a shorter --socket")]
     TooLong {
         /// The path.
         path: PathBuf,
@@ -30,8 +28,12 @@ pub enum SocketError {
         len: usize,
     },
     /// Something other than a socket is at the path; it is left alone.
-    #[error("--socket {0}: a file that is not a socket is there; it is left alone, choose another path")]
-    NotASocket(PathBuf),
+    #[error("--socket {0}: {1} is there, not a socket; it is left alone, choose another path")]
+    NotASocket(PathBuf, &'static str),
+    /// The folder of a path given with `--socket` does not exist (only the default folder is
+    /// created).
+    #[error("--socket {0}: its folder does not exist (only the default socket's folder is created)")]
+    NoFolder(PathBuf),
     /// A server answers at the path already.
     #[error("--socket {0}: a Tenor server already listens there (`tenor serve --stop --socket {0}` ends it)")]
     InUse(PathBuf),
@@ -90,8 +92,18 @@ pub fn resolve(given: Option<&Path>) -> Result<PathBuf, SocketError> {
 /// socket cannot be removed.
 pub fn claim(path: &Path) -> Result<(), SocketError> {
     let Ok(meta) = std::fs::symlink_metadata(path) else { return Ok(()) };
-    if !meta.file_type().is_socket() {
-        return Err(SocketError::NotASocket(path.to_path_buf()));
+    let t = meta.file_type();
+    if !t.is_socket() {
+        let what = if t.is_dir() {
+            "a folder"
+        } else if t.is_symlink() {
+            "a symbolic link"
+        } else if t.is_file() {
+            "a regular file"
+        } else {
+            "a special file"
+        };
+        return Err(SocketError::NotASocket(path.to_path_buf(), what));
     }
     if UnixStream::connect(path).is_ok() {
         return Err(SocketError::InUse(path.to_path_buf()));
@@ -103,14 +115,18 @@ pub fn claim(path: &Path) -> Result<(), SocketError> {
     })
 }
 
-/// Binds `path` (after [`claim`]) with mode 0600, creating its folder with mode 0700 when
-/// missing.
+/// Binds `path` (after [`claim`]) with mode 0600; the `default` path's folder is created with
+/// mode 0700 when missing.
 ///
 /// # Errors
-/// As [`claim`]; [`SocketError::Io`] when the folder cannot be made or the bind fails.
-pub fn bind(path: &Path) -> Result<UnixListener, SocketError> {
+/// As [`claim`]; [`SocketError::NoFolder`] for a missing folder of a given path;
+/// [`SocketError::Io`] when the folder cannot be made or the bind fails.
+pub fn bind(path: &Path, default: bool) -> Result<UnixListener, SocketError> {
     claim(path)?;
     if let Some(dir) = path.parent().filter(|d| !d.exists()) {
+        if !default {
+            return Err(SocketError::NoFolder(path.to_path_buf()));
+        }
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|source| SocketError::Io {
             path: path.to_path_buf(),
             what: "create its folder",
@@ -174,15 +190,17 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temporary socket");
         let file = dir.join("f");
         std::fs::write(&file, b"keep").expect("temporary socket");
-        assert!(matches!(bind(&file), Err(SocketError::NotASocket(_))));
+        assert!(matches!(bind(&file, false), Err(SocketError::NotASocket(_, "a regular file"))));
+        assert!(matches!(bind(&dir, false), Err(SocketError::NotASocket(_, "a folder"))));
+        assert!(matches!(bind(&dir.join("missing/s"), false), Err(SocketError::NoFolder(_))));
         assert_eq!(std::fs::read(&file).expect("temporary socket"), b"keep");
         let sock = dir.join("s");
-        let live = bind(&sock).expect("temporary socket");
+        let live = bind(&sock, false).expect("temporary socket");
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(std::fs::metadata(&sock).expect("temporary socket").permissions().mode() & 0o777, 0o600);
-        assert!(matches!(bind(&sock), Err(SocketError::InUse(_))));
+        assert!(matches!(bind(&sock, false), Err(SocketError::InUse(_))));
         drop(live); // the file stays, nobody listens: stale
-        let again = bind(&sock);
+        let again = bind(&sock, false);
         assert!(again.is_ok(), "{again:?}");
         let client = UnixStream::connect(&sock).expect("connect to the temporary socket");
         // SAFETY: `getuid` has no preconditions.
