@@ -15,7 +15,9 @@ use tenor_pricing::american::{
     american_fd, american_fd_greeks, american_fd_richardson, lsm_as_symmetric_put, lsm_price, symmetric, FdGrid,
     LsmConfig,
 };
-use tenor_pricing::portfolio::{price_book, price_book_with, BookConfig, BookRun, Engine, PricedRow};
+use tenor_pricing::portfolio::{
+    price_book, price_book_with, priced_as_symmetric_put, BookConfig, BookRun, Engine, PricedRow,
+};
 use tenor_pricing::types::{OptionType, Vanilla};
 
 fn call(spot: f64, strike: f64, maturity: f64, rate: f64, dividend: f64, vol: f64) -> Vanilla {
@@ -94,6 +96,12 @@ fn the_engine_simulates_a_call_with_a_dividend_as_its_symmetric_put() {
     // Puts and Merton's calls (no dividend) are not mapped.
     assert!(!lsm_as_symmetric_put(&symmetric(&ordinary())));
     assert!(!lsm_as_symmetric_put(&Vanilla { dividend: 0.0, ..ordinary() }));
+    // In the book: the call with a dividend under `--engine mc` only.
+    let book =
+        common::american_book(&[ordinary(), Vanilla { dividend: 0.0, ..ordinary() }, symmetric(&ordinary())], "");
+    let mapped = |engine| book.iter().map(|t| priced_as_symmetric_put(t, engine)).collect::<Vec<_>>();
+    assert_eq!(mapped(Engine::Mc), [true, false, false]);
+    assert_eq!(mapped(Engine::Auto), [false, false, false]);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! | barrier, `fixings` = n | Monte Carlo on the n monitoring dates | same |
 //! | asian_geo | discrete geometric closed form (Kemna and Vorst 1990) | Monte Carlo |
 //! | asian_arith | Monte Carlo, geometric control variate | same |
-//! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | Longstaff-Schwartz Monte Carlo on the backend, batched over the book's American rows and their bumped copies (`lsm`, [`super::lsm_rows`]); where early exercise is never optimal (a call with no dividend and `rate >= 0`, Merton 1973; [`crate::american::no_early_exercise`]) the European closed form (`analytic`, `host`) |
+//! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | Longstaff-Schwartz Monte Carlo on the backend, batched over the book's American rows and their bumped copies (`lsm`, [`super::lsm_rows`]); where early exercise is never optimal (a call with no dividend and `rate >= 0`, Merton 1973; [`crate::american::no_early_exercise`]) the European closed form (`analytic`, `host`); every other call as the American put of the put-call symmetry (McDonald and Schroder 1998, [`priced_as_symmetric_put`]; still `lsm`) |
 //! | heston | semi-analytic characteristic-function price (`analytic`, [`crate::heston`]) | QE Monte Carlo (Andersen 2008) on `steps` time steps (`mc`, [`crate::mc::HestonMcOption`]) |
 //! | any, `maturity` 0 | the payoff now (`intrinsic`, [`super::expiry`]) | same |
 //!
@@ -292,6 +292,16 @@ fn american_as_european(trade: &Trade, engine: Engine) -> Option<&Vanilla> {
         TradeKind::American(v) if engine == Engine::Mc && crate::american::no_early_exercise(v) => Some(v),
         _ => None,
     }
+}
+
+/// Whether `engine` prices `trade` by Longstaff-Schwartz as the American put of the put-call
+/// symmetry `C(S, K, r, q) = P(K, S, q, r)` (McDonald and Schroder 1998): an American call routed
+/// to LSM under [`Engine::Mc`] (one whose early exercise may be optimal: a dividend yield above
+/// 0, or a rate below 0; [`crate::american::lsm_as_symmetric_put`]). Its row's method is `lsm`,
+/// as any LSM row's; front ends name such rows in their summary (`tenor price` does).
+#[must_use]
+pub fn priced_as_symmetric_put(trade: &Trade, engine: Engine) -> bool {
+    matches!(route(trade, engine), Route::Lsm(v) if crate::american::lsm_as_symmetric_put(&v))
 }
 
 /// Prices a trade by closed form on the host (an American by finite differences, or under
