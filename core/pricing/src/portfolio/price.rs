@@ -182,6 +182,32 @@ pub enum PriceError {
         /// Valuations (1, or 9 with Greeks).
         valuations: u64,
     },
+    /// A Heston row's QE Monte Carlo work exceeds [`MAX_ROW_PATH_STEPS`]; nothing was simulated
+    /// for it. Its path-steps are `paths x steps x substeps x valuations`: each of the `--steps`
+    /// time steps is cut into sub-steps so that `kappa dt <= 0.25`
+    /// ([`crate::mc::QE_MAX_KAPPA_DT`], ADR 0021), so fewer `--steps` reduce the work only down to
+    /// `min_substeps` sub-steps per path (those of one step, about `kappa T / 0.25`).
+    #[error(
+        "needs {path_steps} simulated path-steps ({paths} paths x {} QE sub-steps per path ({steps} steps x \
+         {substeps} sub-steps each, so that kappa dt <= 0.25) x {valuations} valuations), over the per-row limit \
+         of {MAX_ROW_PATH_STEPS}: lower --paths or use --no-greeks (fewer --steps cannot take a path under \
+         {min_substeps} sub-steps, kappa T / 0.25)",
+        .steps.saturating_mul(*.substeps)
+    )]
+    TooMuchHestonWork {
+        /// Path-steps the row would need.
+        path_steps: u64,
+        /// Paths per valuation.
+        paths: u64,
+        /// Time steps per path (`--steps`).
+        steps: u64,
+        /// QE sub-steps per time step ([`crate::mc::HestonMcOption::substeps`]).
+        substeps: u64,
+        /// Sub-steps per path with one time step, the fewest any `--steps` gives.
+        min_substeps: u64,
+        /// Valuations (1, or 9 with Greeks).
+        valuations: u64,
+    },
     /// The engine returned no result for the trade (a bug in the pricer, reported, not hidden).
     #[error("internal error: no result was produced for this trade")]
     NoResult,
@@ -677,14 +703,25 @@ fn lsm_work(config: &BookConfig) -> Result<(), PriceError> {
     Ok(())
 }
 
-/// Checks a Monte Carlo row's work against [`MAX_ROW_PATH_STEPS`].
+/// Checks a Monte Carlo row's work against [`MAX_ROW_PATH_STEPS`] (a Heston row's error says
+/// what its QE sub-steps make of `--steps`).
 fn work(p: &McProduct, config: &BookConfig) -> Result<(), PriceError> {
     let (steps, valuations) = mc_steps_valuations(p, config);
     let path_steps = config.paths.saturating_mul(steps).saturating_mul(valuations);
-    if path_steps > MAX_ROW_PATH_STEPS {
-        return Err(PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations });
+    if path_steps <= MAX_ROW_PATH_STEPS {
+        return Ok(());
     }
-    Ok(())
+    Err(match p {
+        McProduct::Heston(h) => PriceError::TooMuchHestonWork {
+            path_steps,
+            paths: config.paths,
+            steps: u64::from(config.steps),
+            substeps: u64::from(h.substeps(config.steps)),
+            min_substeps: u64::from(h.substeps(1)),
+            valuations,
+        },
+        _ => PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations },
+    })
 }
 
 /// A row whose price is not a finite number is an error, never output; a Greek that is not
