@@ -32,6 +32,8 @@ enum Command {
     Compare(cmd::certify::CompareArgs),
     /// Price a portfolio CSV (docs/portfolio-csv.md) and print a summary.
     Price(cmd::price::PriceArgs),
+    /// Keep a backend open and price books for `tenor price --server` (docs/serve.md).
+    Serve(cmd::serve::ServeArgs),
     /// Build example books from market data.
     #[command(subcommand)]
     Book(cmd::book::BookCommand),
@@ -64,6 +66,7 @@ fn main() -> std::process::ExitCode {
         Command::Certify(a) => cmd::certify::certify(&a),
         Command::Compare(a) => cmd::certify::compare(&a),
         Command::Price(args) => cmd::price::run(&args),
+        Command::Serve(args) => cmd::serve::run(&args),
         Command::Book(c) => cmd::book::run(&c),
         Command::Backtest(a) => cmd::backtest::run(&a),
         Command::Pilot(PilotCommand::Run(a)) => cmd::pilot::run(&a),
@@ -73,7 +76,7 @@ fn main() -> std::process::ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", error_chain(&e));
+            eprintln!("error: {}", cmd::error_chain(&e));
             std::process::ExitCode::FAILURE
         }
     }
@@ -91,26 +94,9 @@ fn restore_default_sigpipe() {
     }
 }
 
-/// The error and its causes joined by ": ", leaving out a cause whose text the message before it
-/// already ends with (typed errors that quote their source, such as "cannot read X: <io error>").
-fn error_chain(e: &anyhow::Error) -> String {
-    let mut out = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if out.ends_with(&text) {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(": ");
-        }
-        out.push_str(&text);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::error_chain;
+    use crate::cmd::error_chain;
 
     #[test]
     fn a_cause_quoted_by_its_error_is_printed_once() {

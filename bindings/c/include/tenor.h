@@ -48,6 +48,11 @@ typedef enum TenorMethod {
   TENOR_METHOD_MC = 2,
   // Not priced (see the row's status).
   TENOR_METHOD_NOT_PRICED = 3,
+  // Least-squares Monte Carlo on the backend (an American under engine 1; Longstaff and
+  // Schwartz 2001).
+  TENOR_METHOD_LSM = 4,
+  // The payoff now, on the host (a trade at expiry, any engine).
+  TENOR_METHOD_INTRINSIC = 5,
 } TenorMethod;
 
 // An open backend (opaque to C).

@@ -119,6 +119,26 @@ pub enum TenorMethod {
     Mc = 2,
     /// Not priced (see the row's status).
     NotPriced = 3,
+    /// Least-squares Monte Carlo on the backend (an American under engine 1; Longstaff and
+    /// Schwartz 2001).
+    Lsm = 4,
+    /// The payoff now, on the host (a trade at expiry, any engine).
+    Intrinsic = 5,
+}
+
+impl TenorMethod {
+    /// The code of a `method` column value of `tenor price` (docs/portfolio-csv.md); `None` for a
+    /// name this ABI does not know (reported as an error, never as another method).
+    fn of(name: &str) -> Option<Self> {
+        Some(match name {
+            "analytic" => Self::Analytic,
+            "pde" => Self::Pde,
+            "mc" => Self::Mc,
+            "lsm" => Self::Lsm,
+            "intrinsic" => Self::Intrinsic,
+            _ => return None,
+        })
+    }
 }
 
 /// One priced row: the output columns of `tenor price`. A value that does not apply (the
@@ -407,13 +427,17 @@ pub unsafe extern "C" fn tenor_price_book(
             match r {
                 Ok(row) => {
                     let nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
+                    let Some(method) = TenorMethod::of(&row.method) else {
+                        output[slot].status = TenorStatus::Pricing;
+                        first_error.get_or_insert(format!(
+                            "trade {slot}: priced by method {:?}, which this C ABI has no code for",
+                            row.method
+                        ));
+                        continue;
+                    };
                     output[slot] = TenorPriced {
                         status: TenorStatus::Ok,
-                        method: match row.method.as_str() {
-                            "analytic" => TenorMethod::Analytic,
-                            "pde" => TenorMethod::Pde,
-                            _ => TenorMethod::Mc,
-                        },
+                        method,
                         price: row.price,
                         std_error: nan(row.stderr),
                         delta: nan(row.delta),

@@ -99,6 +99,29 @@ int main(void) {
     s = tenor_price_book(dev, NULL, 1, NULL, out);
     CHECK(s == TENOR_STATUS_INVALID_ARGUMENT, "null trades");
 
+    /* Every method has its own code: an American put by finite differences (engine 0) and by
+     * least squares Monte Carlo (engine 1), within 4 standard errors plus LSM's low bias of a
+     * few cents; a call at expiry is its payoff, 110 - 100 = 10, by either engine. */
+    TenorTrade more[2];
+    more[0] = vanilla(TENOR_KIND_AMERICAN, 1, 100.0, 100.0, 1.0, 0.05, 0.0, 0.2);
+    more[1] = vanilla(TENOR_KIND_EUROPEAN, 0, 110.0, 100.0, 0.0, 0.05, 0.0, 0.2);
+    TenorPriced fd[2], lsm[2];
+    cfg = tenor_book_config_default();
+    cfg.paths = 20000;
+    cfg.greeks = 0;
+    s = tenor_price_book(dev, more, 2, &cfg, fd);
+    CHECK(s == TENOR_STATUS_OK && fd[0].method == TENOR_METHOD_PDE, "american by fd: %d %d", (int)s, (int)fd[0].method);
+    CHECK(fd[1].method == TENOR_METHOD_INTRINSIC && fd[1].price == 10.0, "expiry: method %d price %.17g",
+          (int)fd[1].method, fd[1].price);
+    cfg.engine = 1;
+    s = tenor_price_book(dev, more, 2, &cfg, lsm);
+    CHECK(s == TENOR_STATUS_OK && lsm[0].method == TENOR_METHOD_LSM && lsm[0].std_error > 0.0, "american by lsm: %d %d",
+          (int)s, (int)lsm[0].method);
+    CHECK(fabs(lsm[0].price - fd[0].price) < 4.0 * lsm[0].std_error + 0.03, "lsm %.6f +/- %.6f vs fd %.6f", lsm[0].price,
+          lsm[0].std_error, fd[0].price);
+    CHECK(lsm[1].method == TENOR_METHOD_INTRINSIC && lsm[1].price == 10.0, "expiry under mc: method %d",
+          (int)lsm[1].method);
+
     tenor_close(dev);
     tenor_close(NULL);
     if (failures == 0) printf("c-abi: all checks passed\n");

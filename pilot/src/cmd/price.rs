@@ -5,20 +5,26 @@
 //! to stderr. Every bad row (parse errors and trades that cannot be priced) is named on stderr
 //! with file, line and column, the good rows are still priced and written, and the command exits
 //! with status 1.
+//!
+//! With `--server` the same work runs in a resident `tenor serve` process whose backend is
+//! already open (`super::serve`, ADR 0026): [`price_book`] is the one copy of the command, called
+//! by this process or by the server with the streams and progress of the client.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use tenor_ports::Devices;
 use tenor_pricing::portfolio::{self, BookConfig, Engine, Kind, PricedRow};
 
 /// Engine choice on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 pub enum EngineArg {
     /// Closed forms where they exist, Monte Carlo otherwise.
     Auto,
@@ -26,8 +32,9 @@ pub enum EngineArg {
     Mc,
 }
 
-/// Arguments of `tenor price`.
-#[derive(Debug, Args)]
+/// Arguments of `tenor price`. Serialised (without `--server` and `--socket`) as the request a
+/// client sends to `tenor serve`.
+#[derive(Debug, Args, Serialize, Deserialize)]
 pub struct PriceArgs {
     /// Portfolio CSV to price.
     #[arg(long)]
@@ -60,6 +67,77 @@ pub struct PriceArgs {
     /// another (the pricer before batch kernels; bitwise the same prices), for comparison.
     #[arg(long)]
     pub unbatched: bool,
+    /// Price in the resident `tenor serve` at `--socket` (its backend already open: no device
+    /// start-up in this command). `--backend` must name the server's backend; the server's
+    /// environment governs the backend and its kernels.
+    #[arg(long)]
+    #[serde(skip)]
+    pub server: bool,
+    /// The server's socket (with `--server`); default: `$XDG_RUNTIME_DIR/tenor/serve.sock`, else
+    /// `~/.cache/tenor/serve.sock`.
+    #[arg(long, env = "TENOR_SOCKET", requires = "server")]
+    #[serde(skip)]
+    pub socket: Option<PathBuf>,
+}
+
+/// Where the backend of [`price_book`] comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// Opened by this command: a single backend on a thread beside the read, a selector of
+    /// several devices (`cuda:*`, `sim:0..3`) before it.
+    Open(&'a str),
+    /// Already open in a resident server (`tenor serve`).
+    Resident(&'a Resident),
+}
+
+/// A backend kept open by `tenor serve` between requests.
+pub(crate) struct Resident {
+    /// The selector it was opened with (`--backend` of the server).
+    pub selector: String,
+    /// Its devices (one, or several for a selector such as `cuda:*`).
+    pub devices: Devices,
+    /// How long opening it took at the server's start.
+    pub open_time: Duration,
+}
+
+/// Progress of the trades priced, drawn by the command or sent to a server's client.
+pub(crate) trait Progress: Sync {
+    /// Pricing starts: `total` trades.
+    fn start(&self, total: u64);
+    /// `done` trades are priced.
+    fn set(&self, done: u64);
+    /// Pricing ended (clears a bar).
+    fn finish(&self);
+}
+
+impl Progress for ProgressBar {
+    fn start(&self, total: u64) {
+        self.set_length(total);
+    }
+    fn set(&self, done: u64) {
+        self.set_position(done);
+    }
+    fn finish(&self) {
+        self.finish_and_clear();
+    }
+}
+
+/// The standard output and error of one `tenor price` (the process's own, or frames to a
+/// server's client).
+pub(crate) struct Streams<'a> {
+    /// Rows without `--out`; the summary with `--out`.
+    pub out: &'a mut dyn Write,
+    /// The summary without `--out`; every error line.
+    pub err: &'a mut dyn Write,
+}
+
+/// What [`price_book`] ended with.
+pub(crate) struct Outcome {
+    /// Exit status: 0, or 1 when a row or the header was rejected.
+    pub code: u8,
+    /// Whether the backend was left to the operating system ([`super::open_backend::exit_now`]
+    /// must end the process).
+    pub exit_now: bool,
 }
 
 /// Per-kind line of the summary.
@@ -72,12 +150,47 @@ struct KindTotal {
     ran_on: Vec<String>,
 }
 
-/// Runs `tenor price`.
+/// Runs `tenor price`: here, or with `--server` in the resident `tenor serve`.
 ///
 /// # Errors
 /// An unreadable portfolio, an unavailable backend or an unwritable output; bad rows are not
-/// errors of the call (they are reported and give exit status 1).
+/// errors of the call (they are reported and give exit status 1). With `--server`: no server at
+/// the socket, or a server on another backend ([`super::serve`]).
 pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
+    if args.server {
+        return super::serve::price_remote(args);
+    }
+    let bar = pricing_bar();
+    // Unlocked handles: the progress bar draws on stderr from pricing threads meanwhile.
+    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+    let outcome = price_book(args, Source::Open(&args.backend), &mut Streams { out: &mut out, err: &mut err }, &bar)?;
+    if outcome.exit_now {
+        super::open_backend::exit_now(outcome.code);
+    }
+    Ok(ExitCode::from(outcome.code))
+}
+
+/// The bar of trades priced (its length set when pricing starts).
+pub(crate) fn pricing_bar() -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} pricing [{bar:40}] {pos}/{len} trades ({elapsed}, eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// The work of `tenor price` on the backend from `source`, writing to `streams`.
+///
+/// # Errors
+/// As [`run`].
+pub(crate) fn price_book(
+    args: &PriceArgs,
+    source: Source<'_>,
+    streams: &mut Streams<'_>,
+    progress: &dyn Progress,
+) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     if let Some(out) = &args.out {
         super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
@@ -89,31 +202,41 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     // context creation, a few hundred milliseconds on a large GPU; reading 40,000 rows is tens
     // of milliseconds): the two overlap, and `open_wait` is what the read did not hide.
     // A selector of several devices (`cuda:*`, `sim:0..3`) opens them all, before the read.
-    let several = tenor_registry::Selector::parse(&args.backend)
-        .is_ok_and(|sel| matches!(sel.devices, tenor_registry::DeviceSet::All | tenor_registry::DeviceSet::Range(..)));
-    let opening = Instant::now();
-    let devices = if several {
-        Some(
-            tenor_registry::open_devices(&args.backend)
-                .with_context(|| format!("opening backend {:?}", args.backend))?,
-        )
-    } else {
-        None
+    // A resident server's backend is open already.
+    let opened_here;
+    let (parsed, read_time, compute, devices, open_time, open_wait) = match source {
+        Source::Open(name) => {
+            let several = tenor_registry::Selector::parse(name).is_ok_and(|sel| {
+                matches!(sel.devices, tenor_registry::DeviceSet::All | tenor_registry::DeviceSet::Range(..))
+            });
+            let opening = Instant::now();
+            opened_here = if several {
+                Some(tenor_registry::open_devices(name).with_context(|| format!("opening backend {name:?}"))?)
+            } else {
+                None
+            };
+            let devices_open = opening.elapsed();
+            let opener = super::open_backend::OpenBackend::start(if several { "cpu" } else { name });
+            let reading = Instant::now();
+            let parsed = portfolio::read_portfolio(&args.portfolio);
+            let read_time = reading.elapsed();
+            let waiting = Instant::now();
+            let opened = opener.wait();
+            let open_wait = waiting.elapsed();
+            let parsed = parsed?;
+            let (compute, open_time) = match &opened_here {
+                Some(set) => (set.first().clone(), devices_open),
+                None => opened.with_context(|| format!("opening backend {name:?}"))?,
+            };
+            (parsed, read_time, compute, opened_here.as_ref().filter(|d| d.len() > 1), open_time, open_wait)
+        }
+        Source::Resident(r) => {
+            let reading = Instant::now();
+            let parsed = portfolio::read_portfolio(&args.portfolio)?;
+            let compute = r.devices.first().clone();
+            (parsed, reading.elapsed(), compute, Some(&r.devices).filter(|d| d.len() > 1), r.open_time, Duration::ZERO)
+        }
     };
-    let devices_open = opening.elapsed();
-    let opener = super::open_backend::OpenBackend::start(if several { "cpu" } else { &args.backend });
-    let reading = Instant::now();
-    let parsed = portfolio::read_portfolio(&args.portfolio);
-    let read_time = reading.elapsed();
-    let waiting = Instant::now();
-    let opened = opener.wait();
-    let open_wait = waiting.elapsed();
-    let parsed = parsed?;
-    let (compute, open_time) = match &devices {
-        Some(set) => (set.first().clone(), devices_open),
-        None => opened.with_context(|| format!("opening backend {:?}", args.backend))?,
-    };
-    let devices = devices.filter(|d| d.len() > 1);
     let config = BookConfig {
         engine: match args.engine {
             EngineArg::Auto => Engine::Auto,
@@ -127,15 +250,10 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     };
     config.check().map_err(|e| anyhow::anyhow!("--{e}"))?;
 
-    let bar = ProgressBar::new(parsed.trades.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} pricing [{bar:40}] {pos}/{len} trades ({elapsed}, eta {eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    progress.start(parsed.trades.len() as u64);
     let pricing = Instant::now();
     let run = portfolio::BookRun { batch: !args.unbatched };
-    let (book, split) = match &devices {
+    let (book, split) = match devices {
         Some(set) => {
             let (book, split) = tenor_pilot::book_pricing::price_parsed_sharded(
                 set,
@@ -143,7 +261,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
                 &args.portfolio,
                 &config,
                 &run,
-                &|done| bar.set_position(done as u64),
+                &|done| progress.set(done as u64),
             );
             (book, Some(split))
         }
@@ -154,15 +272,13 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
                 &args.portfolio,
                 &config,
                 &run,
-                &mut |done| {
-                    bar.set_position(done as u64);
-                },
+                &mut |done| progress.set(done as u64),
             );
             (book, None)
         }
     };
     let pricing_time = pricing.elapsed();
-    bar.finish_and_clear();
+    progress.finish();
 
     let file = args.portfolio.display();
     let failures = book.messages();
@@ -193,7 +309,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
             portfolio::write_priced(&mut f, rows).with_context(|| format!("writing {}", f.path().display()))?;
             f.commit()?;
         }
-        None => portfolio::write_priced(std::io::stdout().lock(), rows)?,
+        None => portfolio::write_priced(&mut *streams.out, rows)?,
     }
     let write_time = writing.elapsed();
     let elapsed = started.elapsed();
@@ -217,7 +333,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         );
     }
     summary += &format!("backend     {} ({})\n", info.backend, info.name);
-    if let (Some(set), Some(split)) = (&devices, &split) {
+    if let (Some(set), Some(split)) = (devices, &split) {
         let shares: Vec<String> = set
             .labels()
             .iter()
@@ -288,9 +404,13 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     }
     summary += &format!("time        {:.3} s\n", elapsed.as_secs_f64());
     summary += &format!(
-        "phases      open backend {:.3} s (on a thread beside the read; waited {:.3} s), read {:.3} s, \
+        "phases      open backend {:.3} s ({}; waited {:.3} s), read {:.3} s, \
          pricing {:.3} s ({}), write {:.3} s (formatted, synced and renamed)\n",
         open_time.as_secs_f64(),
+        match source {
+            Source::Open(_) => "on a thread beside the read",
+            Source::Resident(_) => "once, when `tenor serve` started",
+        },
         open_wait.as_secs_f64(),
         read_time.as_secs_f64(),
         pricing_time.as_secs_f64(),
@@ -327,23 +447,32 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         summary += &format!("output      {note}\n");
     }
     // Every output is written (and synced): the backend's teardown is not waited for.
-    let exit = super::open_backend::finish(compute);
-    summary += &match exit {
-        super::open_backend::Exit::LeftToTheOs => {
+    let exit = match source {
+        Source::Open(_) => Some(super::open_backend::finish(compute)),
+        Source::Resident(_) => None,
+    };
+    summary += &match (exit, source) {
+        (Some(super::open_backend::Exit::LeftToTheOs), _) => {
             "exit        backend left to the operating system (no teardown before exit; \
              TENOR_EXIT_TEARDOWN=1 tears it down and times it)\n"
                 .to_owned()
         }
-        super::open_backend::Exit::TornDown(t) => {
+        (Some(super::open_backend::Exit::TornDown(t)), _) => {
             format!("exit        backend torn down in {:.3} s\n", t.as_secs_f64())
         }
+        (None, Source::Resident(r)) => format!(
+            "exit        backend {} stays open in `tenor serve` (pid {}) for the next request\n",
+            r.selector,
+            std::process::id()
+        ),
+        (None, Source::Open(_)) => String::new(),
     };
     if args.out.is_some() {
-        print!("{summary}");
+        write!(streams.out, "{summary}")?;
     } else {
-        eprint!("{summary}");
+        write!(streams.err, "{summary}")?;
     }
-    let mut err = std::io::stderr().lock();
+    let err = &mut *streams.err;
     for f in &failures {
         writeln!(err, "error: {f}")?;
     }
@@ -365,11 +494,9 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         }
         1
     };
-    drop(err);
-    if exit == super::open_backend::Exit::LeftToTheOs {
-        super::open_backend::exit_now(code);
-    }
-    Ok(ExitCode::from(code))
+    streams.out.flush()?;
+    err.flush()?;
+    Ok(Outcome { code, exit_now: exit == Some(super::open_backend::Exit::LeftToTheOs) })
 }
 
 /// A summary figure: 4 decimals, or 6 significant digits in scientific notation from 1e12 on

@@ -1,0 +1,193 @@
+//! Where the server's socket lives and how it is bound: a Unix domain socket only its owner can
+//! connect to (mode 0600, created under a 0700 folder for the default path), a stale socket left
+//! by a killed server replaced, a live one refused.
+
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+/// Longest socket path (bytes): `sun_path` holds 108 bytes on Linux, one of them the final NUL
+/// (`unix(7)`).
+pub const MAX_PATH_BYTES: usize = 107;
+
+/// A socket path that cannot be used.
+#[derive(Debug, Error)]
+pub enum SocketError {
+    /// Neither `XDG_RUNTIME_DIR` nor `HOME` is set.
+    #[error("no default socket: neither XDG_RUNTIME_DIR nor HOME is set; pass --socket PATH")]
+    NoDefault,
+    /// The path is too long for a Unix socket.
+    #[error(
+        "--socket {path}: {len} bytes, over the {MAX_PATH_BYTES} a Unix socket path can have; choose a shorter path"
+    )]
+    TooLong {
+        /// The path.
+        path: PathBuf,
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// Something other than a socket is at the path; it is left alone.
+    #[error("--socket {0}: a file that is not a socket is there; it is left alone, choose another path")]
+    NotASocket(PathBuf),
+    /// A server answers at the path already.
+    #[error("--socket {0}: a Tenor server already listens there (`tenor serve --stop --socket {0}` ends it)")]
+    InUse(PathBuf),
+    /// Creating the folder, removing a stale socket or binding failed.
+    #[error("--socket {path}: cannot {what}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// What was being done.
+        what: &'static str,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+/// The default socket: `$XDG_RUNTIME_DIR/tenor/serve.sock`, else `$HOME/.cache/tenor/serve.sock`.
+///
+/// # Errors
+/// [`SocketError::NoDefault`] when neither variable is set.
+pub fn default_path() -> Result<PathBuf, SocketError> {
+    let base = std::env::var_os("XDG_RUNTIME_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
+        .ok_or(SocketError::NoDefault)?;
+    Ok(base.join("tenor").join("serve.sock"))
+}
+
+/// `given`, or the default path, made absolute and checked for length.
+///
+/// # Errors
+/// [`SocketError::NoDefault`], [`SocketError::TooLong`], or [`SocketError::Io`] when the working
+/// directory is unknown.
+pub fn resolve(given: Option<&Path>) -> Result<PathBuf, SocketError> {
+    let path = match given {
+        Some(p) => p.to_path_buf(),
+        None => default_path()?,
+    };
+    let path = std::path::absolute(&path).map_err(|source| SocketError::Io {
+        path: path.clone(),
+        what: "make the path absolute",
+        source,
+    })?;
+    let len = path.as_os_str().len();
+    if len > MAX_PATH_BYTES {
+        return Err(SocketError::TooLong { path, len });
+    }
+    Ok(path)
+}
+
+/// Fails when a server already answers at `path`, removes a stale socket (one nobody listens on),
+/// and leaves anything that is not a socket alone.
+///
+/// # Errors
+/// [`SocketError::InUse`], [`SocketError::NotASocket`], or [`SocketError::Io`] when a stale
+/// socket cannot be removed.
+pub fn claim(path: &Path) -> Result<(), SocketError> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return Ok(()) };
+    if !meta.file_type().is_socket() {
+        return Err(SocketError::NotASocket(path.to_path_buf()));
+    }
+    if UnixStream::connect(path).is_ok() {
+        return Err(SocketError::InUse(path.to_path_buf()));
+    }
+    std::fs::remove_file(path).map_err(|source| SocketError::Io {
+        path: path.to_path_buf(),
+        what: "remove the stale socket",
+        source,
+    })
+}
+
+/// Binds `path` (after [`claim`]) with mode 0600, creating its folder with mode 0700 when
+/// missing.
+///
+/// # Errors
+/// As [`claim`]; [`SocketError::Io`] when the folder cannot be made or the bind fails.
+pub fn bind(path: &Path) -> Result<UnixListener, SocketError> {
+    claim(path)?;
+    if let Some(dir) = path.parent().filter(|d| !d.exists()) {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|source| SocketError::Io {
+            path: path.to_path_buf(),
+            what: "create its folder",
+            source,
+        })?;
+    }
+    // The socket is created with mode 0600 (umask 0177 during the bind), so no other user can
+    // connect even for an instant; `umask` is process-wide, and no other thread of the server
+    // creates files while it binds.
+    // SAFETY: `umask` only sets the process's file mode creation mask and returns the old one.
+    let old = unsafe { libc::umask(0o177) };
+    let bound = UnixListener::bind(path);
+    // SAFETY: as above, restoring the mask.
+    unsafe { libc::umask(old) };
+    bound.map_err(|source| SocketError::Io { path: path.to_path_buf(), what: "bind", source })
+}
+
+/// The user id of the process at the other end of `stream` (`SO_PEERCRED`, `unix(7)`), on Linux.
+///
+/// # Errors
+/// The `getsockopt` error.
+#[cfg(target_os = "linux")]
+pub fn peer_uid(stream: &UnixStream) -> io::Result<u32> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: the descriptor is a connected Unix socket owned by `stream` for the call; `cred` and
+    // `len` are valid for writes of `len` bytes, as `getsockopt(2)` requires.
+    let rc = unsafe {
+        libc::getsockopt(stream.as_raw_fd(), libc::SOL_SOCKET, libc::SO_PEERCRED, (&raw mut cred).cast(), &raw mut len)
+    };
+    if rc == 0 {
+        Ok(cred.uid)
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Elsewhere the socket's mode 0600 alone keeps other users out.
+#[cfg(not(target_os = "linux"))]
+pub fn peer_uid(_stream: &UnixStream) -> io::Result<u32> {
+    // SAFETY: `getuid` has no preconditions.
+    Ok(unsafe { libc::getuid() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_path_is_refused_and_a_relative_one_made_absolute() {
+        let long = PathBuf::from(format!("/tmp/{}", "x".repeat(120)));
+        assert!(matches!(resolve(Some(&long)), Err(SocketError::TooLong { len: 125, .. })));
+        let rel = resolve(Some(Path::new("s.sock"))).expect("temporary socket");
+        assert!(rel.is_absolute() && rel.ends_with("s.sock"));
+    }
+
+    #[test]
+    fn a_regular_file_is_left_alone_a_stale_socket_replaced_a_live_one_refused() {
+        let dir = std::env::temp_dir().join(format!("tenor-sock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary socket");
+        let file = dir.join("f");
+        std::fs::write(&file, b"keep").expect("temporary socket");
+        assert!(matches!(bind(&file), Err(SocketError::NotASocket(_))));
+        assert_eq!(std::fs::read(&file).expect("temporary socket"), b"keep");
+        let sock = dir.join("s");
+        let live = bind(&sock).expect("temporary socket");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&sock).expect("temporary socket").permissions().mode() & 0o777, 0o600);
+        assert!(matches!(bind(&sock), Err(SocketError::InUse(_))));
+        drop(live); // the file stays, nobody listens: stale
+        let again = bind(&sock);
+        assert!(again.is_ok(), "{again:?}");
+        let client = UnixStream::connect(&sock).expect("connect to the temporary socket");
+        // SAFETY: `getuid` has no preconditions.
+        let own = unsafe { libc::getuid() };
+        assert_eq!(peer_uid(&client).expect("peer credentials"), own);
+        std::fs::remove_dir_all(&dir).expect("temporary socket");
+    }
+}
