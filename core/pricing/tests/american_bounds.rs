@@ -3,8 +3,11 @@
 //! and negative vega at vol 0.01: the European control variate carried the European grid's
 //! error into the exercise region. Checked against independent values: the intrinsic value
 //! (immediate exercise is optimal: `K - S > K e^{-rt} - S e^{-qt}` for every `t` when `q = 0`),
-//! a Jarrow-Rudd binomial tree written here, and no-arbitrage bounds on the Greeks.
+//! a Jarrow-Rudd binomial tree (`common::tree`), and no-arbitrage bounds on the Greeks.
 
+mod common;
+
+use common::tree;
 use proptest::prelude::*;
 use tenor_pricing::american::european::black_scholes;
 use tenor_pricing::american::{american_fd, american_fd_greeks};
@@ -12,27 +15,6 @@ use tenor_pricing::types::{OptionType, Vanilla};
 
 fn put(spot: f64, strike: f64, maturity: f64, rate: f64, dividend: f64, vol: f64) -> Vanilla {
     Vanilla { option: OptionType::Put, spot, strike, maturity, rate, dividend, vol }
-}
-
-/// American option on a Jarrow-Rudd (equal-probability) binomial tree with `n` steps:
-/// `u, d = exp(mu dt +/- vol sqrt(dt))`, `mu = r - q - vol^2 / 2`, `p = 1/2`, early exercise
-/// at every node (Jarrow and Rudd 1983). Well defined at any vol, unlike CRR at tiny vol.
-fn tree(v: &Vanilla, n: usize) -> f64 {
-    let dt = v.maturity / n as f64;
-    let mu = v.rate - v.dividend - 0.5 * v.vol * v.vol;
-    let (up, down) = (mu * dt + v.vol * dt.sqrt(), mu * dt - v.vol * dt.sqrt());
-    // Risk-neutral probability that makes the discounted spot a martingale on this lattice.
-    let p = (((v.rate - v.dividend) * dt).exp() - down.exp()) / (up.exp() - down.exp());
-    let disc = (-v.rate * dt).exp();
-    let s = |i: usize, j: usize| v.spot * (up * j as f64 + down * (i - j) as f64).exp();
-    let mut values: Vec<f64> = (0..=n).map(|j| v.option.payoff(s(n, j), v.strike)).collect();
-    for i in (0..n).rev() {
-        for j in 0..=i {
-            let cont = disc * (p * values[j + 1] + (1.0 - p) * values[j]);
-            values[j] = cont.max(v.option.payoff(s(i, j), v.strike));
-        }
-    }
-    values[0]
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! device, bitwise the CPU backend's rows); the regression on a fine grid (`--steps` 1000) and
 //! for a deep in-the-money put (ill-conditioned Laguerre basis in `S/K`), against the finite
 //! differences; an American call without dividends (Merton: the European closed form) at vol 5
-//! and 0.3, and the European lower bound of every American.
+//! and 0.3, and the European lower bound of every American (the calls with a dividend, priced
+//! through the put-call symmetry: `american_lsm_symmetry.rs`).
 mod common;
 
 use tenor_pricing::american::{
@@ -112,8 +113,9 @@ fn an_american_call_without_dividends_is_the_european_closed_form() {
 
 #[test]
 fn no_american_is_priced_under_its_european_closed_form() {
-    // With a dividend the call may be exercised early, so it is simulated; its out-of-sample
-    // estimate at vol 5 falls far under the European (the policy's low bias), which bounds it.
+    // With a dividend the call may be exercised early, so it is simulated (as its symmetric put,
+    // `american_lsm_symmetry.rs`); the European bounds every estimate from below (the call at
+    // vol 5 simulated as a call fell far under it: the policy's low bias).
     let dev = tenor_cpu::cpu().expect("cpu");
     let cfg = LsmConfig { paths: 20_000, exercise_dates: 64, nbasis: 4, seed: 42, out_of_sample: true };
     let ps = [

@@ -3,7 +3,8 @@
 //! into QE sub-steps and lands within 3 standard errors of the semi-analytic price (Fourier
 //! inversion, an independent method); a call at `v0 = theta = 100` is priced through its put
 //! (it came out 0 with a standard error of 0 against 99.9999); a variance the scheme cannot
-//! square (`v0` 1e300) is a typed error naming `v0`, never a silent 0.
+//! square (`v0` 1e300) is a typed error naming `v0`, never a silent 0; a Heston row over the
+//! book's work limit is told what its sub-steps make of `--steps` and what helps.
 use tenor_pricing::heston::{heston_price, HestonOption, HestonParams};
 use tenor_pricing::mc::{self, HestonMcOption, McConfig, McError, McProduct, QE_MAX_KAPPA_DT};
 use tenor_pricing::types::{OptionType, Vanilla};
@@ -84,4 +85,48 @@ fn a_variance_the_scheme_cannot_square_is_a_typed_error_naming_it() {
             );
         }
     }
+}
+
+#[test]
+fn a_heston_row_over_the_work_limit_names_its_sub_steps_and_what_helps() {
+    use tenor_pricing::portfolio::{parse_portfolio, price_book, BookConfig, Engine, PriceError, MAX_ROW_PATH_STEPS};
+    // kappa 1000, T 1: a path needs kappa T / 0.25 = 4000 QE steps at least; on 64 steps that is
+    // 63 sub-steps each (1000 / (64 x 63) <= 0.25 < 1000 / (64 x 62)), 4032 a path.
+    let book = "id,kind,type,spot,strike,maturity,rate,dividend,v0,kappa,theta,xi,rho\n\
+                h,heston,call,100,100,1,0.03,0,0.09,1000,0.04,1,-0.7\n";
+    let trades = parse_portfolio(book.as_bytes(), std::path::Path::new("h.csv")).expect("readable").trades;
+    let cpu = tenor_cpu::cpu().expect("cpu");
+    let refused = |steps: u32, paths: u64, greeks: bool| {
+        let cfg = BookConfig { engine: Engine::Mc, paths, steps, greeks, ..BookConfig::default() };
+        match price_book(&cpu, &trades, &cfg, &mut |_| {}).remove(0) {
+            Err(e @ PriceError::TooMuchHestonWork { .. }) => e,
+            other => panic!("steps {steps}, paths {paths}, greeks {greeks}: not refused as Heston work: {other:?}"),
+        }
+    };
+    let e = refused(64, 100_000, true);
+    let PriceError::TooMuchHestonWork { path_steps, substeps, min_substeps, valuations, .. } = e else {
+        unreachable!("matched above")
+    };
+    assert_eq!((substeps, min_substeps, valuations), (63, 4000, 9));
+    assert_eq!(path_steps, 100_000 * 64 * 63 * 9);
+    assert!(path_steps > MAX_ROW_PATH_STEPS);
+    let message = e.to_string();
+    eprintln!("{message}");
+    for part in [
+        "100000 paths x 4032 QE sub-steps per path (64 steps x 63 sub-steps each, so that kappa dt <= 0.25) x 9 valuations",
+        "lower --paths or use --no-greeks",
+        "fewer --steps cannot take a path under 4000 sub-steps",
+    ] {
+        assert!(message.contains(part), "{message:?} lacks {part:?}");
+    }
+    assert!(!message.contains("lower --paths, --steps"), "{message}");
+    // One step is no cheaper than the 4000 sub-steps the mean reversion needs.
+    let one = refused(1, 100_000, true).to_string();
+    assert!(one.contains("4000 QE sub-steps per path (1 steps x 4000 sub-steps each"), "{one}");
+    // Without Greeks one valuation counts (still over the limit at 300,000 paths).
+    let bare = refused(64, 300_000, false).to_string();
+    assert!(
+        bare.contains(&format!("{} simulated path-steps", 300_000u64 * 4032)) && bare.contains("x 1 valuations"),
+        "{bare}"
+    );
 }

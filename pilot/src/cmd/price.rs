@@ -427,6 +427,18 @@ pub(crate) fn price_book(
              dividends: the European closed form, Merton 1973); see the method column\n"
         );
     }
+    let as_puts = parsed
+        .trades
+        .iter()
+        .filter(|t| portfolio::priced_as_symmetric_put(t, config.engine) && bad_lines.binary_search(&t.line).is_err())
+        .count();
+    if as_puts > 0 {
+        summary += &format!(
+            "note        {as_puts} American call row(s) priced by Longstaff-Schwartz as the American put of the \
+             put-call symmetry C(S, K, r, q) = P(K, S, q, r) (McDonald and Schroder 1998; its payoff is bounded); \
+             method lsm\n"
+        );
+    }
     if max_stderr > 0.0 {
         summary += &format!("largest MC standard error {}\n", pv_text(max_stderr));
     }

@@ -21,7 +21,8 @@
 //!   tridiagonal Thomas solve; finite convergence for an M-matrix), which also handles
 //!   exercise regions that are not a single interval (for example `r < q < 0`);
 //! * calls are priced as puts through the McDonald-Schroder (1998) symmetry
-//!   `C(S, K, r, q, vol) = P(K, S, q, r, vol)`, exact for American options;
+//!   `C(S, K, r, q, vol) = P(K, S, q, r, vol)`, exact for American options
+//!   ([`super::symmetric`]);
 //! * control variate: the engine returns `BS European + (FD American - FD European)` with
 //!   both FD values on the same grid, so the discretisation error of the European part
 //!   cancels; the early-exercise premium is floored at 0 (the true premium is never negative)
@@ -30,7 +31,7 @@
 //!   at low vol, where the fitted scheme is upwind) does not belong to a value that has none.
 
 use super::european::black_scholes;
-use super::{validate, AmericanError};
+use super::{symmetric, validate, AmericanError};
 use crate::types::{Greeks, OptionType, Vanilla};
 
 /// Grid of the finite-difference engine.
@@ -126,10 +127,11 @@ pub fn american_fd_with(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, American
         });
     }
     // Calls through the McDonald-Schroder symmetry.
-    let put = match v.option {
-        OptionType::Put => PutProblem { spot: v.spot, strike: v.strike, rate: v.rate, div: v.dividend },
-        OptionType::Call => PutProblem { spot: v.strike, strike: v.spot, rate: v.dividend, div: v.rate },
+    let p = match v.option {
+        OptionType::Put => *v,
+        OptionType::Call => symmetric(v),
     };
+    let put = PutProblem { spot: p.spot, strike: p.strike, rate: p.rate, div: p.dividend };
     let (am, exercised) = solve_put(&put, v.vol, v.maturity, grid, true)?;
     let (eu, _) = solve_put(&put, v.vol, v.maturity, grid, false)?;
     // Where the grid exercises at the spot, the value is the intrinsic one exactly: the

@@ -7,6 +7,11 @@
 //!   normal equations and the exercise rule as batch kernels over many products, one host
 //!   solve per product and exercise date; the book's `--engine mc` American rows).
 //! * [`european`]: the Black-Scholes-Merton closed form the control variate needs.
+//!
+//! Both engines price a call as the put of the put-call symmetry of American options
+//! ([`symmetric`]), the finite differences for every call, Longstaff-Schwartz for every call it
+//! simulates (its payoff is then bounded by the call's spot, so the regression is well
+//! conditioned).
 
 pub mod european;
 pub mod fd;
@@ -14,8 +19,8 @@ pub mod lsm;
 
 pub use fd::{american_fd, american_fd_greeks, american_fd_richardson, american_fd_with, FdGrid, FdResult};
 pub use lsm::{
-    group_size, lsm_price, lsm_price_batch, product_bytes, LsmConfig, LsmResult, LSM_BATCH_BYTES, LSM_CHUNK,
-    LSM_PIVOT_TOLERANCE,
+    group_size, lsm_as_symmetric_put, lsm_price, lsm_price_batch, product_bytes, LsmConfig, LsmResult, LSM_BATCH_BYTES,
+    LSM_CHUNK, LSM_PIVOT_TOLERANCE,
 };
 
 use thiserror::Error;
@@ -104,5 +109,30 @@ pub fn no_early_exercise(v: &crate::types::Vanilla) -> bool {
     match v.option {
         crate::types::OptionType::Call => v.dividend <= 0.0 && v.rate >= 0.0,
         crate::types::OptionType::Put => v.rate <= 0.0 && v.dividend >= 0.0,
+    }
+}
+
+/// The option of the put-call symmetry of American options (McDonald and Schroder 1998, "A
+/// parity result for American options", J. Computational Finance 1(3); Carr and Chesney 1996):
+/// under Black-Scholes-Merton with a flat rate `r`, dividend yield `q` and volatility `vol`,
+/// `C(S, K, T, r, q, vol) = P(K, S, T, q, r, vol)`, so the call `v` maps to the put with spot
+/// `K`, strike `S`, rate `q` and dividend yield `r` (same maturity and vol), and the put to the
+/// call the same way: the map is its own inverse. Exact for American (and European) options:
+/// with the stock as numeraire, the call exercised at any time `t` pays the put's payoff
+/// `(S - Y_t)^+` on `Y_t = S K / S_t`, which starts at `K`, grows at `q - r` and is discounted
+/// at `q`. The symmetric option of a valid contract is valid ([`validate`]).
+#[must_use]
+pub fn symmetric(v: &crate::types::Vanilla) -> crate::types::Vanilla {
+    use crate::types::OptionType::{Call, Put};
+    crate::types::Vanilla {
+        option: match v.option {
+            Call => Put,
+            Put => Call,
+        },
+        spot: v.strike,
+        strike: v.spot,
+        rate: v.dividend,
+        dividend: v.rate,
+        ..*v
     }
 }

@@ -10,7 +10,12 @@
 //! batch (in groups that fit the device, [`crate::american::group_size`]); off, each
 //! valuation is its own [`crate::american::lsm_price`]; both give bitwise the same rows. An
 //! American whose early exercise is never optimal (a call without dividends, Merton 1973) does
-//! not come here: the book prices it by the European closed form (method `analytic`).
+//! not come here: the book prices it by the European closed form (method `analytic`). Every
+//! other call is simulated as the American put of the put-call symmetry (McDonald and Schroder
+//! 1998) inside [`crate::american::lsm_price_batch`], the one place both routes go through
+//! (`lsm_price` is its batch of one); the bumped copies are built from the call and each is
+//! mapped on its own, so delta and gamma bump the put's strike, rho its dividend yield, and
+//! vega and theta its vol and maturity, and every Greek is the call's.
 
 use tenor_ports::Compute;
 

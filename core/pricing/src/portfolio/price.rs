@@ -7,7 +7,7 @@
 //! | barrier, `fixings` = n | Monte Carlo on the n monitoring dates | same |
 //! | asian_geo | discrete geometric closed form (Kemna and Vorst 1990) | Monte Carlo |
 //! | asian_arith | Monte Carlo, geometric control variate | same |
-//! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | Longstaff-Schwartz Monte Carlo on the backend, batched over the book's American rows and their bumped copies (`lsm`, [`super::lsm_rows`]); where early exercise is never optimal (a call with no dividend and `rate >= 0`, Merton 1973; [`crate::american::no_early_exercise`]) the European closed form (`analytic`, `host`) |
+//! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | Longstaff-Schwartz Monte Carlo on the backend, batched over the book's American rows and their bumped copies (`lsm`, [`super::lsm_rows`]); where early exercise is never optimal (a call with no dividend and `rate >= 0`, Merton 1973; [`crate::american::no_early_exercise`]) the European closed form (`analytic`, `host`); every other call as the American put of the put-call symmetry (McDonald and Schroder 1998, [`priced_as_symmetric_put`]; still `lsm`) |
 //! | heston | semi-analytic characteristic-function price (`analytic`, [`crate::heston`]) | QE Monte Carlo (Andersen 2008) on `steps` time steps (`mc`, [`crate::mc::HestonMcOption`]) |
 //! | any, `maturity` 0 | the payoff now (`intrinsic`, [`super::expiry`]) | same |
 //!
@@ -182,6 +182,32 @@ pub enum PriceError {
         /// Valuations (1, or 9 with Greeks).
         valuations: u64,
     },
+    /// A Heston row's QE Monte Carlo work exceeds [`MAX_ROW_PATH_STEPS`]; nothing was simulated
+    /// for it. Its path-steps are `paths x steps x substeps x valuations`: each of the `--steps`
+    /// time steps is cut into sub-steps so that `kappa dt <= 0.25`
+    /// ([`crate::mc::QE_MAX_KAPPA_DT`], ADR 0021), so fewer `--steps` reduce the work only down to
+    /// `min_substeps` sub-steps per path (those of one step, about `kappa T / 0.25`).
+    #[error(
+        "needs {path_steps} simulated path-steps ({paths} paths x {} QE sub-steps per path ({steps} steps x \
+         {substeps} sub-steps each, so that kappa dt <= 0.25) x {valuations} valuations), over the per-row limit \
+         of {MAX_ROW_PATH_STEPS}: lower --paths or use --no-greeks (fewer --steps cannot take a path under \
+         {min_substeps} sub-steps, kappa T / 0.25)",
+        .steps.saturating_mul(*.substeps)
+    )]
+    TooMuchHestonWork {
+        /// Path-steps the row would need.
+        path_steps: u64,
+        /// Paths per valuation.
+        paths: u64,
+        /// Time steps per path (`--steps`).
+        steps: u64,
+        /// QE sub-steps per time step ([`crate::mc::HestonMcOption::substeps`]).
+        substeps: u64,
+        /// Sub-steps per path with one time step, the fewest any `--steps` gives.
+        min_substeps: u64,
+        /// Valuations (1, or 9 with Greeks).
+        valuations: u64,
+    },
     /// The engine returned no result for the trade (a bug in the pricer, reported, not hidden).
     #[error("internal error: no result was produced for this trade")]
     NoResult,
@@ -292,6 +318,16 @@ fn american_as_european(trade: &Trade, engine: Engine) -> Option<&Vanilla> {
         TradeKind::American(v) if engine == Engine::Mc && crate::american::no_early_exercise(v) => Some(v),
         _ => None,
     }
+}
+
+/// Whether `engine` prices `trade` by Longstaff-Schwartz as the American put of the put-call
+/// symmetry `C(S, K, r, q) = P(K, S, q, r)` (McDonald and Schroder 1998): an American call routed
+/// to LSM under [`Engine::Mc`] (one whose early exercise may be optimal: a dividend yield above
+/// 0, or a rate below 0; [`crate::american::lsm_as_symmetric_put`]). Its row's method is `lsm`,
+/// as any LSM row's; front ends name such rows in their summary (`tenor price` does).
+#[must_use]
+pub fn priced_as_symmetric_put(trade: &Trade, engine: Engine) -> bool {
+    matches!(route(trade, engine), Route::Lsm(v) if crate::american::lsm_as_symmetric_put(&v))
 }
 
 /// Prices a trade by closed form on the host (an American by finite differences, or under
@@ -667,14 +703,25 @@ fn lsm_work(config: &BookConfig) -> Result<(), PriceError> {
     Ok(())
 }
 
-/// Checks a Monte Carlo row's work against [`MAX_ROW_PATH_STEPS`].
+/// Checks a Monte Carlo row's work against [`MAX_ROW_PATH_STEPS`] (a Heston row's error says
+/// what its QE sub-steps make of `--steps`).
 fn work(p: &McProduct, config: &BookConfig) -> Result<(), PriceError> {
     let (steps, valuations) = mc_steps_valuations(p, config);
     let path_steps = config.paths.saturating_mul(steps).saturating_mul(valuations);
-    if path_steps > MAX_ROW_PATH_STEPS {
-        return Err(PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations });
+    if path_steps <= MAX_ROW_PATH_STEPS {
+        return Ok(());
     }
-    Ok(())
+    Err(match p {
+        McProduct::Heston(h) => PriceError::TooMuchHestonWork {
+            path_steps,
+            paths: config.paths,
+            steps: u64::from(config.steps),
+            substeps: u64::from(h.substeps(config.steps)),
+            min_substeps: u64::from(h.substeps(1)),
+            valuations,
+        },
+        _ => PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations },
+    })
 }
 
 /// A row whose price is not a finite number is an error, never output; a Greek that is not
