@@ -234,3 +234,26 @@ fn measure_cost_per_kind() {
         }
     }
 }
+
+/// An American call without dividends (never exercised early) costs a European closed form under
+/// `--engine mc`, where the book prices it so (Merton 1973), and a finite-difference grid under
+/// the default engine; an American put is never on the closed form.
+#[test]
+fn an_american_on_the_european_closed_form_costs_a_european() {
+    let text = "id,kind,type,spot,strike,maturity,rate,dividend,vol,barrier,barrier_type,rebate,fixings
+e,european,call,100,100,1,0.05,0,0.2,,,,
+c,american,call,100,100,1,0.05,0,0.2,,,,
+p,american,put,100,100,1,0.05,0,0.2,,,,
+";
+    let parsed = parse_portfolio(text.as_bytes(), Path::new("cost.csv")).expect("parses");
+    let [e, c, p] = &parsed.trades[..] else { panic!("three trades") };
+    let mc = BookConfig { engine: Engine::Mc, ..BookConfig::default() };
+    let auto = BookConfig { engine: Engine::Auto, ..BookConfig::default() };
+    let host = |t: &Trade, cfg: &BookConfig| match trade_cost(t, cfg) {
+        TradeCost::Host(c) => Some(c),
+        TradeCost::Device(_) => None,
+    };
+    assert_eq!(host(c, &mc), host(e, &auto), "a European closed form's cost");
+    assert!(host(c, &auto).expect("FD on the host") > 1000.0 * host(e, &auto).expect("closed form"));
+    assert_eq!(host(p, &mc), None, "the put is Longstaff-Schwartz on the device");
+}

@@ -313,7 +313,7 @@ impl Bumpable for GeoAsianBump {
 /// [`Engine::Mc`], one whose early exercise is never optimal
 /// ([`crate::american::no_early_exercise`], Merton 1973), where Longstaff-Schwartz's low bias
 /// was far beyond its standard error (a call at vol 5: 56.5 +/- 2.9 against 97.3).
-fn american_as_european(trade: &Trade, engine: Engine) -> Option<&Vanilla> {
+pub(super) fn american_as_european(trade: &Trade, engine: Engine) -> Option<&Vanilla> {
     match &trade.kind {
         TradeKind::American(v) if engine == Engine::Mc && crate::american::no_early_exercise(v) => Some(v),
         _ => None,

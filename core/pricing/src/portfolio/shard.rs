@@ -20,7 +20,7 @@
 
 use tenor_ports::{shard_by_cost, Devices, Sharding};
 
-use super::price::{lsm_steps_valuations, mc_steps_valuations, route, Route};
+use super::price::{american_as_european, lsm_steps_valuations, mc_steps_valuations, route, Route};
 use super::trade::{Trade, TradeKind};
 use super::write::PricedRow;
 use super::{price_book_timed, BookConfig, BookRun, BookTimes, PriceError};
@@ -60,6 +60,9 @@ pub fn host_cost(trade: &Trade, greeks: bool) -> f64 {
 pub fn trade_cost(trade: &Trade, config: &BookConfig) -> TradeCost {
     match route(trade, config.engine) {
         Route::Expiry => TradeCost::Host(0.1),
+        // An American never worth exercising early takes the European closed form under
+        // `--engine mc` (Merton 1973), at a European's cost, not a finite-difference grid's.
+        Route::Analytic if american_as_european(trade, config.engine).is_some() => TradeCost::Host(1.0),
         Route::Analytic => TradeCost::Host(host_cost(trade, config.greeks)),
         Route::Mc(p) => {
             let (steps, valuations) = mc_steps_valuations(&p, config);
