@@ -84,6 +84,15 @@ impl AtomicFile {
                 io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
             ));
         }
+        // The rename would replace a socket (a live `tenor serve`'s), a FIFO or a device node
+        // with a results file: refuse anything there that is not a regular file.
+        if let Some(kind) = special_file(path) {
+            return Err(WriteError::new(
+                "creating",
+                path,
+                io::Error::new(io::ErrorKind::InvalidInput, format!("is {kind}, not a regular file")),
+            ));
+        }
         let temp = temp_sibling(path);
         let file = File::create(&temp).map_err(|e| WriteError::new("creating", path, e))?;
         Ok(Self { path: path.to_path_buf(), temp, file: Some(BufWriter::new(file)) })
@@ -116,6 +125,29 @@ impl AtomicFile {
         }
         result
     }
+}
+
+/// What stands at `path` when it is neither missing nor a regular file nor a folder (following
+/// symbolic links): `Some("a socket")`, a FIFO, a device.
+fn special_file(path: &Path) -> Option<&'static str> {
+    let t = std::fs::metadata(path).ok()?.file_type();
+    if t.is_file() || t.is_dir() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return Some("a device");
+        }
+    }
+    Some("a special file")
 }
 
 impl Write for AtomicFile {
@@ -402,6 +434,20 @@ mod tests {
         let e = AtomicFile::create(&dir).expect_err("a folder");
         assert!(e.to_string().contains("is a folder"), "{e}");
         std::fs::remove_dir_all(&dir).expect("clean");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_socket_or_a_device_is_never_replaced_by_results() {
+        let d = tmp("special");
+        let sock = d.join("live.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).expect("bind");
+        let e = AtomicFile::create(&sock).expect_err("a socket is refused");
+        assert!(e.to_string().contains("is a socket, not a regular file"), "{e}");
+        assert!(std::fs::symlink_metadata(&sock).is_ok(), "the socket is still there");
+        let e = AtomicFile::create(Path::new("/dev/null")).expect_err("a device is refused");
+        assert!(e.to_string().contains("is a device"), "{e}");
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
