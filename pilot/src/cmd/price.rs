@@ -34,7 +34,7 @@ pub enum EngineArg {
 
 /// Arguments of `tenor price`. Serialised (without `--server` and `--socket`) as the request a
 /// client sends to `tenor serve`.
-#[derive(Debug, Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
 pub struct PriceArgs {
     /// Portfolio CSV to price.
     #[arg(long)]
@@ -186,15 +186,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     // Unlocked handles: the progress bar draws on stderr from pricing threads meanwhile.
     let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
     let started = Instant::now();
-    if let Some(out) = &args.out {
-        super::paths::refuse_overwrite(&[("--portfolio", &args.portfolio)], &[("--out", out)])?;
-    }
-    // The output is opened (as a temporary file beside it) before any work, so an unwritable
-    // --out fails now and not after hours of pricing; it replaces the old file only at the end.
-    let out_file = match args.out.as_deref() {
-        Some(p) => Some(Box::new(tenor_ports::files::AtomicFile::create(p)?) as Box<dyn OutFile>),
-        None => None,
-    };
+    let out_file = open_out(args, &[])?.map(|f| Box::new(f) as Box<dyn OutFile>);
     let outcome = price_book(
         args,
         Source::Open(&args.backend),
@@ -207,6 +199,24 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
         super::open_backend::exit_now(outcome.code);
     }
     Ok(ExitCode::from(outcome.code))
+}
+
+/// Opens `--out`, if given, before any work: refused when it names the portfolio or one of
+/// `also` (flag, path: files the command must not replace), then created as a temporary file
+/// beside it, so an unwritable --out fails now and not after hours of pricing; it replaces the
+/// old file only when committed.
+///
+/// # Errors
+/// `--out` names an input ([`super::paths::SameFile`]), or cannot be created.
+pub(crate) fn open_out(
+    args: &PriceArgs,
+    also: &[(&str, &Path)],
+) -> anyhow::Result<Option<tenor_ports::files::AtomicFile>> {
+    let Some(out) = &args.out else { return Ok(None) };
+    let inputs: Vec<(&str, &Path)> =
+        std::iter::once(("--portfolio", args.portfolio.as_path())).chain(also.iter().copied()).collect();
+    super::paths::refuse_overwrite(&inputs, &[("--out", out)])?;
+    Ok(Some(tenor_ports::files::AtomicFile::create(out)?))
 }
 
 /// The bar of trades priced (its length set when pricing starts).
@@ -487,26 +497,28 @@ pub(crate) fn price_book(
         summary += &format!("output      {note}\n");
     }
     // Every output is written (and synced): the backend's teardown is not waited for.
-    let exit = match source {
-        Source::Open(_) => Some(super::open_backend::finish(compute)),
-        Source::Resident(..) => None,
-    };
-    summary += &match (exit, source) {
-        (Some(super::open_backend::Exit::LeftToTheOs), _) => {
-            "exit        backend left to the operating system (no teardown before exit; \
-             TENOR_EXIT_TEARDOWN=1 tears it down and times it)\n"
-                .to_owned()
-        }
-        (Some(super::open_backend::Exit::TornDown(t)), _) => {
-            format!("exit        backend torn down in {:.3} s\n", t.as_secs_f64())
-        }
-        (None, Source::Resident(r, _)) => format!(
-            "exit        backend {} stays open in `tenor serve` (pid {}) for the next request\n",
-            r.selector,
-            std::process::id()
+    let (exit_line, exit_now) = match source {
+        Source::Open(_) => match super::open_backend::finish(compute) {
+            super::open_backend::Exit::LeftToTheOs => (
+                "exit        backend left to the operating system (no teardown before exit; \
+                 TENOR_EXIT_TEARDOWN=1 tears it down and times it)\n"
+                    .to_owned(),
+                true,
+            ),
+            super::open_backend::Exit::TornDown(t) => {
+                (format!("exit        backend torn down in {:.3} s\n", t.as_secs_f64()), false)
+            }
+        },
+        Source::Resident(r, _) => (
+            format!(
+                "exit        backend {} stays open in `tenor serve` (pid {}) for the next request\n",
+                r.selector,
+                std::process::id()
+            ),
+            false,
         ),
-        (None, Source::Open(_)) => String::new(),
     };
+    summary += &exit_line;
     if args.out.is_some() {
         write!(streams.out, "{summary}")?;
     } else {
@@ -536,7 +548,7 @@ pub(crate) fn price_book(
     };
     streams.out.flush()?;
     err.flush()?;
-    Ok(Outcome { code, exit_now: exit == Some(super::open_backend::Exit::LeftToTheOs) })
+    Ok(Outcome { code, exit_now })
 }
 
 /// A summary figure: 4 decimals, or 6 significant digits in scientific notation from 1e12 on

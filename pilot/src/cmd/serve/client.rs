@@ -27,16 +27,7 @@ pub fn price(args: &PriceArgs) -> anyhow::Result<ExitCode> {
     let socket = super::socket::resolve(args.socket.as_deref())?;
     // The checks and the order of `tenor price` by itself: the output opened first, then the
     // portfolio read; an --out that would replace the server's socket is refused too.
-    let mut out_file = match &args.out {
-        Some(out) => {
-            crate::cmd::paths::refuse_overwrite(
-                &[("--portfolio", &args.portfolio), ("--socket", &socket)],
-                &[("--out", out)],
-            )?;
-            Some(tenor_ports::files::AtomicFile::create(out)?)
-        }
-        None => None,
-    };
+    let mut out_file = crate::cmd::price::open_out(args, &[("--socket", &socket)])?;
     let input =
         std::fs::read(&args.portfolio).map_err(|source| PortfolioError::Io { path: args.portfolio.clone(), source })?;
     let request = Request::Price { args: for_the_server(args) };
@@ -98,7 +89,7 @@ fn exchange(socket: &Path, request: Request, input: &[u8], on: &mut dyn FnMut(Fr
         request,
     };
     let body = serde_json::to_vec(&envelope).context("encoding the request")?;
-    let mut stream = UnixStream::connect(socket).with_context(|| {
+    let stream = UnixStream::connect(socket).with_context(|| {
         format!(
             "no Tenor server at {} (start one with `tenor serve --backend NAME --socket {}`)",
             socket.display(),
@@ -167,7 +158,6 @@ fn exchange(socket: &Path, request: Request, input: &[u8], on: &mut dyn FnMut(Fr
     let _ = stream.shutdown(std::net::Shutdown::Both);
     drop(rx);
     let _ = reading.join();
-    let _ = stream.flush();
     result
 }
 
@@ -178,16 +168,9 @@ fn for_the_server(a: &PriceArgs) -> PriceArgs {
     let shown = |p: &Path| PathBuf::from(p.to_string_lossy().into_owned());
     PriceArgs {
         portfolio: shown(&a.portfolio),
-        backend: a.backend.clone(),
-        paths: a.paths,
-        seed: a.seed,
         out: a.out.as_deref().map(shown),
-        engine: a.engine,
-        steps: a.steps,
-        streams: a.streams,
-        no_greeks: a.no_greeks,
-        unbatched: a.unbatched,
         server: false,
         socket: None,
+        ..a.clone()
     }
 }
