@@ -74,9 +74,9 @@ pub fn plot_surface(
             .draw_series(pts.iter().map(|&(k, v)| Circle::new((k, v), 2, colour.filled())))
             .map_err(|e| err(e.to_string()))?;
         let curve: Vec<(f64, f64)> = (0..=300)
-            .map(|q| {
+            .filter_map(|q| {
                 let k = klo + (khi - klo) * f64::from(q) / 300.0;
-                (k, (s.fit.params.total_variance(k).max(0.0) / s.maturity).sqrt())
+                Some((k, s.fit.params.implied_vol(k, s.maturity)?))
             })
             .filter(|p| p.1 <= vhi)
             .collect();

@@ -149,7 +149,8 @@ impl VolSurface {
     /// Black implied volatility at strike `strike` and maturity `t` years.
     ///
     /// # Errors
-    /// [`MarketError::InvalidArgument`] for a non-positive strike or maturity.
+    /// [`MarketError::InvalidArgument`] for a non-positive strike or maturity, or where the
+    /// surface's total variance is negative (not clamped to a vol of 0).
     pub fn vol(&self, strike: f64, t: f64) -> Result<f64> {
         if !(strike > 0.0 && strike.is_finite()) {
             return Err(MarketError::InvalidArgument { name: "strike", message: format!("{strike} is not positive") });
@@ -158,7 +159,15 @@ impl VolSurface {
             return Err(MarketError::InvalidArgument { name: "maturity", message: format!("{t} is not positive") });
         }
         let k = (strike / self.forward(t)).ln();
-        Ok((self.total_variance(k, t).max(0.0) / t).sqrt())
+        let w = self.total_variance(k, t);
+        // The fits keep every slice's variance non-negative; one that is not is an error, never 0.
+        if w.is_nan() || w < 0.0 {
+            return Err(MarketError::InvalidArgument {
+                name: "strike",
+                message: format!("total variance {w:e} at strike {strike}, maturity {t} is negative"),
+            });
+        }
+        Ok((w / t).sqrt())
     }
 
     /// Calendar checks between consecutive slices on `n` points of the overlap of their fitted

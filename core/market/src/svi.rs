@@ -8,15 +8,23 @@
 //!
 //! # Calibration
 //! With `y = (k - m) / σ`, `w = a + d y + c √(y² + 1)` where `c = b σ`, `d = ρ b σ`: for fixed
-//! `(m, σ)` the fit is a linear least-squares problem in `(a, d, c)` on the polytope
-//! `0 ≤ c ≤ 4σ`, `|d| ≤ c`, `|d| ≤ 4σ - c`, `0 ≤ a ≤ max w` (the `4σ` bound is Lee's moment
-//! bound `b (1 + |ρ|) ≤ 4`; the paper's `a ≥ 0` is relaxed to `a ≥ -max w`, as SPX smiles over
-//! a wide strike range need a negative level, and `w > 0` is checked afterwards). Squared errors
-//! are weighted by `1 / w`, so the fit minimises, to first order, errors in implied volatility
-//! (`dσ = dw / (2 √(w T))`). It is solved exactly: the minimiser of a convex quadratic over a
-//! polytope is the equality-constrained minimiser on one of its faces, so every set of at most
-//! three active constraints is solved (a 3 to 6 unknown KKT system) and the best feasible point
-//! kept. The outer problem in `(m, σ)` is minimised by Nelder-Mead (Nelder and Mead 1965) from
+//! `(m, σ)` the fit is a least-squares problem in `(a, d, c)` on the convex set
+//! `0 ≤ c ≤ 4σ`, `|d| ≤ ρ_max c`, `|d| ≤ 4σ - c`, `-max w ≤ a ≤ max w` and
+//! `a + √(c² - d²) ≥ w_floor` (the `4σ` bound is Lee's moment bound `b (1 + |ρ|) ≤ 4`; the last
+//! is `a + b σ √(1 - ρ²) ≥ w_floor`, the minimum of `w` over every `k` (Gatheral and Jacquier
+//! 2014, section 3) kept above [`VARIANCE_FLOOR`] times the smallest quoted `w`: the paper's
+//! `a ≥ 0` is relaxed to it, as SPX smiles over a wide strike range need a negative level, but
+//! never to a negative or zero total variance; [`RHO_MAX`] keeps `|ρ| < 1`).
+//! Squared errors are weighted by `1 / w`, so the fit minimises, to first order, errors in
+//! implied volatility (`dσ = dw / (2 √(w T))`). Without the last constraint the problem is a
+//! convex quadratic over a polytope, solved exactly: its minimiser is the equality-constrained
+//! minimiser on one of its faces, so every set of at most three active constraints is solved (a
+//! 3 to 6 unknown KKT system) and the best feasible point kept. When that point has a minimum
+//! of `w` below the floor (issue 29: on the Yahoo SPX chain of 2026-01-30 slices fitted `a < 0` with
+//! `ρ = -1`, and quotes of market vol 1.07 got a model vol of 0), the minimiser of the convex
+//! problem lies on the surface `a = w_floor - c √(1 - ρ²)`, where
+//! `w = w_floor + c (ρ y + √(y² + 1) - √(1 - ρ²))` is linear in `c` for fixed `ρ`: `c` is a bounded one-dimensional least-squares solution and
+//! `ρ` is found by a grid of 81 points over `[-ρ_max, ρ_max]` refined by golden section. The outer problem in `(m, σ)` is minimised by Nelder-Mead (Nelder and Mead 1965) from
 //! the three best points of a 15 × 10 grid (`m` over the data range and half beyond,
 //! `σ` from 0.01 to 2 geometrically).
 //!
@@ -25,6 +33,16 @@
 //!   2014, lemma 2.2), evaluated on a grid, together with `w > 0`.
 //! * Calendar: total variance non-decreasing in maturity at every `k` of a grid
 //!   (Gatheral-Jacquier 2014, lemma 2.1).
+
+/// Smallest total variance a fit allows anywhere, as a fraction of the smallest quoted one: a
+/// model vol of at least 10 % of the lowest quoted vol, so `w > 0` everywhere and
+/// Gatheral-Jacquier's `g`, which divides by `w`, stays defined (a fit with a zero variance at
+/// some `k` has no density there).
+pub const VARIANCE_FLOOR: f64 = 0.01;
+
+/// Largest `|ρ|` a fit returns (`|ρ| < 1`: at `|ρ| = 1` a wing is flat and the minimum of `w`
+/// is only approached as `k` goes to infinity).
+pub const RHO_MAX: f64 = 0.999;
 
 /// Raw SVI parameters of one slice (total variance).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,6 +65,18 @@ impl SviParams {
         let u = k - self.m;
         self.a + self.b * (self.rho * u + (u * u + self.sigma * self.sigma).sqrt())
     }
+    /// The model's Black implied volatility `√(w(k) / T)` at log-moneyness `k` for maturity
+    /// `maturity` years; `None` where `w(k) < 0` (no volatility: never hidden as 0) or the
+    /// maturity is not positive.
+    pub fn implied_vol(&self, k: f64, maturity: f64) -> Option<f64> {
+        let w = self.total_variance(k);
+        (w >= 0.0 && maturity > 0.0).then(|| (w / maturity).sqrt())
+    }
+    /// The smallest total variance over every `k`: `a + b σ √(1 - ρ²)`, at
+    /// `k = m - ρ σ / √(1 - ρ²)` (for `|ρ| = 1`, `a`, approached in the flat wing).
+    pub fn min_total_variance(&self) -> f64 {
+        self.a + self.b * self.sigma * (1.0 - self.rho * self.rho).max(0.0).sqrt()
+    }
     /// `(w, w', w'')` at `k`.
     pub fn derivatives(&self, k: f64) -> (f64, f64, f64) {
         let u = k - self.m;
@@ -62,11 +92,12 @@ impl SviParams {
         let t = 1.0 - k * w1 / (2.0 * w);
         t * t - 0.25 * w1 * w1 * (1.0 / w + 0.25) + 0.5 * w2
     }
-    /// Minimum of `g` and of `w` over `n` evenly spaced points of `[lo, hi]`, with the `k` of the
-    /// minimum of `g`: the slice is free of butterfly arbitrage there when both minima are
-    /// positive (`g ≥ 0`).
+    /// Minimum of `g` over `n` evenly spaced points of `[lo, hi]`, with its `k`, and the minimum
+    /// of `w` over those points and the whole line ([`SviParams::min_total_variance`]): the
+    /// slice is free of butterfly arbitrage on `[lo, hi]` when `g ≥ 0` there and its variance
+    /// is positive everywhere (a negative variance anywhere is no model).
     pub fn butterfly_check(&self, lo: f64, hi: f64, n: usize) -> ButterflyCheck {
-        let mut out = ButterflyCheck { min_g: f64::INFINITY, at: lo, min_w: f64::INFINITY };
+        let mut out = ButterflyCheck { min_g: f64::INFINITY, at: lo, min_w: self.min_total_variance() };
         for i in 0..n.max(2) {
             let k = lo + (hi - lo) * i as f64 / (n.max(2) - 1) as f64;
             let g = self.butterfly_g(k);
@@ -87,7 +118,7 @@ pub struct ButterflyCheck {
     pub min_g: f64,
     /// Where it is attained.
     pub at: f64,
-    /// Smallest total variance on the grid.
+    /// Smallest total variance on the grid and over the whole line.
     pub min_w: f64,
 }
 
@@ -130,6 +161,7 @@ pub fn fit_svi(points: &[(f64, f64)], maturity: f64) -> Result<SviFit, String> {
     let kmin = points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
     let kmax = points.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
     let wmax = points.iter().map(|p| p.1).fold(0.0, f64::max);
+    let floor = VARIANCE_FLOOR * points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     let span = (kmax - kmin).max(1e-3);
     // outer variables: (m, ln σ)
     let objective = |v: &[f64; 2]| -> f64 {
@@ -137,7 +169,7 @@ pub fn fit_svi(points: &[(f64, f64)], maturity: f64) -> Result<SviFit, String> {
         if !(1e-4..=10.0).contains(&sigma) {
             return f64::INFINITY;
         }
-        inner_fit(points, v[0], sigma, wmax).1
+        inner_fit(points, v[0], sigma, wmax, floor).1
     };
     // coarse grid over (m, ln σ), then Nelder-Mead from the three best grid points
     let mut grid: Vec<([f64; 2], f64)> = Vec::new();
@@ -159,18 +191,20 @@ pub fn fit_svi(points: &[(f64, f64)], maturity: f64) -> Result<SviFit, String> {
     }
     let (x, _) = best.ok_or("no starting point")?;
     let sigma = x[1].exp();
-    let (p, sse) = inner_fit(points, x[0], sigma, wmax);
+    let (p, sse) = inner_fit(points, x[0], sigma, wmax, floor);
     let (a, d, c) = (p[0], p[1], p[2]);
     let b = c / sigma;
-    let rho = if c > 0.0 { (d / c).clamp(-1.0, 1.0) } else { 0.0 };
+    let rho = if c > 0.0 { (d / c).clamp(-RHO_MAX, RHO_MAX) } else { 0.0 };
     let params = SviParams { a, b, rho, m: x[0], sigma };
     let n = points.len() as f64;
     let mut se_vol = 0.0;
     let mut max_vol: f64 = 0.0;
     for &(k, w) in points {
-        let e = (params.total_variance(k).max(0.0) / maturity).sqrt() - (w / maturity).sqrt();
+        // The fit keeps w >= 0 (up to rounding); a negative one would show as NaN, not as 0.
+        let model = params.implied_vol(k, maturity).unwrap_or(f64::NAN);
+        let e = model - (w / maturity).sqrt();
         se_vol += e * e;
-        max_vol = max_vol.max(e.abs());
+        max_vol = if e.is_nan() { f64::NAN } else { max_vol.max(e.abs()) };
     }
     Ok(SviFit {
         params,
@@ -181,10 +215,10 @@ pub fn fit_svi(points: &[(f64, f64)], maturity: f64) -> Result<SviFit, String> {
     })
 }
 
-/// The inner problem: best `(a, d, c)` for fixed `(m, σ)` on the Zeliade polytope, with its
-/// sum of squared errors.
+/// The inner problem: best `(a, d, c)` for fixed `(m, σ)` on the Zeliade polytope with the
+/// minimum of `w` at least `floor`, with its sum of squared errors.
 #[allow(clippy::needless_range_loop)] // dense 3x3 and KKT algebra reads best with indices
-fn inner_fit(points: &[(f64, f64)], m: f64, sigma: f64, wmax: f64) -> ([f64; 3], f64) {
+fn inner_fit(points: &[(f64, f64)], m: f64, sigma: f64, wmax: f64, floor: f64) -> ([f64; 3], f64) {
     // normal equations of min |A p - w|² with rows (1, y, √(y²+1))
     let mut ata = [[0.0f64; 3]; 3];
     let mut atw = [0.0f64; 3];
@@ -206,8 +240,8 @@ fn inner_fit(points: &[(f64, f64)], m: f64, sigma: f64, wmax: f64) -> ([f64; 3],
     let g: [([f64; 3], f64); 8] = [
         ([0.0, 0.0, -1.0], 0.0),
         ([0.0, 0.0, 1.0], s4),
-        ([0.0, 1.0, -1.0], 0.0),
-        ([0.0, -1.0, -1.0], 0.0),
+        ([0.0, 1.0, -RHO_MAX], 0.0),
+        ([0.0, -1.0, -RHO_MAX], 0.0),
         ([0.0, 1.0, 1.0], s4),
         ([0.0, -1.0, 1.0], s4),
         ([-1.0, 0.0, 0.0], wmax),
@@ -261,7 +295,67 @@ fn inner_fit(points: &[(f64, f64)], m: f64, sigma: f64, wmax: f64) -> ([f64; 3],
             }
         }
     }
-    best
+    let [a, d, c] = best.0;
+    if a + (c * c - d * d).max(0.0).sqrt() >= floor {
+        return best;
+    }
+    // The minimum of w is below the floor: the minimiser is on the surface
+    // a = floor - c sqrt(1 - rho^2).
+    on_variance_floor(&ata, &atw, ww, sigma, wmax, floor)
+}
+
+/// The best `(a, d, c)` on the surface `a = floor - c √(1 - ρ²)`, `d = ρ c` (minimum of `w`
+/// equal to `floor`) for the normal equations `ata`, `atw`, `ww` of [`inner_fit`]: for fixed
+/// `ρ`, `w - floor` is `c` times the row combination `v = (-√(1 - ρ²), ρ, 1)`, so `c` is the
+/// least-squares solution for the targets `w - floor`, clamped to
+/// `[0, min(4σ / (1 + |ρ|), (max w + floor) / √(1 - ρ²))]`; `ρ` over `[-ρ_max, ρ_max]` by an
+/// 81-point grid and golden-section refinement around the best point.
+#[allow(clippy::needless_range_loop)] // a 3x3 quadratic form
+fn on_variance_floor(
+    ata: &[[f64; 3]; 3],
+    atw: &[f64; 3],
+    ww: f64,
+    sigma: f64,
+    wmax: f64,
+    floor: f64,
+) -> ([f64; 3], f64) {
+    // Sums for the shifted targets (the first row entry is 1, so ata[0] holds the weighted rows).
+    let ww_shifted = ww - 2.0 * floor * atw[0] + floor * floor * ata[0][0];
+    let at = |rho: f64| -> ([f64; 3], f64) {
+        let root = (1.0 - rho * rho).sqrt();
+        let v = [-root, rho, 1.0];
+        let mut vav = 0.0;
+        let mut vaw = 0.0;
+        for i in 0..3 {
+            vaw += v[i] * (atw[i] - floor * ata[0][i]);
+            for j in 0..3 {
+                vav += v[i] * ata[i][j] * v[j];
+            }
+        }
+        let c_max = (4.0 * sigma / (1.0 + rho.abs())).min((wmax + floor) / root.max(1e-300));
+        let c = if vav > 0.0 { (vaw / vav).clamp(0.0, c_max) } else { 0.0 };
+        ([floor - c * root, rho * c, c], (ww_shifted - 2.0 * c * vaw + c * c * vav).max(0.0))
+    };
+    let n = 80;
+    let grid: Vec<f64> = (0..=n).map(|i| -RHO_MAX + 2.0 * RHO_MAX * f64::from(i) / f64::from(n)).collect();
+    let i = (0..grid.len()).min_by(|&x, &y| at(grid[x]).1.total_cmp(&at(grid[y]).1)).unwrap_or(0);
+    let (mut lo, mut hi) = (grid[i.saturating_sub(1)], grid[(i + 1).min(n as usize)]);
+    let r = 0.5 * (5f64.sqrt() - 1.0);
+    for _ in 0..40 {
+        let (x1, x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
+        if at(x1).1 <= at(x2).1 {
+            hi = x2;
+        } else {
+            lo = x1;
+        }
+    }
+    let refined = at(0.5 * (lo + hi));
+    let coarse = at(grid[i]);
+    if refined.1 <= coarse.1 {
+        refined
+    } else {
+        coarse
+    }
 }
 
 /// Gaussian elimination with partial pivoting on the `n × n` system stored in `mat[..n][..n]`

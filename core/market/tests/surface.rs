@@ -89,3 +89,48 @@ fn spx_surface_fits_checks_and_plots() {
     assert!(svg.contains("<svg") && svg.matches("<circle").count() > 500, "{} bytes", svg.len());
     std::fs::remove_file(&out).ok();
 }
+
+#[test]
+fn yahoo_spx_slices_keep_a_non_negative_variance_and_unclamped_vols() {
+    // Issue 29 (the SVI fit's non-negativity condition): on this chain some slices fitted a < 0
+    // with rho = -1, the model vol of quotes whose market vol is 1.07 printed as 0 (a negative
+    // total variance clamped), and the summary still said butterfly free. The fit must keep
+    // a + b sigma sqrt(1 - rho^2) >= 0 (the minimum of w over all k, Gatheral and Jacquier 2014,
+    // section 3) and |rho| < 1, and every quote of a fitted slice gets the model vol
+    // sqrt(w / T) of a non-negative w.
+    let chain = tenor_market::yahoo::load_yahoo(
+        &tenor_testdata::shared("data/options/spx_yahoo_chain_2026-01-30.csv"),
+        chrono::NaiveDate::from_ymd_opt(2026, 1, 30).expect("date"),
+    )
+    .expect("chain");
+    let (fwds, _) = parity_forwards(&chain);
+    let cpu = tenor_cpu::cpu().expect("cpu");
+    let vols = chain_vols(&cpu, &chain, &fwds).expect("vols");
+    let mut fitted = 0;
+    for f in &fwds {
+        let Ok(s) = fit_slice(&chain, &vols, f) else { continue };
+        fitted += 1;
+        let p = s.fit.params;
+        eprintln!(
+            "{} {} T {:.3}: {p:?} min w {:.3e} rmse {:.4} butterfly {} ({:?})",
+            s.slice.0,
+            s.slice.1.as_str(),
+            s.maturity,
+            p.min_total_variance(),
+            s.fit.rmse_vol,
+            s.butterfly.is_free(),
+            s.butterfly
+        );
+        let floor = p.a + p.b * p.sigma * (1.0 - p.rho * p.rho).sqrt();
+        assert!(p.rho.abs() < 1.0 && floor >= 0.0, "{:?}: {p:?}, min w {floor:e}", s.slice);
+        // The check's minimum covers the whole line, not only the quoted range.
+        assert!(s.butterfly.min_w <= floor + 1e-15, "{:?}: {:?} vs {floor:e}", s.slice, s.butterfly);
+        for v in vols.iter().filter(|v| (chain.quotes[v.index].expiry, chain.quotes[v.index].settlement) == f.slice) {
+            let k = (chain.quotes[v.index].strike / s.forward).ln();
+            let w = p.total_variance(k);
+            let model = p.implied_vol(k, s.maturity).expect("a non-negative variance");
+            assert!(w >= 0.0 && (model - (w / s.maturity).sqrt()).abs() <= 1e-15 * model.max(1.0), "k {k}: {w}");
+        }
+    }
+    assert!(fitted > 20, "{fitted} slices fitted");
+}

@@ -206,8 +206,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for v in &vols {
         let q = &chain.quotes[v.index];
         let slice = surface.slices.iter().find(|s| s.slice == (q.expiry, q.settlement));
-        let svi =
-            slice.map(|s| (s.fit.params.total_variance((q.strike / s.forward).ln()).max(0.0) / s.maturity).sqrt());
+        // No model vol where the slice's variance is negative (the fit keeps it >= 0): empty, never 0.
+        let svi = slice.and_then(|s| s.fit.params.implied_vol((q.strike / s.forward).ln(), s.maturity));
         let (iv, status, err) = match (&v.vol, svi) {
             (Ok(x), Some(m)) => (format!("{x:.10}"), "ok".to_owned(), format!("{:.6}", m - x)),
             (Ok(x), None) => (format!("{x:.10}"), "ok".to_owned(), String::new()),
