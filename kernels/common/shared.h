@@ -689,17 +689,23 @@ TENOR_DEVICE_INLINE void tenor_heston_qe_step(const tenor_heston_qe_consts* c, d
     const double m = c->theta + (vc - c->theta) * c->e;
     const double s2 = vc * c->s2a + c->s2b;
     const double psi = s2 / (m * m);
-    double vn, k0;
+    // vn: the step's variance; inc: k0 + k1 vc + k2 vn, the log-spot increment before the drift
+    // and the diffusion term.
+    double vn, inc;
     if (psi <= 1.5) {
         const double r = 2.0 / psi;
         const double b2 = r - 1.0 + TENOR_MATH(sqrt)(r) * TENOR_MATH(sqrt)(r - 1.0);
         const double a = m / (1.0 + b2);
-        const double q = TENOR_MATH(sqrt)(b2) + zv;
+        const double b = TENOR_MATH(sqrt)(b2);
+        const double q = b + zv;
         vn = a * (q * q);
-        k0 = 2.0 * c->a_coef * a < 1.0 ? -c->a_coef * b2 * a / (1.0 - 2.0 * c->a_coef * a) +
-                                             0.5 * TENOR_MATH(log)(1.0 - 2.0 * c->a_coef * a) -
-                                             (c->k1 + 0.5 * c->k3) * vc
-                                       : c->k0_plain;
+        const double two_aa = 2.0 * c->a_coef * a;
+        // Andersen's K0* + K1 vc + K2 vn rearranged so that the cancelling +-rho v / sigma terms
+        // are never formed (kernels/heston_qe/cpu.rs, QeStep::step, gives the algebra).
+        inc = two_aa < 1.0 ? c->k2 * a * (zv * (2.0 * b + zv)) -
+                                 b2 * a * (two_aa * c->k2 + 0.5 * c->k3) / (1.0 - two_aa) +
+                                 0.5 * TENOR_MATH(log1p)(-two_aa) - 0.5 * c->k3 * vc
+                           : c->k0_plain + c->k1 * vc + c->k2 * vn;
     } else {
         const double p0 = (psi - 1.0) / (psi + 1.0);
         const double beta = (1.0 - p0) / m;
@@ -710,10 +716,12 @@ TENOR_DEVICE_INLINE void tenor_heston_qe_step(const tenor_heston_qe_consts* c, d
         const double u0 = tenor_uniform_f64(w.x, w.y);
         const double u = flip != 0u ? 1.0 - u0 : u0;  // exact: u0 is a multiple of 2^-53 in (0, 1)
         vn = u <= p0 ? 0.0 : TENOR_MATH(log)((1.0 - p0) / (1.0 - u)) / beta;
-        k0 = c->a_coef < beta ? -TENOR_MATH(log)(p0 + beta * (1.0 - p0) / (beta - c->a_coef)) - (c->k1 + 0.5 * c->k3) * vc
-                              : c->k0_plain;
+        const double k0 = c->a_coef < beta ? -TENOR_MATH(log)(p0 + beta * (1.0 - p0) / (beta - c->a_coef)) -
+                                                 (c->k1 + 0.5 * c->k3) * vc
+                                           : c->k0_plain;
+        inc = k0 + c->k1 * vc + c->k2 * vn;
     }
-    *x += c->drift_dt + k0 + c->k1 * vc + c->k2 * vn + TENOR_MATH(sqrt)(c->k3 * vc + c->k4 * vn) * zx;
+    *x += c->drift_dt + inc + TENOR_MATH(sqrt)(c->k3 * vc + c->k4 * vn) * zx;
     *v = vn;
 }
 

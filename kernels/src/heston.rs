@@ -200,7 +200,10 @@ pub struct Contract {
 /// `nodes` and `weights` on `(0, 1)` (from [`gauss_legendre_unit`]). Negative results of
 /// rounding are raised to 0. NaN when an input is out of its domain (non-finite or
 /// non-positive forward, strike, maturity or discount factor; parameters failing
-/// [`params_valid`]).
+/// [`params_valid`]). `sigma` must be at least about 1e-150: below, `sigma^2` underflows and
+/// the `log1p(..) / sigma^2` term is 0 / 0 (the result then reads 0); the host
+/// (`tenor_pricing::heston::heston_prices_batch`) raises smaller values to 1e-100, where the
+/// price equals its `sigma -> 0` limit to within rounding.
 pub fn price(p: &Params, o: &Contract, nodes: &[f64], weights: &[f64]) -> f64 {
     let Contract { forward, strike, maturity, discount, is_call } = *o;
     let ok = |v: f64| v.is_finite() && v > 0.0;

@@ -9,9 +9,14 @@ mod common;
 
 use common::tree;
 use proptest::prelude::*;
-use tenor_pricing::american::european::black_scholes;
 use tenor_pricing::american::{american_fd, american_fd_greeks};
 use tenor_pricing::types::{OptionType, Vanilla};
+
+/// The Black-Scholes-Merton closed form ([`tenor_pricing::analytic::black_scholes_price`]) of a
+/// valid contract.
+fn black_scholes(v: &tenor_pricing::types::Vanilla) -> f64 {
+    tenor_pricing::analytic::black_scholes_price(v).expect("a valid contract")
+}
 
 fn put(spot: f64, strike: f64, maturity: f64, rate: f64, dividend: f64, vol: f64) -> Vanilla {
     Vanilla { option: OptionType::Put, spot, strike, maturity, rate, dividend, vol }

@@ -1,10 +1,15 @@
 //! Finite-difference American engine against the shared oracle tables and edge cases with
 //! independently obtained values (closed forms, no-arbitrage arguments).
-use tenor_pricing::american::european::black_scholes;
 use tenor_pricing::american::{
     american_fd, american_fd_greeks, american_fd_richardson, american_fd_with, AmericanError, FdGrid,
 };
 use tenor_pricing::types::{OptionType, Vanilla};
+
+/// The Black-Scholes-Merton closed form ([`tenor_pricing::analytic::black_scholes_price`]) of a
+/// valid contract.
+fn black_scholes(v: &tenor_pricing::types::Vanilla) -> f64 {
+    tenor_pricing::analytic::black_scholes_price(v).expect("a valid contract")
+}
 
 struct Row {
     v: Vanilla,
@@ -246,7 +251,7 @@ fn greeks_match_black_scholes_when_there_is_no_early_exercise() {
     let g = american_fd_greeks(&v).expect("greeks");
     let d1 = ((s / k).ln() + (r + 0.5 * vol * vol) * t) / (vol * t.sqrt());
     let pdf = (-0.5 * d1 * d1).exp() / (2.0 * std::f64::consts::PI).sqrt();
-    let delta = tenor_pricing::american::european::norm_cdf(d1);
+    let delta = tenor_pricing::analytic::normal::norm_cdf(d1);
     assert!((g.delta - delta).abs() < 1e-4, "delta {} vs {delta}", g.delta);
     assert!((g.gamma - pdf / (s * vol * t.sqrt())).abs() < 1e-4, "gamma {}", g.gamma);
     assert!((g.vega - s * pdf * t.sqrt()).abs() < 1e-3, "vega {}", g.vega);
@@ -261,4 +266,73 @@ fn bad_input_is_a_typed_error() {
     let v = vanilla(OptionType::Put, 100.0, 100.0, 1.0, 0.05, 0.0, 0.2);
     let bad = FdGrid { time: 1, ..FdGrid::default() };
     assert!(matches!(american_fd_with(&v, &bad), Err(AmericanError::InvalidParameter { name: "grid.time", .. })));
+}
+
+/// The perpetual American put by hand (McKean 1965; Merton 1973, section 8): `beta` the
+/// negative root of `vol^2 / 2 beta (beta - 1) + (r - q) beta - r = 0`, boundary
+/// `S* = K beta / (beta - 1)`, value `(K - S*) (S / S*)^beta` above it.
+fn perpetual(v: &Vanilla) -> (f64, f64) {
+    let a = 0.5 * v.vol * v.vol;
+    let b = v.rate - v.dividend - a;
+    let beta = (-b - (b * b + 4.0 * a * v.rate).sqrt()) / (2.0 * a);
+    let boundary = v.strike * beta / (beta - 1.0);
+    ((v.strike - boundary) * (v.spot / boundary).powf(beta), beta)
+}
+
+#[test]
+fn very_long_puts_rise_with_maturity_to_the_perpetual_put() {
+    // FinancePy#173 / issue 29: T = 100, 300, 1000 gave 26.8546, 26.8569, 26.7579, above the
+    // perpetual price 26.8545 and falling with T (the grid spanned 7 standard deviations of a
+    // 1000-year log-spot, 162 units of ln S on 401 nodes).
+    let put = |t: f64| vanilla(OptionType::Put, 100.0, 100.0, t, 0.05, 0.02, 0.3);
+    let (perp, _) = perpetual(&put(1.0));
+    assert!((perp - 26.8545).abs() < 1e-4, "{perp}");
+    let prices: Vec<f64> = [100.0, 300.0, 1000.0].iter().map(|&t| american_fd(&put(t)).expect("fd")).collect();
+    eprintln!("T 100, 300, 1000: {prices:?}, perpetual {perp}");
+    assert!(prices.windows(2).all(|w| w[0] <= w[1]) && prices[2] <= perp, "{prices:?} vs {perp}");
+    // Against the value of one exercise policy, exercise at the first touch of the perpetual
+    // boundary (a lower bound), computed independently (first-passage density and killed
+    // transition density of Brownian motion with drift, integrated with mpmath at 30 digits):
+    // L(100) = 26.8499856839581, L(300) = perp - 3.69e-8. The grid's own value at T = 100 lies
+    // between L and the perpetual price without being brought there.
+    assert!(prices[0] >= 26.849_985_683_958 && prices[0] <= perp, "{}", prices[0]);
+    assert!(prices[1] >= perp - 3.7e-8, "{}", prices[1]);
+    // Monotone over a sweep of maturities and parameters (to 1e-8 of the strike: the grid's
+    // error changes with the grid, by about that much where the price has settled), never above
+    // the perpetual price, and equal to it to 1e-9 of the strike once settled.
+    for (rate, dividend, vol) in
+        [(0.05, 0.02, 0.3), (0.05, 0.0, 0.2), (0.01, 0.0, 0.3), (0.05, 0.1, 0.4), (0.08, 0.0, 1.0)]
+    {
+        let v = |t: f64| vanilla(OptionType::Put, 100.0, 100.0, t, rate, dividend, vol);
+        let (perp, _) = perpetual(&v(1.0));
+        let (mut t, mut prev) = (0.5, 0.0);
+        while t < 3000.0 {
+            let p = american_fd(&v(t)).expect("fd");
+            assert!(
+                p >= prev - 1e-6 && p <= perp,
+                "r {rate} q {dividend} vol {vol} T {t}: {p} after {prev}, perpetual {perp}"
+            );
+            prev = p;
+            t *= 1.5;
+        }
+        assert!((prev - perp).abs() <= 1e-7, "r {rate} q {dividend} vol {vol}: {prev} vs {perp}");
+        // The call of the put-call symmetry is the same number.
+        let call = vanilla(OptionType::Call, 100.0, 100.0, 3000.0, dividend, rate, vol);
+        assert!((american_fd(&call).expect("fd") - perp).abs() <= 1e-7, "r {rate} q {dividend} vol {vol}");
+    }
+}
+
+#[test]
+fn greeks_of_a_settled_put_are_the_perpetual_put_s() {
+    // The long-maturity sibling: at T = 1000 every bumped copy is the perpetual put, so delta and
+    // gamma are the perpetual's, `beta P / S` and `beta (beta - 1) P / S^2` (differenced over
+    // the same 0.5 % spot bumps, hence a tolerance of the bump's second order), and theta is 0.
+    let v = vanilla(OptionType::Put, 100.0, 100.0, 1000.0, 0.05, 0.02, 0.3);
+    let g = american_fd_greeks(&v).expect("greeks");
+    let (perp, beta) = perpetual(&v);
+    let (delta, gamma) = (beta * perp / v.spot, beta * (beta - 1.0) * perp / (v.spot * v.spot));
+    assert!((g.price - perp).abs() < 1e-9, "{g:?}");
+    assert!((g.delta - delta).abs() < 1e-4 * delta.abs(), "{g:?} vs delta {delta}");
+    assert!((g.gamma - gamma).abs() < 1e-4 * gamma, "{g:?} vs gamma {gamma}");
+    assert!(g.theta.abs() < 1e-9, "{g:?}");
 }

@@ -10,7 +10,6 @@
 //! of their mean over independent seeds; batched and unbatched rows bitwise equal.
 mod common;
 
-use tenor_pricing::american::european::black_scholes;
 use tenor_pricing::american::{
     american_fd, american_fd_greeks, american_fd_richardson, lsm_as_symmetric_put, lsm_price, symmetric, FdGrid,
     LsmConfig,
@@ -19,6 +18,12 @@ use tenor_pricing::portfolio::{
     price_book, price_book_with, priced_as_symmetric_put, BookConfig, BookRun, Engine, PricedRow,
 };
 use tenor_pricing::types::{OptionType, Vanilla};
+
+/// The Black-Scholes-Merton closed form ([`tenor_pricing::analytic::black_scholes_price`]) of a
+/// valid contract.
+fn black_scholes(v: &tenor_pricing::types::Vanilla) -> f64 {
+    tenor_pricing::analytic::black_scholes_price(v).expect("a valid contract")
+}
 
 fn call(spot: f64, strike: f64, maturity: f64, rate: f64, dividend: f64, vol: f64) -> Vanilla {
     Vanilla { option: OptionType::Call, spot, strike, maturity, rate, dividend, vol }

@@ -1,11 +1,16 @@
 //! Heston: semi-analytic prices against closed-form limits, put-call parity across two
 //! independent integration contours, no-arbitrage shape, and QE Monte Carlo on the CPU backend.
-use tenor_pricing::american::european::black_scholes;
 use tenor_pricing::heston::qe::heston_qe_terminal;
 use tenor_pricing::heston::{
     heston_price, heston_price_with_alpha, heston_qe_price, HestonError, HestonOption, HestonParams, QeConfig,
 };
 use tenor_pricing::types::{OptionType, Vanilla};
+
+/// The Black-Scholes-Merton closed form ([`tenor_pricing::analytic::black_scholes_price`]) of a
+/// valid contract.
+fn black_scholes(v: &tenor_pricing::types::Vanilla) -> f64 {
+    tenor_pricing::analytic::black_scholes_price(v).expect("a valid contract")
+}
 
 fn opt(option: OptionType, strike: f64, maturity: f64) -> HestonOption {
     HestonOption { option, spot: 100.0, strike, maturity, rate: 0.03, dividend: 0.01 }
@@ -176,4 +181,70 @@ fn qe_terminal_spot_is_a_martingale_with_extreme_parameters() {
         let se = (var / n).sqrt();
         assert!((mean - o.forward()).abs() <= 3.0 * se, "{p:?}: E[S_T] {mean} +- {se} vs F {}", o.forward());
     }
+}
+
+/// The small vol-of-variance expansion of Heston prices to first order (Bergomi & Guyon 2012,
+/// "Stochastic volatility's orderly smiles", Risk, section 2; Lewis 2000, ch. 3):
+/// `P = BS(w) + rho xi J d2 BS / (dx dw) + O(xi^2)`, with `x = ln S`, `w` the integrated
+/// variance, and `J = int_0^T vbar(t) (1 - e^{-kappa (T - t)}) / kappa dt` the covariance of
+/// `ln S_T` and the integrated variance per unit `rho xi` (`vbar(t) = theta + (v0 - theta)
+/// e^{-kappa t}`, integrated here by Simpson's rule); `d2 BS / (dx dw) = e^{-qT} S phi(d1)
+/// (1 - d1 / sqrt(w)) / (2 sqrt(w))` for calls and puts alike.
+fn first_order_in_xi(option: OptionType, k: f64, t: f64, p: &HestonParams) -> f64 {
+    let HestonParams { v0, kappa, theta, sigma: xi, rho } = *p;
+    let w = theta * t + (v0 - theta) * (1.0 - (-kappa * t).exp()) / kappa;
+    let n = 2000;
+    let h = t / f64::from(n);
+    let f = |s: f64| (theta + (v0 - theta) * (-kappa * s).exp()) * (1.0 - (-kappa * (t - s)).exp()) / kappa;
+    let j: f64 = (0..=n)
+        .map(|i| {
+            let c = if i == 0 || i == n {
+                1.0
+            } else if i % 2 == 1 {
+                4.0
+            } else {
+                2.0
+            };
+            c * f(h * f64::from(i))
+        })
+        .sum::<f64>()
+        * h
+        / 3.0;
+    let o = opt(option, k, t);
+    let d1 = ((o.forward() / k).ln() + 0.5 * w) / w.sqrt();
+    let pdf = (-0.5 * d1 * d1).exp() / (2.0 * std::f64::consts::PI).sqrt();
+    let cross = (-o.dividend * t).exp() * o.spot * pdf * (1.0 - d1 / w.sqrt()) / (2.0 * w.sqrt());
+    let v = Vanilla { option, spot: 100.0, strike: k, maturity: t, rate: 0.03, dividend: 0.01, vol: (w / t).sqrt() };
+    black_scholes(&v) + rho * xi * j * cross
+}
+
+#[test]
+fn small_vol_of_variance_tends_to_black_scholes_with_the_integrated_variance() {
+    // finmath-lib#42 / issue 29: at xi = 1e-8 the at-the-money call of maturity 2 priced 3.84
+    // (the limit is 12.836) and xi in about [3e-8, 3e-5] was refused as "did not converge":
+    // the characteristic function lost every digit of `xi - d` to cancellation. Every xi > 0
+    // is valid input; the price must tend to the first-order expansion, within O(xi^2).
+    let (v0, kappa, theta, rho) = (0.04, 1.5, 0.04, -0.5);
+    let mut worst: f64 = 0.0;
+    for xi in [1e-300, 1e-160, 1e-12, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 1e-3] {
+        let p = hp(v0, kappa, theta, xi, rho);
+        for t in [WEEK, 2.0, 10.0] {
+            for k in [70.0, 100.0, 130.0] {
+                for option in [OptionType::Call, OptionType::Put] {
+                    let h = heston_price(&p, &opt(option, k, t))
+                        .unwrap_or_else(|e| panic!("xi {xi:e} T {t} K {k} {option:?}: {e}"));
+                    let limit = first_order_in_xi(option, k, t, &p);
+                    // Second-order terms: at most 4.4 xi^2 here (4.4e-6 at xi = 1e-3).
+                    let tol = 1e-9 + 10.0 * xi * xi;
+                    assert!((h - limit).abs() < tol, "xi {xi:e} T {t} K {k} {option:?}: {h} vs {limit}");
+                    worst = worst.max((h - limit).abs());
+                }
+            }
+        }
+    }
+    eprintln!("largest |Heston - expansion| {worst:e}");
+    // The issue's case, against the limit it names.
+    let p = hp(0.04, 1.5, 0.04, 1e-8, -0.5);
+    let h = heston_price(&p, &opt(OptionType::Call, 100.0, 2.0)).expect("xi 1e-8");
+    assert!((h - 12.836_346_110_43).abs() < 1e-9, "{h}");
 }

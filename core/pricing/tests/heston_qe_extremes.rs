@@ -130,3 +130,34 @@ fn a_heston_row_over_the_work_limit_names_its_sub_steps_and_what_helps() {
         "{bare}"
     );
 }
+
+#[test]
+fn vanishing_vol_of_variance_matches_its_black_scholes_limit() {
+    // Issue 29's sibling of the semi-analytic small-xi defect, in the QE step: the log-spot
+    // increment formed the terms -+ rho v / sigma of K1 v and K2 v_next and let them cancel,
+    // so below xi about 1e-13 the paths carried rounding divided by xi (xi 1e-14: put 7.94 for
+    // 8.65, 28 standard errors off; 1e-100: 97.04 +- 1e-7), and below 1e-154 sigma^2 underflowed
+    // (0 +- 0). Each price must be within 4 standard errors of the semi-analytic price (the
+    // Black-Scholes price with the integrated variance, to within 1e-12 here), with a standard
+    // error of a real sample.
+    let dev = tenor_cpu::cpu().expect("cpu");
+    for xi in [1e-14, 1e-100, 1e-300] {
+        let p = HestonParams { v0: 0.09, kappa: 1.5, theta: 0.04, sigma: xi, rho: -0.7 };
+        for kind in [OptionType::Put, OptionType::Call] {
+            let o = option(kind);
+            let truth = heston_price(&p, &o).expect("semi-analytic");
+            let r = mc::price(&dev, &product(&o, p), &book_cfg(100_000)).expect("priced");
+            assert!(r.stderr > 0.01, "xi {xi:e} {kind:?}: {} +- {}", r.price, r.stderr);
+            assert!(
+                (r.price - truth).abs() < 4.0 * r.stderr,
+                "xi {xi:e} {kind:?}: {} +- {} vs {truth}",
+                r.price,
+                r.stderr
+            );
+            let q = tenor_pricing::heston::heston_qe_price(&dev, &p, &o, &tenor_pricing::heston::QeConfig::default())
+                .expect("terminal spots");
+            assert!(q.std_error > 0.01, "xi {xi:e} {kind:?}: heston_qe {q:?}");
+            assert!((q.price - truth).abs() < 4.0 * q.std_error, "xi {xi:e} {kind:?}: heston_qe {q:?} vs {truth}");
+        }
+    }
+}

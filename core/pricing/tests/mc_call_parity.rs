@@ -147,3 +147,41 @@ fn deep_out_of_the_money_calls_are_not_priced_through_the_wide_put() {
     within("deep OTM call", call.price, black_scholes(&c).expect("bs").price, call.stderr);
     assert!(call.stderr < 0.1 * put.stderr, "call stderr {} against the put's {}", call.stderr, put.stderr);
 }
+
+#[test]
+fn bumped_copies_take_the_route_of_the_product() {
+    // Issue 29's sibling of the Heston routing: every bumped copy for Greeks chose its own side,
+    // so where a vol bump crosses the threshold of the put-or-call choice, vega differenced a
+    // simulated call with a simulated put plus the forward: not the same paths. Find a strike
+    // whose call goes through its put at vol 0.3 but not at vol 0.29 or 0.31 (the vol bump is
+    // 0.01).
+    let call = |strike: f64, vol: f64| Vanilla { option: OptionType::Call, strike, ..vanilla(OptionType::Call, vol) };
+    let through = |k: f64, vol: f64| mc::call_route(&McProduct::European(call(k, vol))) != mc::CallRoute::AsIs;
+    // Deep in the money the put is the narrow side; far out of it the call is.
+    assert!(through(50.0, 0.3) && !through(400.0, 0.3));
+    let threshold = |vol: f64| {
+        let (mut lo, mut hi) = (50.0, 400.0);
+        for _ in 0..80 {
+            let mid = 0.5 * (lo + hi);
+            if through(mid, vol) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    };
+    let t0 = threshold(0.3);
+    let t1 = threshold(0.29).min(threshold(0.31));
+    assert!(t1 < t0, "thresholds {t1} and {t0}");
+    let k = 0.5 * (t0 + t1);
+    assert!(through(k, 0.3) && !(through(k, 0.29) && through(k, 0.31)), "strike {k}");
+    let cfg = McConfig { paths: 20_000, seed: 11, steps: 16, ..McConfig::default() };
+    let greeks = |option| {
+        let v = Vanilla { option, ..call(k, 0.3) };
+        mc::price_with_greeks(&cpu(), &McProduct::European(v), &cfg).expect("greeks").greeks.expect("asked")
+    };
+    let (c, p) = (greeks(OptionType::Call), greeks(OptionType::Put));
+    // The call is the put plus S e^{-qT} - K e^{-rT} on every copy: vega is the put's exactly.
+    assert!((c.vega - p.vega).abs() < 1e-9 * p.vega.abs().max(1.0), "strike {k}: call {c:?} put {p:?}");
+}

@@ -449,6 +449,18 @@ pub(crate) fn price_book(
              method lsm\n"
         );
     }
+    let exploding = parsed
+        .trades
+        .iter()
+        .filter(|t| portfolio::past_moment_explosion(t, config.engine) && bad_lines.binary_search(&t.line).is_err())
+        .count();
+    if exploding > 0 {
+        summary += &format!(
+            "note        {exploding} Heston call row(s) run past the explosion time of E[S_T^2] (Andersen and \
+             Piterbarg 2007: a simulated call's variance is infinite there): simulated as the put plus \
+             S e^(-qT) - K e^(-rT); method mc\n"
+        );
+    }
     if max_stderr > 0.0 {
         summary += &format!("largest MC standard error {}\n", pv_text(max_stderr));
     }

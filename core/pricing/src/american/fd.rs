@@ -30,8 +30,8 @@
 //!   price is `max(intrinsic, European)` with no correction: the European grid's error (large
 //!   at low vol, where the fitted scheme is upwind) does not belong to a value that has none.
 
-use super::european::black_scholes;
 use super::{symmetric, validate, AmericanError};
+use crate::analytic::black_scholes_price as black_scholes;
 use crate::types::{Greeks, OptionType, Vanilla};
 
 /// Grid of the finite-difference engine.
@@ -115,7 +115,7 @@ pub fn american_fd_with(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, American
         });
     }
     let intrinsic = v.option.payoff(v.spot, v.strike);
-    let european = black_scholes(v);
+    let european = black_scholes(v)?;
     if v.maturity == 0.0 {
         return Ok(FdResult {
             american: intrinsic,
@@ -131,6 +131,19 @@ pub fn american_fd_with(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, American
         OptionType::Put => *v,
         OptionType::Call => symmetric(v),
     };
+    let bounds = no_arbitrage_bounds(&p)?;
+    if let Some((_, upper)) = bounds.filter(|(lower, upper)| upper - lower <= SETTLED * p.strike) {
+        // Settled: the value is the perpetual one to within `upper - lower`; no grid.
+        let american = upper.max(intrinsic);
+        return Ok(FdResult {
+            american,
+            premium: (american - european).max(0.0),
+            european,
+            american_grid: american,
+            european_grid: european,
+            exercised: false,
+        });
+    }
     let put = PutProblem { spot: p.spot, strike: p.strike, rate: p.rate, div: p.dividend };
     let (am, exercised) = solve_put(&put, v.vol, v.maturity, grid, true)?;
     let (eu, _) = solve_put(&put, v.vol, v.maturity, grid, false)?;
@@ -139,7 +152,7 @@ pub fn american_fd_with(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, American
     // the fitted scheme is upwind) into a region where the American value has none.
     let premium = if exercised { (intrinsic - european).max(0.0) } else { (am - eu).max(0.0) };
     Ok(FdResult {
-        american: (european + premium).max(intrinsic),
+        american: within(bounds, (european + premium).max(intrinsic)),
         premium,
         european,
         american_grid: am,
@@ -163,8 +176,12 @@ pub fn american_fd_richardson(v: &Vanilla, grid: &FdGrid) -> Result<FdResult, Am
     // Exercise at the spot on the fine grid: intrinsic, nothing to extrapolate.
     let premium = if fine.exercised { fine.premium } else { ex(fine.premium, coarse.premium).max(0.0) };
     let intrinsic = v.option.payoff(v.spot, v.strike);
+    let p = match v.option {
+        OptionType::Put => *v,
+        OptionType::Call => symmetric(v),
+    };
     Ok(FdResult {
-        american: (fine.european + premium).max(intrinsic),
+        american: within(no_arbitrage_bounds(&p)?, (fine.european + premium).max(intrinsic)),
         premium,
         european: fine.european,
         american_grid: ex(fine.american_grid, coarse.american_grid),
@@ -205,6 +222,73 @@ pub fn american_fd_greeks(v: &Vanilla) -> Result<Greeks, AmericanError> {
     };
     Ok(Greeks { price, delta: (up - dn) / (2.0 * ds), gamma: (up - 2.0 * price + dn) / (ds * ds), vega, theta, rho })
 }
+
+/// The perpetual American put under Black-Scholes-Merton (McKean 1965, appendix to Samuelson,
+/// "Rational theory of warrant pricing", Industrial Management Review 6; Merton 1973, "Theory
+/// of rational option pricing", section 8): with `beta < 0` the negative root of
+/// `vol^2 / 2 beta (beta - 1) + (rate - dividend) beta - rate = 0`, the exercise boundary is
+/// `S* = K beta / (beta - 1)` and the value `(K - S*) (S / S*)^beta` for `S > S*`, `K - S` at and
+/// below it. It bounds every American put of the same contract from above, and `S*` lies below
+/// every finite-maturity exercise boundary (the boundary falls as the maturity grows, towards
+/// `S*`). Returns `(value at spot, S*)`; `None` without a finite boundary (`rate <= 0` or
+/// `vol = 0`).
+#[must_use]
+pub fn perpetual_put(spot: f64, strike: f64, rate: f64, dividend: f64, vol: f64) -> Option<(f64, f64)> {
+    let beta = perpetual_exponent(rate, dividend, vol)?;
+    let boundary = strike * beta / (beta - 1.0);
+    let value = if spot <= boundary { strike - spot } else { (strike - boundary) * (spot / boundary).powf(beta) };
+    Some((value, boundary))
+}
+
+/// The negative root `beta` of `vol^2 / 2 beta (beta - 1) + (rate - dividend) beta - rate = 0`
+/// ([`perpetual_put`]), without cancellation; `None` when `rate <= 0` or `vol = 0`.
+fn perpetual_exponent(rate: f64, dividend: f64, vol: f64) -> Option<f64> {
+    let d = 0.5 * vol * vol;
+    if !(rate > 0.0 && d > 0.0) {
+        return None;
+    }
+    // d beta^2 + (rate - dividend - d) beta - rate = 0.
+    let b = rate - dividend - d;
+    let disc = (b * b + 4.0 * d * rate).sqrt();
+    // (-b - disc) / (2d), formed as -2 rate / (disc - b) where b < 0 would cancel in -b - disc.
+    Some(if b > 0.0 { (-b - disc) / (2.0 * d) } else { -2.0 * rate / (disc - b) })
+}
+
+/// Width of the no-arbitrage interval, as a fraction of the strike, below which a put is
+/// priced at its upper end, the perpetual value, without a grid ([`no_arbitrage_bounds`]).
+const SETTLED: f64 = 1e-9;
+
+/// The interval `[L(T), P_inf]` that holds the American put `p` (spot above the perpetual
+/// boundary `S*`): `P_inf` the perpetual put ([`perpetual_put`]) and `L(T)` the value of one
+/// exercise policy, exercising at the first touch of `S*` before expiry, which is a down-and-out
+/// put with barrier `S*` and the rebate `K - S*` paid at the touch (Reiner and Rubinstein 1991,
+/// [`crate::analytic::barrier_price`]). As the maturity grows both meet, exponentially fast
+/// (a 300-year put at spot = strike 100, rate 0.05, dividend 0.02, vol 0.3: width 3.7e-8).
+/// `None` without a perpetual boundary or with the spot at or below it (exercised now).
+fn no_arbitrage_bounds(p: &Vanilla) -> Result<Option<(f64, f64)>, AmericanError> {
+    let Some((upper, boundary)) = perpetual_put(p.spot, p.strike, p.rate, p.dividend, p.vol) else {
+        return Ok(None);
+    };
+    if p.spot <= boundary || p.maturity == 0.0 {
+        return Ok(None);
+    }
+    let lower = crate::analytic::barrier_price(&crate::types::BarrierSpec {
+        vanilla: Vanilla { option: OptionType::Put, ..*p },
+        barrier: boundary,
+        barrier_type: crate::types::BarrierType::DownOut,
+        rebate: p.strike - boundary,
+    })?;
+    Ok(Some((lower.min(upper), upper)))
+}
+
+/// `price` brought into `bounds` (both closed forms: a grid value outside them is off by more).
+fn within(bounds: Option<(f64, f64)>, price: f64) -> f64 {
+    bounds.map_or(price, |(lower, upper)| price.clamp(lower, upper))
+}
+
+/// Premium of the perpetual put at the far end of the grid, as a fraction of the strike, above
+/// which the grid is not cut short (see [`solve_put`]).
+const FAR_PREMIUM: f64 = 1e-10;
 
 /// A put in the engine's own variables (after the call symmetry).
 struct PutProblem {
@@ -287,19 +371,59 @@ fn solve_put(
     exercise: bool,
 ) -> Result<(f64, bool), AmericanError> {
     let n = grid.space | 1;
-    let c = (n - 1) / 2;
     let d = 0.5 * vol * vol;
     let mu = p.rate - p.div - d;
     let half_width =
         ((p.spot / p.strike).ln().abs() + grid.width_sd * vol * maturity.sqrt() + mu.abs() * maturity).max(1e-3);
-    let h = half_width / c as f64;
     let x0 = p.spot.ln();
+    // Below the perpetual boundary S* every American put is exercised, whatever its maturity
+    // (K - S is its value exactly), and above S_far, where the perpetual premium is
+    // FAR_PREMIUM K, what the American put is worth beyond the European is smaller still: the
+    // grid ends there when that is nearer than `width_sd` standard deviations (long maturities,
+    // where that many standard deviations of a 100-year log-spot spanned 80 units of ln S at
+    // vol 0.3 and the spot's cell grew to 0.4).
+    let (mut below, mut above) = (half_width, half_width);
+    if let Some(beta) = perpetual_exponent(p.rate, p.div, vol) {
+        let x_star = (p.strike * beta / (beta - 1.0)).ln();
+        if x_star < x0 {
+            below = below.min(x0 - x_star);
+        }
+        // (K - S*) (S_far / S*)^beta = FAR_PREMIUM K, with K - S* = K / (1 - beta).
+        let far = x_star + (FAR_PREMIUM * (1.0 - beta)).ln() / beta;
+        if far > x0 {
+            above = above.min(far - x0);
+        }
+    }
+    // Beyond one year the grid keeps the spacing it would have at one year, with more nodes
+    // (a 100-year put on 401 nodes had a spot cell of 0.058 in ln S and priced 1.7e-3 below
+    // its no-arbitrage lower bound).
+    let one_year = (p.spot / p.strike).ln().abs() + grid.width_sd * vol + mu.abs();
+    let h_max = one_year.max(1e-3) / ((n - 1) / 2) as f64;
+    let intervals = ((below + above) / h_max).ceil();
+    let n = if maturity > 1.0 && intervals.is_finite() && intervals > (n - 1) as f64 {
+        (intervals as usize + 1) | 1
+    } else {
+        n
+    };
+    // The spot is node c; the nodes span at least [x0 - below, x0 + above].
+    let c = (((n - 1) as f64 * below / (below + above)).round() as usize).clamp(1, n - 2);
+    let h = (below / c as f64).max(above / (n - 1 - c) as f64);
     let xs: Vec<f64> = (0..n).map(|i| x0 + (i as f64 - c as f64) * h).collect();
     let s: Vec<f64> = xs.iter().map(|x| x.exp()).collect();
     let g: Vec<f64> = s.iter().map(|&si| (p.strike - si).max(0.0)).collect();
     let mut v: Vec<f64> = xs.iter().map(|&x| cell_average_put(x - 0.5 * h, x + 0.5 * h, p.strike)).collect();
 
-    let steps = time_steps(maturity, grid.time, grid.rannacher);
+    // Implicit Euler (theta = 1) for the steps longer than the relaxation time of the slowest
+    // mode, 1 / (r + mu^2 / (2 vol^2)) (Fourier modes of the operator decay at least that fast):
+    // there Crank-Nicolson's stiff modes, renewed at every step by the exercise constraint, are
+    // hardly damped (amplification near -1), and a 10,000-year put settled 2e-4 below its
+    // limit; over such a step the solution is mostly relaxing to its steady state, where the
+    // first-order error of the implicit step is small against what relaxes.
+    let relaxation = if d > 0.0 { p.rate + mu * mu / (4.0 * d) } else { p.rate };
+    let steps: Vec<(f64, f64)> = time_steps(maturity, grid.time, grid.rannacher)
+        .into_iter()
+        .map(|(dt, theta)| if relaxation > 0.0 && dt * relaxation > 1.0 { (dt, 1.0) } else { (dt, theta) })
+        .collect();
 
     let dd = fitted_diffusion(d, mu, h);
     let l_lo = dd / (h * h) - mu / (2.0 * h);
@@ -319,9 +443,24 @@ fn solve_put(
         for i in 1..n - 1 {
             b[i] = v[i] + (1.0 - theta) * dt * (l_lo * v[i - 1] + l_di * v[i] + l_up * v[i + 1]);
         }
-        let eu_low = p.strike * (-p.rate * tau).exp() - s[0] * (-p.div * tau).exp();
+        // Both ends: the European put in closed form (exact for the European grid); at the low
+        // end the American is at least its intrinsic value, exactly that at or below the
+        // perpetual boundary; at the high end it exceeds the European by less than the
+        // perpetual premium there.
+        let european_at = |spot: f64| {
+            black_scholes(&Vanilla {
+                option: OptionType::Put,
+                spot,
+                strike: p.strike,
+                maturity: tau,
+                rate: p.rate,
+                dividend: p.div,
+                vol,
+            })
+        };
+        let eu_low = european_at(s[0])?;
         b[0] = if exercise { eu_low.max(g[0]) } else { eu_low };
-        b[n - 1] = 0.0;
+        b[n - 1] = european_at(s[n - 1])?;
         let (a_lo, a_di, a_up) = (-theta * dt * l_lo, 1.0 - theta * dt * l_di, -theta * dt * l_up);
         let mut iterations = 0;
         loop {

@@ -6,18 +6,21 @@
 //! * [`lsm`]: Longstaff-Schwartz Monte Carlo on the `Compute` port (paths, the regression's
 //!   normal equations and the exercise rule as batch kernels over many products, one host
 //!   solve per product and exercise date; the book's `--engine mc` American rows).
-//! * [`european`]: the Black-Scholes-Merton closed form the control variate needs.
+//!
+//! The European control variate is the closed form of [`crate::analytic::black_scholes`] (one
+//! copy; this module's own, on `statrs`' `erfc`, was off by 2e-9 at strike 130).
 //!
 //! Both engines price a call as the put of the put-call symmetry of American options
 //! ([`symmetric`]), the finite differences for every call, Longstaff-Schwartz for every call it
 //! simulates (its payoff is then bounded by the call's spot, so the regression is well
 //! conditioned).
 
-pub mod european;
 pub mod fd;
 pub mod lsm;
 
-pub use fd::{american_fd, american_fd_greeks, american_fd_richardson, american_fd_with, FdGrid, FdResult};
+pub use fd::{
+    american_fd, american_fd_greeks, american_fd_richardson, american_fd_with, perpetual_put, FdGrid, FdResult,
+};
 pub use lsm::{
     group_size, lsm_as_symmetric_put, lsm_price, lsm_price_batch, product_bytes, LsmConfig, LsmResult, LSM_BATCH_BYTES,
     LSM_CHUNK, LSM_PIVOT_TOLERANCE,
@@ -62,6 +65,10 @@ pub enum AmericanError {
     /// An error from the compute backend.
     #[error("compute backend: {0}")]
     Compute(#[from] tenor_ports::ComputeError),
+    /// An error of the European closed form (the control variate; never seen for a contract
+    /// [`validate`] accepts, kept so one would report instead of panicking).
+    #[error(transparent)]
+    Pricing(#[from] crate::error::PricingError),
 }
 
 /// Checks a contract's parameters: spot and strike positive and finite, maturity and vol

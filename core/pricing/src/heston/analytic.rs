@@ -136,8 +136,30 @@ pub fn heston_price_with_alpha(p: &HestonParams, o: &HestonOption, alpha: f64) -
     Ok((df * fwd * v).max(0.0))
 }
 
-/// `(1/pi) int_0^inf Re[...] du` on the transformed domain.
+/// `(1/pi) int_0^inf Re[...] du` on the transformed domain: the price integrand of the module
+/// documentation, `e^{-(alpha + iu) k} phi(u - i(alpha + 1)) / ((alpha + iu)(alpha + 1 + iu))`.
 fn fourier_integral(p: &HestonParams, t: f64, k: f64, alpha: f64) -> Result<f64, HestonError> {
+    inverse_integral(p, t, &|u: f64| {
+        let z = Complex::new(u, -(alpha + 1.0));
+        let a = Complex::new(alpha, u);
+        (-a * k + log_cf(p, t, z), 1.0 / (a * (a + 1.0)), z)
+    })
+}
+
+/// `(1/pi) int_0^inf Re[e^{E(u)} M(u)] du` for `term(u) = (E(u), M(u), z)`, `E` carrying the
+/// log characteristic function at `z` (named when the integrand is not finite), on the
+/// transformed domain `x = e^{-c u}` of the module documentation (no cutoff), by adaptive
+/// Gauss-Kronrod. Shared by the prices and the payoffs' second moments ([`super::moments`]).
+///
+/// # Errors
+/// [`HestonError::NonFinite`] where the integrand is not finite (an exponent below -700 is
+/// an underflow, read as 0); [`HestonError::Integration`] when the error estimate stays above
+/// 1e-10.
+pub(super) fn inverse_integral(
+    p: &HestonParams,
+    t: f64,
+    term: &dyn Fn(f64) -> (Complex<f64>, Complex<f64>, Complex<f64>),
+) -> Result<f64, HestonError> {
     let kt = p.kappa * t;
     let decay = if kt > 1e-8 { (1.0 - (-kt).exp()) / p.kappa } else { t };
     let w = (p.theta * t + (p.v0 - p.theta) * decay).max(1e-300);
@@ -152,10 +174,8 @@ fn fourier_integral(p: &HestonParams, t: f64, k: f64, alpha: f64) -> Result<f64,
             return 0.0;
         }
         let u = -x.ln() / c;
-        let z = Complex::new(u, -(alpha + 1.0));
-        let a = Complex::new(alpha, u);
-        let e = -a * k + log_cf(p, t, z);
-        let val = (e.exp() / (a * (a + 1.0))).re;
+        let (e, m, z) = term(u);
+        let val = (e.exp() * m).re;
         if !val.is_finite() {
             if e.re < -700.0 {
                 return 0.0;

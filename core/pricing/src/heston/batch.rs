@@ -7,7 +7,7 @@
 use tenor_kernels::typed::HestonPrice;
 use tenor_ports::{Compute, ComputeExt};
 
-use super::{HestonError, HestonOption, HestonParams};
+use super::{HestonError, HestonOption, HestonParams, SIGMA_FLOOR};
 use crate::types::OptionType;
 
 pub use tenor_kernels::heston::DEFAULT_NODES;
@@ -16,7 +16,8 @@ pub use tenor_kernels::heston::DEFAULT_NODES;
 /// the `heston_price` kernel on `dev` with an `nodes`-point Gauss-Legendre rule (use
 /// [`DEFAULT_NODES`]). The result is `sets.len() * options.len()` prices, set-major: price of
 /// option `j` under set `s` at `s * options.len() + j`. Spot, rate and dividend of each option
-/// enter through its forward and discount factor.
+/// enter through its forward and discount factor. A vol of variance below [`SIGMA_FLOOR`] is
+/// priced at [`SIGMA_FLOOR`] (the same price to within rounding).
 ///
 /// # Errors
 /// [`HestonError::InvalidParameter`] naming the first bad parameter or contract field (or
@@ -67,7 +68,8 @@ pub fn heston_prices_batch<C: Compute + ?Sized>(
     let maturity: Vec<f64> = options.iter().map(|o| o.maturity).collect();
     let discount: Vec<f64> = options.iter().map(HestonOption::discount).collect();
     let is_call: Vec<u32> = options.iter().map(|o| u32::from(o.option == OptionType::Call)).collect();
-    let params: Vec<f64> = sets.iter().flat_map(|p| [p.v0, p.kappa, p.theta, p.sigma, p.rho]).collect();
+    let params: Vec<f64> =
+        sets.iter().flat_map(|p| [p.v0, p.kappa, p.theta, p.sigma.max(SIGMA_FLOOR), p.rho]).collect();
     let s = dev.default_stream().clone();
     let b_strike = dev.upload_slice(&s, &strike)?;
     let b_forward = dev.upload_slice(&s, &forward)?;

@@ -9,6 +9,8 @@
 //!   the Lord-Kahl (2007) optimal damping, on a log-transformed domain (no integration cutoff).
 //! * [`qe`]: Monte Carlo with Andersen's (2008) quadratic-exponential scheme on the `Compute`
 //!   port.
+//! * [`moments`]: second moments of the call and put payoffs (what a Monte Carlo estimate's
+//!   variance is), infinite for a call past the moment-explosion time of order 2.
 //! * [`batch`]: many prices (quotes x parameter sets) in one launch of the `heston_price`
 //!   kernel on the `Compute` port, by a fixed-node quadrature ([`tenor_kernels::heston`]).
 //! * [`calibrate`]: Levenberg-Marquardt calibration to a list of quotes, every iteration's
@@ -18,6 +20,7 @@ pub mod analytic;
 pub mod batch;
 pub mod calibrate;
 pub mod cf;
+pub mod moments;
 pub mod qe;
 pub mod quad;
 
@@ -31,6 +34,17 @@ pub use qe::{heston_qe_price, QeConfig, QeResult};
 
 use crate::types::OptionType;
 use thiserror::Error;
+
+/// The smallest vol of variance the kernels (`heston_price`, `heston_qe`, `heston_qe_mc`,
+/// `heston_qe_batch`) are given: a smaller `sigma` is simulated or priced at this one. They
+/// divide terms of order `sigma^2` by `sigma^2`, which underflows to 0 below `sigma` about
+/// 1e-154 (every price came out 0, or NaN read as 0). Near `sigma = 0` a price is
+/// `BS(w) + O(rho sigma)` with a bounded coefficient (the first-order small vol-of-variance
+/// term, Bergomi & Guyon 2012, "Stochastic volatility's orderly smiles", section 2: about the
+/// spot times `sigma` at most), so raising a smaller `sigma` to 1e-100 moves a price by about
+/// 1e-100 of the spot, far below its rounding. The host pricer [`heston_price`] needs no floor
+/// (its characteristic function has a finite limit at `sigma = 0`, [`cf::log_cf`]).
+pub const SIGMA_FLOOR: f64 = 1e-100;
 
 /// Heston model parameters (variances per year, `sigma` the volatility of variance).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -76,7 +76,7 @@ pub fn heston_qe_terminal<C: Compute + ?Sized>(
         v0: p.v0,
         kappa: p.kappa,
         theta: p.theta,
-        sigma: p.sigma,
+        sigma: p.sigma.max(super::SIGMA_FLOOR),
         rho: p.rho,
     }
     .launch(dev, &stream)?;

@@ -21,7 +21,8 @@ use tenor_ports::{Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
 
 use super::fused::{self, Member, Partials};
 use super::greeks::Bumps;
-use super::plan::{f64s, plan, Job};
+use super::parity;
+use super::plan::{f64s, plan_routed, Job};
 use super::{stats, McConfig, McError, McPrice, McProduct, McValuation};
 
 /// A trade's planned jobs (the product, then its bumped copies) and the bumps used.
@@ -102,7 +103,9 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
             } else {
                 (vec![*p], None)
             };
-            let jobs = list.iter().map(|q| plan(q, cfg)).collect::<Result<Vec<_>, _>>()?;
+            // The bumped copies take the product's route (common random numbers).
+            let route = parity::route(p);
+            let jobs = list.iter().map(|q| plan_routed(q, cfg, route)).collect::<Result<Vec<_>, _>>()?;
             Ok((jobs, bumps))
         })
         .collect();

@@ -36,6 +36,7 @@ mod stats;
 
 pub use engine::{price, price_batch, price_batch_with_progress, price_with_greeks};
 pub use error::McError;
+pub use parity::{route as call_route, CallRoute};
 pub use product::{
     AsianOption, BarrierOption, FixingSchedule, HestonMcOption, McProduct, Monitoring, QE_MAX_KAPPA_DT, QE_MAX_VARIANCE,
 };

@@ -32,9 +32,22 @@
 //! product's spot, strike, rates, vol and maturity, and the call is simulated through the
 //! identity only when the put's variance is the smaller; the same European proxy decides for
 //! the Asian and barrier calls (their right tails are the European's, thinned).
+//!
+//! A Heston call is compared on its own variances, which the vol of variance and the
+//! correlation shape: the exact second moments of the Heston call and put payoffs
+//! ([`crate::heston::moments`]); a geometric-Brownian proxy at the mean variance ignored both
+//! and simulated the call of pfhedge#203 (`xi` 2, `rho` 0.9) as it is. Past the explosion time
+//! of `E[S_T^2]` (Andersen and Piterbarg 2007) the call's variance is infinite and its standard
+//! error means nothing (1.092 +/- 0.110 against 1.807): such a call is always simulated
+//! through its put ([`CallRoute::PastMomentExplosion`], which front ends name).
+//!
+//! The route is chosen once per trade, on the unbumped product ([`route`]), and its bumped
+//! copies for Greeks follow it ([`plan_routed`]): a copy that chose its own side (a vol or
+//! maturity bump across the threshold) would difference a simulated call with a simulated put,
+//! not the same paths.
 
 use super::plan::{asian_direct, barrier_direct, european_direct, heston_direct, Job};
-use super::product::{AsianOption, BarrierOption, Monitoring};
+use super::product::{AsianOption, BarrierOption, HestonMcOption, McProduct, Monitoring};
 use super::{McConfig, McError};
 use crate::analytic::asian::GeometricAsian;
 use crate::analytic::normal::norm_cdf;
@@ -80,29 +93,89 @@ fn shifted(mut job: Job, shift: f64, scale: f64) -> Job {
     job
 }
 
-/// A Heston European option; a call is the put plus the model-free `S e^{-qT} - K e^{-rT}`
-/// when the put's variance is the smaller under geometric Brownian motion at the Heston
-/// variance's mean over the life, `theta + (v0 - theta) (1 - e^{-kappa T}) / (kappa T)` (the
-/// proxy of [`put_side_has_less_variance`]). At `v0 = theta = 100` the call simulated as it is
-/// priced 0 with a standard error of 0 (against 99.9999): its value sits on paths of
-/// probability 1e-7.
-pub(crate) fn heston(h: &super::product::HestonMcOption, cfg: &McConfig) -> Result<Job, McError> {
+/// How a call is simulated (a put is always simulated as it is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallRoute {
+    /// The payoff as it is.
+    AsIs,
+    /// Through the bounded payoff and the exact identity of the module table, whose variance is
+    /// the smaller.
+    Identity,
+    /// A Heston call at or past the explosion time of its payoff's second moment: through the
+    /// put, whose payoff is bounded, whatever the variances before it.
+    PastMomentExplosion,
+}
+
+impl CallRoute {
+    fn through(self) -> bool {
+        self != Self::AsIs
+    }
+}
+
+/// The route of `product`'s call (see the module documentation); [`CallRoute::AsIs`] for a put
+/// and for products with no identity.
+#[must_use]
+pub fn route(product: &McProduct) -> CallRoute {
+    let v = product.vanilla();
+    if v.option == OptionType::Put {
+        return CallRoute::AsIs;
+    }
+    let smaller = |yes: bool| if yes { CallRoute::Identity } else { CallRoute::AsIs };
+    match product {
+        McProduct::European(v) => smaller(put_side_has_less_variance(v)),
+        McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) => smaller(put_side_has_less_variance(&a.vanilla)),
+        McProduct::Barrier(b) => {
+            let identity = match b.monitoring {
+                Monitoring::Continuous => true,
+                Monitoring::Discrete(_) => b.barrier_type == BarrierType::UpIn && b.rebate == 0.0,
+            };
+            smaller(identity && !b.barrier_type.breached(v.spot, b.barrier) && put_side_has_less_variance(v))
+        }
+        McProduct::Heston(h) => heston_route(h),
+    }
+}
+
+/// The route of a Heston call: through the put past the second moment's explosion time, else
+/// on the exact payoff variances ([`crate::heston::moments::payoff_variance`]); through the
+/// bounded put when they cannot be computed.
+fn heston_route(h: &HestonMcOption) -> CallRoute {
+    use crate::heston::moments::{call_variance_explosion_time, payoff_variance};
     let (v, p) = (&h.vanilla, &h.params);
-    let kt = p.kappa * v.maturity;
-    let mean_var = p.theta + (p.v0 - p.theta) * if kt > 0.0 { -(-kt).exp_m1() / kt } else { 1.0 };
-    let proxy = Vanilla { vol: mean_var.max(0.0).sqrt(), ..*v };
-    if v.option == OptionType::Put || !put_side_has_less_variance(&proxy) {
+    if call_variance_explosion_time(p) <= v.maturity {
+        return CallRoute::PastMomentExplosion;
+    }
+    let o = |option| crate::heston::HestonOption {
+        option,
+        spot: v.spot,
+        strike: v.strike,
+        maturity: v.maturity,
+        rate: v.rate,
+        dividend: v.dividend,
+    };
+    match (payoff_variance(p, &o(OptionType::Call)), payoff_variance(p, &o(OptionType::Put))) {
+        (Ok(call), Ok(put)) if call.is_finite() && put >= call => CallRoute::AsIs,
+        (Ok(call), _) if call.is_infinite() => CallRoute::PastMomentExplosion,
+        _ => CallRoute::Identity,
+    }
+}
+
+/// A Heston European option; a call on `route` is the put plus the model-free
+/// `S e^{-qT} - K e^{-rT}`. At `v0 = theta = 100` the call simulated as it is priced 0 with a
+/// standard error of 0 (against 99.9999): its value sits on paths of probability 1e-7.
+pub(crate) fn heston(h: &HestonMcOption, cfg: &McConfig, route: CallRoute) -> Result<Job, McError> {
+    let v = &h.vanilla;
+    if v.option == OptionType::Put || !route.through() {
         return heston_direct(h, cfg);
     }
     let t = v.maturity;
     let forward_value = v.spot * (-v.dividend * t).exp() - v.strike * (-v.rate * t).exp();
-    let put = super::product::HestonMcOption { vanilla: as_put(v), ..*h };
+    let put = HestonMcOption { vanilla: as_put(v), ..*h };
     Ok(shifted(heston_direct(&put, cfg)?, forward_value, 1.0))
 }
 
-/// A European option; a call is the put plus `S e^{-qT} - K e^{-rT}`.
-pub(crate) fn european(v: &Vanilla, cfg: &McConfig) -> Result<Job, McError> {
-    if v.option == OptionType::Put || !put_side_has_less_variance(v) {
+/// A European option; a call on `route` is the put plus `S e^{-qT} - K e^{-rT}`.
+pub(crate) fn european(v: &Vanilla, cfg: &McConfig, route: CallRoute) -> Result<Job, McError> {
+    if v.option == OptionType::Put || !route.through() {
         return Ok(european_direct(v, cfg));
     }
     let t = v.maturity;
@@ -110,10 +183,10 @@ pub(crate) fn european(v: &Vanilla, cfg: &McConfig) -> Result<Job, McError> {
     Ok(shifted(european_direct(&as_put(v), cfg), forward_value, 1.0))
 }
 
-/// A barrier option; calls per the module table.
-pub(crate) fn barrier(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError> {
+/// A barrier option; calls on `route` per the module table.
+pub(crate) fn barrier(b: &BarrierOption, cfg: &McConfig, route: CallRoute) -> Result<Job, McError> {
     let v = &b.vanilla;
-    if v.option == OptionType::Put || b.barrier_type.breached(v.spot, b.barrier) || !put_side_has_less_variance(v) {
+    if v.option == OptionType::Put || b.barrier_type.breached(v.spot, b.barrier) || !route.through() {
         return barrier_direct(b, cfg);
     }
     match b.monitoring {
@@ -136,10 +209,10 @@ pub(crate) fn barrier(b: &BarrierOption, cfg: &McConfig) -> Result<Job, McError>
     }
 }
 
-/// An average-price Asian option; a call is the put plus the exact `C - P`.
-pub(crate) fn asian(a: &AsianOption, cfg: &McConfig, arithmetic: bool) -> Result<Job, McError> {
+/// An average-price Asian option; a call on `route` is the put plus the exact `C - P`.
+pub(crate) fn asian(a: &AsianOption, cfg: &McConfig, arithmetic: bool, route: CallRoute) -> Result<Job, McError> {
     let v = &a.vanilla;
-    if v.option == OptionType::Put || !put_side_has_less_variance(v) {
+    if v.option == OptionType::Put || !route.through() {
         return asian_direct(a, cfg, arithmetic);
     }
     let times = a.schedule.times();

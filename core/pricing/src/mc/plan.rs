@@ -99,7 +99,7 @@ pub(crate) fn barrier_direct(b: &BarrierOption, cfg: &McConfig) -> Result<Job, M
         return Ok(if b.barrier_type.is_out() {
             Job { launch: None, estimator: Estimator::Constant(b.rebate), shift: 0.0, scale: 1.0 }
         } else {
-            super::parity::european(v, cfg)?
+            parity::european(v, cfg, parity::route(&McProduct::European(*v)))?
         });
     }
     if cfg.precision == Precision::F32 {
@@ -197,23 +197,31 @@ pub(crate) fn heston_direct(h: &HestonMcOption, cfg: &McConfig) -> Result<Job, M
         v0: p.v0,
         kappa: p.kappa,
         theta: p.theta,
-        sigma: p.sigma,
+        sigma: p.sigma.max(crate::heston::SIGMA_FLOOR),
         rho: p.rho,
         discount: (-v.rate * v.maturity).exp(),
     });
     Ok(Job { launch: Some(launch), estimator: Estimator::Plain { sum: 0, sum_sq: 1 }, shift: 0.0, scale: 1.0 })
 }
 
-/// The job for `product` under `cfg` (validated here).
+/// The job for `product` under `cfg` (validated here), on the route its own call takes
+/// ([`parity::route`]; the engine plans a trade's bumped copies on the unbumped product's).
+#[cfg(test)]
 pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> {
+    plan_routed(product, cfg, parity::route(product))
+}
+
+/// The job for `product` under `cfg` (validated here), a call simulated on `route` (the
+/// unbumped product's, for a bumped copy: [`parity`]).
+pub(crate) fn plan_routed(product: &McProduct, cfg: &McConfig, route: parity::CallRoute) -> Result<Job, McError> {
     cfg.validate()?;
     product.validate()?;
     match product {
-        McProduct::European(v) => parity::european(v, cfg),
-        McProduct::Barrier(b) => parity::barrier(b, cfg),
-        McProduct::AsianGeometric(a) => parity::asian(a, cfg, false),
-        McProduct::AsianArithmetic(a) => parity::asian(a, cfg, true),
-        McProduct::Heston(h) => parity::heston(h, cfg),
+        McProduct::European(v) => parity::european(v, cfg, route),
+        McProduct::Barrier(b) => parity::barrier(b, cfg, route),
+        McProduct::AsianGeometric(a) => parity::asian(a, cfg, false, route),
+        McProduct::AsianArithmetic(a) => parity::asian(a, cfg, true, route),
+        McProduct::Heston(h) => parity::heston(h, cfg, route),
     }
 }
 

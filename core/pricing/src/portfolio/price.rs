@@ -330,6 +330,16 @@ pub fn priced_as_symmetric_put(trade: &Trade, engine: Engine) -> bool {
     matches!(route(trade, engine), Route::Lsm(v) if crate::american::lsm_as_symmetric_put(&v))
 }
 
+/// Whether `engine` simulates `trade` as a Heston call at or past the explosion time of its
+/// payoff's second moment (Andersen and Piterbarg 2007), through its put plus the forward
+/// ([`crate::mc::CallRoute::PastMomentExplosion`]): its row's method is `mc`, as any Monte
+/// Carlo row's; front ends name such rows in their summary (`tenor price` does).
+#[must_use]
+pub fn past_moment_explosion(trade: &Trade, engine: Engine) -> bool {
+    matches!(route(trade, engine), Route::Mc(p @ McProduct::Heston(_))
+        if crate::mc::call_route(&p) == crate::mc::CallRoute::PastMomentExplosion)
+}
+
 /// Prices a trade by closed form on the host (an American by finite differences, or under
 /// [`Engine::Mc`] by the European closed form where [`american_as_european`]).
 fn analytic(trade: &Trade, greeks: bool, engine: Engine) -> Result<Greeks, PriceError> {
