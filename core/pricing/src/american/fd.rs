@@ -9,13 +9,20 @@
 //!
 //! * the Black-Scholes-Merton PDE in `x = ln S` and time to expiry `tau`,
 //!   `V_tau = D V_xx + mu V_x - r V`, `D = vol^2 / 2`, `mu = r - q - vol^2 / 2`, on a uniform
-//!   grid centred on the spot (the spot is a node, no interpolation) spanning
-//!   `|ln(S/K)| + width_sd vol sqrt(T) + |mu| T` on each side;
+//!   grid with the spot as a node (no interpolation) spanning
+//!   `|ln(S/K)| + width_sd vol sqrt(T) + |mu| T` on each side, cut short where the perpetual put
+//!   ([`perpetual_put`]) says nothing beyond matters: below at its exercise boundary `S*` (every
+//!   American put is exercised there, whatever its maturity; `S*` is then node 0 exactly) and
+//!   above where its premium falls to 1e-10 of the strike; both ends take the European closed
+//!   form (at the low end at least the intrinsic value), and beyond one year the grid keeps the
+//!   one-year spacing with more nodes (issue 29: a 1000-year put's grid spanned 162 units of
+//!   `ln S` on 401 nodes);
 //! * exponential fitting of the diffusion (Il'in 1969, Duffy 2006 ch. 11),
 //!   `D~ = (mu h / 2) coth(mu h / (2 D))`, so the matrix stays an M-matrix when the
 //!   volatility is tiny (upwind limit) and equals `D (1 + O(h^2))` otherwise;
 //! * Crank-Nicolson in time, its first two steps replaced by four implicit-Euler half steps
-//!   (Rannacher start-up), and the put payoff averaged over each cell at expiry;
+//!   (Rannacher start-up), implicit Euler for steps longer than the relaxation time
+//!   `1 / (r + mu^2 / (2 vol^2))`, and the put payoff averaged over each cell at expiry;
 //! * early exercise: at every step the linear complementarity problem
 //!   `min(A V - b, V - g) = 0` is solved exactly by policy iteration (each iteration a
 //!   tridiagonal Thomas solve; finite convergence for an M-matrix), which also handles
@@ -28,7 +35,13 @@
 //!   cancels; the early-exercise premium is floored at 0 (the true premium is never negative)
 //!   and the price at the intrinsic value. Where the grid exercises at the spot node the
 //!   price is `max(intrinsic, European)` with no correction: the European grid's error (large
-//!   at low vol, where the fitted scheme is upwind) does not belong to a value that has none.
+//!   at low vol, where the fitted scheme is upwind) does not belong to a value that has none;
+//! * no-arbitrage bounds (Merton 1973; Reiner and Rubinstein 1991): the put lies between the
+//!   value of exercising at `S*` and the perpetual put, both closed forms (`no_arbitrage_bounds`);
+//!   the price is held in that interval and, once it is narrower than 1e-9 of the strike (very
+//!   long maturities), is the perpetual price with no grid. So prices rise with the maturity to
+//!   the perpetual one (FinancePy#173: 100, 300 and 1000 years gave 26.8546, 26.8569, 26.7579
+//!   against 26.8545).
 
 use super::{symmetric, validate, AmericanError};
 use crate::analytic::black_scholes_price as black_scholes;
@@ -405,9 +418,17 @@ fn solve_put(
     } else {
         n
     };
-    // The spot is node c; the nodes span at least [x0 - below, x0 + above].
-    let c = (((n - 1) as f64 * below / (below + above)).round() as usize).clamp(1, n - 2);
-    let h = (below / c as f64).max(above / (n - 1 - c) as f64);
+    // The spot is node c. Where the grid ends at the perpetual boundary, that boundary is node
+    // 0 exactly (h = below / c), so moving the maturity never moves the grid's lowest node
+    // relative to it; the nodes above then run past x0 + above. Otherwise the grid is symmetric.
+    let (h, c, n) = if below < half_width {
+        let c = ((below / ((below + above) / (n - 1) as f64)).round() as usize).max(1);
+        let h = below / c as f64;
+        (h, c, (c + (above / h).ceil() as usize + 1).max(5))
+    } else {
+        let c = (n - 1) / 2;
+        (half_width / c as f64, c, n)
+    };
     let xs: Vec<f64> = (0..n).map(|i| x0 + (i as f64 - c as f64) * h).collect();
     let s: Vec<f64> = xs.iter().map(|x| x.exp()).collect();
     let g: Vec<f64> = s.iter().map(|&si| (p.strike - si).max(0.0)).collect();
