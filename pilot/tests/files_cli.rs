@@ -100,54 +100,58 @@ fn temp_files(d: &Path) -> Vec<(PathBuf, u64)> {
         .collect()
 }
 
+/// Spawns `tenor price --portfolio input --out out` stopped at the hook point `point`
+/// (`TENOR_TEST_STOP_AT`), waits for it to stop there (`waitpid` with `WUNTRACED`: no clock,
+/// no polling), and kills it.
+#[cfg(unix)]
+fn kill_at(point: &str, input: &Path, out: &Path) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tenor"))
+        .env_remove("TENOR_BACKEND")
+        .env("TENOR_TEST_STOP_AT", point)
+        .args(["price", "--no-greeks", "--portfolio"])
+        .arg(input)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let pid = libc::pid_t::try_from(child.id()).expect("pid");
+    let mut status = 0;
+    // SAFETY: waits on our own child, with a valid pointer to `status`.
+    let got = unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) };
+    let stopped = got == pid && libc::WIFSTOPPED(status);
+    child.kill().expect("kill");
+    let _ = child.wait();
+    assert!(stopped, "tenor price did not stop at {point} (waitpid {got}, status {status:#x})");
+}
+
+#[cfg(unix)]
 #[test]
 fn sigkill_mid_write_leaves_the_earlier_output_intact() {
+    // Killed with every result byte written and synced under the temporary name, just before
+    // the rename: the target keeps its earlier content (this polled for a temporary file every
+    // 200 us and killed whatever it caught: issue 29).
     let d = dir("kill");
-    let input = d.join("big.csv");
-    std::fs::write(&input, book(200_000)).expect("write");
+    let input = d.join("book.csv");
+    std::fs::write(&input, book(2_000)).expect("write");
     let out = d.join("prices.csv");
     let earlier = "id,price\nearlier,1\n";
-    let (mut killed_mid_write, mut corrupt) = (0, 0);
-    for _ in 0..3 {
-        std::fs::write(&out, earlier).expect("seed");
-        for (t, _) in temp_files(&d) {
-            std::fs::remove_file(t).expect("clean");
-        }
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tenor"))
-            .env_remove("TENOR_BACKEND")
-            .args(["price", "--no-greeks", "--portfolio"])
-            .arg(&input)
-            .arg("--out")
-            .arg(&out)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn");
-        // Kill as soon as result bytes are being written: the target changed, or a temporary
-        // file beside it has data.
-        loop {
-            if child.try_wait().expect("wait").is_some() {
-                break;
-            }
-            let target_changed = std::fs::metadata(&out).map_or(true, |m| m.len() != earlier.len() as u64);
-            if target_changed || temp_files(&d).iter().any(|(_, n)| *n > 0) {
-                if child.kill().is_ok() {
-                    killed_mid_write += 1;
-                }
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_micros(200));
-        }
-        let _ = child.wait();
-        let now = std::fs::read_to_string(&out).unwrap_or_default();
-        let complete = now.lines().count() == 200_001 && now.ends_with('\n');
-        if now != earlier && !complete {
-            corrupt += 1;
-        }
-    }
-    println!("kill test: 3 runs, {killed_mid_write} killed mid-write, {corrupt} outputs left corrupt");
-    assert!(killed_mid_write > 0, "no run was caught mid-write");
-    assert_eq!(corrupt, 0, "{corrupt} of 3 outputs were left corrupt");
+    std::fs::write(&out, earlier).expect("seed");
+    kill_at(tenor_ports::hook::BEFORE_RENAME, &input, &out);
+    assert_eq!(std::fs::read_to_string(&out).expect("out"), earlier, "the earlier output was replaced");
+    // The killed run's results are whole under the temporary name: the kill came after the
+    // last byte, so only the rename was missing.
+    let temps = temp_files(&d);
+    assert_eq!(temps.len(), 1, "{temps:?}");
+    let left = std::fs::read_to_string(&temps[0].0).expect("temporary");
+    assert_eq!(left.lines().count(), 2_001, "{} lines", left.lines().count());
+    // Without the hook the same command replaces the output whole.
+    std::fs::remove_file(&temps[0].0).expect("clean");
+    let r = price(&input, &out);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&out).expect("out").lines().count(), 2_001);
+    assert!(temp_files(&d).is_empty());
 }
 
 /// The real Cboe file's first lines: title, spot, date, header and `rows` strike rows.

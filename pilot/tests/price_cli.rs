@@ -313,11 +313,16 @@ fn a_heston_call_past_its_moment_explosion_is_simulated_through_its_put_and_name
     let text = "id,kind,type,spot,strike,maturity,rate,dividend,vol,v0,kappa,theta,xi,rho\n\
                 x,heston,call,100,200,1,0,0,,0.04,0.5,0.04,2,0.9\n\
                 y,heston,call,100,200,0.5,0,0,,0.04,0.5,0.04,2,0.9\n";
-    let args = ["--engine", "mc", "--paths", "50000", "--seed", "7", "--no-greeks"];
-    let (r, out) = tenor_price("exploding.csv", text, &args);
+    let input = file("exploding.csv", text);
+    let r = run(tenor()
+        .env_remove("TENOR_BACKEND")
+        .args(["price", "--engine", "mc", "--paths", "50000", "--seed", "7", "--no-greeks", "--portfolio"])
+        .arg(&input));
     assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = &r.stdout;
     let line = out.lines().find(|l| l.starts_with("x,")).unwrap_or_else(|| panic!("{out}"));
-    let cell = |i: usize| -> f64 { line.split(',').nth(i).and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("{line}")) };
+    let cell =
+        |i: usize| -> f64 { line.split(',').nth(i).and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("{line}")) };
     let p = tenor_pricing::heston::HestonParams { v0: 0.04, kappa: 0.5, theta: 0.04, sigma: 2.0, rho: 0.9 };
     let o = tenor_pricing::heston::HestonOption {
         option: tenor_pricing::types::OptionType::Call,
@@ -329,8 +334,13 @@ fn a_heston_call_past_its_moment_explosion_is_simulated_through_its_put_and_name
     };
     let truth = tenor_pricing::heston::heston_price(&p, &o).expect("semi-analytic");
     assert!((cell(1) - truth).abs() <= 3.0 * cell(2), "{line}: semi-analytic {truth}");
-    // One row: the half-year call is before the explosion time.
-    assert!(r.stdout.contains("note        1 Heston call row(s) run past the explosion time of E[S_T^2]"), "{}", r.stdout);
+    // One row: the half-year call is before the explosion time. Without --out the rows come on
+    // stdout and the summary on stderr.
+    assert!(
+        r.stderr.contains("note        1 Heston call row(s) run past the explosion time of E[S_T^2]"),
+        "{}",
+        r.stderr
+    );
 }
 
 /// `docs/portfolio-csv.md` carries the shared specification into a clone: it must stay the same
@@ -435,9 +445,11 @@ fn the_summary_reports_open_read_pricing_write_and_exit_apart() {
         .expect("time line");
     let (open, wait, read, pricing, write) =
         (figure("open backend "), figure("waited "), figure(", read "), figure("pricing "), figure("write "));
-    // The phases on the command's own thread (the wait for the opening thread included) fit in
-    // its time; the open itself ran beside the read.
-    assert!(open >= 0.0 && read + wait + pricing + write <= time + 0.002, "{phases} / {time}");
+    // Every phase is named with its figure (this compared the sum of four rounded measured times
+    // with a fifth, with 2 ms of slack: issue 29; no test asserts on a time it measures).
+    for x in [time, open, wait, read, pricing, write] {
+        assert!(x.is_finite() && x >= 0.0, "{phases} / {time}");
+    }
     assert!(r.stdout.contains("exit        backend left to the operating system"), "{}", r.stdout);
 
     let input = file("phases.csv", &text);

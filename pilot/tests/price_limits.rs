@@ -39,7 +39,6 @@ fn a_row_with_too_much_work_is_named_and_the_others_are_written() {
     let input = file("huge.csv", &text);
     let out = input.with_extension("out.csv");
     let _ = std::fs::remove_file(&out);
-    let started = std::time::Instant::now();
     let r = run(tenor()
         .env_remove("TENOR_BACKEND")
         .args(["price", "--portfolio"])
@@ -56,6 +55,9 @@ fn a_row_with_too_much_work_is_named_and_the_others_are_written() {
     let written = std::fs::read_to_string(&out).expect("output");
     let ids: Vec<&str> = written.lines().skip(1).filter_map(|l| l.split(',').next()).collect();
     assert_eq!(ids, ["e", "p"], "{written}");
-    // Nothing was simulated for the refused row (it took over a minute before).
-    assert!(started.elapsed().as_secs() < 30, "took {:?}", started.elapsed());
+    // Nothing was simulated for the refused row (it took over a minute before): the two other
+    // rows are closed forms on the host, so no row went to the device and nothing was allocated
+    // there (this timed the command and wanted under 30 s: issue 29).
+    assert!(r.stdout.contains("; 0 Monte Carlo row(s) on "), "{}", r.stdout);
+    assert!(r.stdout.contains("; 0 allocation(s) of 0.0 MiB in all while pricing"), "{}", r.stdout);
 }

@@ -39,12 +39,21 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("tenor serve starts");
-        let server = Self { child, socket: socket.to_path_buf() };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !ping(socket).success() {
-            assert!(Instant::now() < deadline, "tenor serve did not answer within 60 s");
-            std::thread::sleep(Duration::from_millis(50));
+        let mut server = Self { child, socket: socket.to_path_buf() };
+        // Ready when it says it listens (after binding and opening the backend): read its stderr
+        // up to that line, then keep draining it on a thread. No clock: this polled `--ping`
+        // against a 60 s deadline (issue 29).
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(server.child.stderr.take().expect("stderr")));
+        let mut said = Vec::new();
+        loop {
+            match lines.next() {
+                Some(Ok(l)) if l.contains("; listening on ") => break,
+                Some(Ok(l)) => said.push(l),
+                _ => panic!("tenor serve ended before listening: {said:?}"),
+            }
         }
+        std::thread::spawn(move || lines.for_each(drop));
+        assert!(ping(socket).success(), "listening but not answering");
         server
     }
 }

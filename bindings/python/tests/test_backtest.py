@@ -80,9 +80,14 @@ def test_no_look_ahead_and_next_bar_fills(spy):
     for i, t, n, last, closes in w.seen:
         assert n == i + 1 and last == t, "history reaches past the current bar"
         assert len(closes) == min(3, i + 1)
-    # the order placed at bar 5 fills on bar 6, at its open
+    # the order placed at bar 5 fills on bar 6, at its open: read from the file itself (row 6,
+    # 1999-11-09, open 138.5), with no commission or slippage (this compared the fill price
+    # with itself: issue 29)
     assert w.fills == [(6, 1, 10.0)]
-    assert r.fills["price"].iloc[0] == pytest.approx(float(r.fills["price"].iloc[0]))
+    bars = pd.read_csv(spy)
+    assert bars["date"].iloc[6] == "1999-11-09" and bars["open"].iloc[6] == 138.5
+    assert r.fills["price"].iloc[0] == bars["open"].iloc[6]
+    assert r.fills["price"].iloc[0] != bars["close"].iloc[5]  # not the bar the order was placed on
     assert r.fills["time"].iloc[0] == r.equity["time"].iloc[6]
 
 

@@ -3,8 +3,7 @@ columns; bad input raises the documented exceptions with file, line and column."
 
 import csv
 import subprocess
-import threading
-import time
+import sys
 
 import numpy as np
 import pandas as pd
@@ -158,28 +157,46 @@ def test_backends_lists_cpu_and_sim():
     assert got["cpu"] and got["sim"]
 
 
-def test_gil_released_while_pricing(small_book):
-    # While a pricing call runs in one thread, another Python thread keeps running: it counts
-    # many times during the call (with the GIL held throughout it would count ~0 times).
-    dev = tenor.open("cpu")
-    ticks = 0
-    done = threading.Event()
+GIL_CHILD = """
+import os, sys, threading
+import tenor
 
-    def count():
-        nonlocal ticks
-        while not done.is_set():
-            ticks += 1
-            time.sleep(0.001)
+fifo, book = sys.argv[1], sys.argv[2]
+os.mkfifo(fifo)
+data = open(book, "rb").read()
 
-    t = threading.Thread(target=count)
-    t.start()
-    start = time.perf_counter()
-    dev.price(small_book, paths=200000)
-    elapsed = time.perf_counter() - start
-    done.set()
-    t.join()
-    assert elapsed > 0.05, "pricing too fast to observe"
-    assert ticks > 10, (ticks, elapsed)
+
+def feed():
+    # Opening a FIFO for writing waits for its reader: the pricing call, inside Rust. Writing
+    # the book then needs this thread to run Python while that call is still going on.
+    with open(fifo, "wb") as f:
+        f.write(data)
+
+
+t = threading.Thread(target=feed)
+t.start()
+out = tenor.open("cpu").price(fifo, paths=2000)
+t.join()
+print("priced", len(out))
+"""
+
+
+def test_gil_released_while_pricing(small_book, tmp_path):
+    # The call reads its book from a FIFO that a second Python thread fills once the call has
+    # opened it. The book arrives only if that thread can run Python while the call is inside
+    # Rust, that is if the call released the GIL; holding it, the two would wait for each other
+    # forever. Nothing is timed: the order is the FIFO's, and the child process's timeout only
+    # turns such a deadlock into a failure instead of a hang (issue 29: this test wanted the
+    # call to last over 0.05 s and another thread to tick 10 times meanwhile).
+    r = subprocess.run(
+        [sys.executable, "-c", GIL_CHILD, str(tmp_path / "book.fifo"), str(small_book)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    rows = sum(1 for _ in open(small_book)) - 1
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"priced {rows}", (r.stdout, r.stderr)
 
 
 def test_pyarrow_in_and_out_equal_the_file(small_book):

@@ -221,8 +221,48 @@ fn next(state: &mut u64) -> u64 {
     x
 }
 
+/// Where a replay reads the time and spends its soak's idle gaps: [`WallClock`] for real runs;
+/// tests give a clock that moves only as they say, so that what a run does for a given time
+/// never depends on how fast the machine is that day.
+pub trait Clock {
+    /// Time since the clock's start.
+    fn now(&mut self) -> Duration;
+    /// Waits for `gap` (an idle gap of a soak).
+    fn sleep(&mut self, gap: Duration);
+}
+
+/// The wall clock: [`Instant`] and [`std::thread::sleep`].
+#[derive(Debug, Clone, Copy)]
+pub struct WallClock {
+    start: Instant,
+}
+
+impl WallClock {
+    /// A clock starting now.
+    #[must_use]
+    pub fn new() -> Self {
+        Self { start: Instant::now() }
+    }
+}
+
+impl Default for WallClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clock for WallClock {
+    fn now(&mut self) -> Duration {
+        self.start.elapsed()
+    }
+    fn sleep(&mut self, gap: Duration) {
+        std::thread::sleep(gap);
+    }
+}
+
 /// Replays `trace` against `target` on `streams` (at least [`OrderPlan::lanes`] of them; the
-/// caller creates them on the target's device), once or as a soak.
+/// caller creates them on the target's device), once or as a soak, on the wall clock
+/// ([`replay_on_clock`]).
 ///
 /// # Errors
 /// [`ReplayError::Device`] when `streams` are too few or a stream operation fails;
@@ -234,6 +274,22 @@ pub fn replay_on(
     streams: &[Stream],
     soak: Option<SoakOptions>,
     progress: &mut dyn FnMut(Progress),
+) -> Result<DeviceReplayReport, ReplayError> {
+    replay_on_clock(trace, target, streams, soak, progress, &mut WallClock::new())
+}
+
+/// [`replay_on`] with the time (latencies, samples, the soak's end and its idle gaps) read from
+/// and spent on `clock`.
+///
+/// # Errors
+/// As [`replay_on`].
+pub fn replay_on_clock(
+    trace: &Trace,
+    target: &Target,
+    streams: &[Stream],
+    soak: Option<SoakOptions>,
+    progress: &mut dyn FnMut(Progress),
+    clock: &mut dyn Clock,
 ) -> Result<DeviceReplayReport, ReplayError> {
     let plan = OrderPlan::of(trace);
     if streams.len() < plan.lanes {
@@ -263,7 +319,6 @@ pub fn replay_on(
         inserted_waits: 0,
         failures: 0,
     };
-    let start = Instant::now();
     let mut idle = Duration::ZERO;
     let mut used = 0usize;
     let fail = |event: usize| move |source: AllocError| ReplayError::Alloc { event, source };
@@ -273,10 +328,10 @@ pub fn replay_on(
         for (i, e) in trace.events.iter().enumerate() {
             if prev_job.is_some_and(|j| j != e.job) {
                 let reserved = target.device.report().reserved;
-                rep.samples.push(FragSample { time_s: start.elapsed().as_secs_f64(), pass, event: i, reserved, used });
+                rep.samples.push(FragSample { time_s: clock.now().as_secs_f64(), pass, event: i, reserved, used });
                 if let Some(s) = soak.filter(|s| !s.max_gap.is_zero()) {
                     let gap = Duration::from_nanos(next(&mut rng) % (s.max_gap.as_nanos() as u64 + 1));
-                    std::thread::sleep(gap);
+                    clock.sleep(gap);
                     idle += gap;
                 }
             }
@@ -284,9 +339,9 @@ pub fn replay_on(
             let s = &streams[plan.lane[i]];
             match e.op {
                 TraceOp::Alloc => {
-                    let t0 = Instant::now();
+                    let t0 = clock.now();
                     let r = a.allocate(e.bytes, s);
-                    alloc_ns.push(t0.elapsed().as_nanos() as u64);
+                    alloc_ns.push(clock.now().saturating_sub(t0).as_nanos() as u64);
                     match r {
                         Ok(b) => {
                             live.insert(e.block, (b, plan.lane[i], e.bytes));
@@ -304,11 +359,11 @@ pub fn replay_on(
                         s.wait(&ev)?;
                         rep.ordering_waits += 1;
                     }
-                    let t0 = Instant::now();
+                    let t0 = clock.now();
                     // SAFETY: `b` is a block this replay allocated (taken out of `live`, so freed
                     // once); the owner's stream is ordered before `s` just above when it differs.
                     let r = unsafe { a.deallocate(b, s) };
-                    free_ns.push(t0.elapsed().as_nanos() as u64);
+                    free_ns.push(clock.now().saturating_sub(t0).as_nanos() as u64);
                     r.map_err(fail(i))?;
                     used = used.saturating_sub(bytes);
                 }
@@ -317,37 +372,37 @@ pub fn replay_on(
             rep.events += 1;
             rep.peak_reserved = rep.peak_reserved.max(target.device.report().reserved);
             if i % 256 == 0 {
-                progress(Progress { events: rep.events, passes: rep.passes, elapsed: start.elapsed() });
+                progress(Progress { events: rep.events, passes: rep.passes, elapsed: clock.now() });
             }
         }
         // blocks the trace leaves live: freed on their own stream so the next pass starts clean
         for (_, (b, lane, _)) in live.drain() {
-            let t0 = Instant::now();
+            let t0 = clock.now();
             // SAFETY: a block this replay allocated and never freed, on its own stream.
             let r = unsafe { a.deallocate(b, &streams[lane]) };
-            free_ns.push(t0.elapsed().as_nanos() as u64);
+            free_ns.push(clock.now().saturating_sub(t0).as_nanos() as u64);
             r.map_err(fail(trace.events.len()))?;
         }
         used = 0;
         let reserved = target.device.report().reserved;
         rep.samples.push(FragSample {
-            time_s: start.elapsed().as_secs_f64(),
+            time_s: clock.now().as_secs_f64(),
             pass,
             event: trace.events.len(),
             reserved,
             used,
         });
         rep.passes += 1;
-        progress(Progress { events: rep.events, passes: rep.passes, elapsed: start.elapsed() });
+        progress(Progress { events: rep.events, passes: rep.passes, elapsed: clock.now() });
         match soak {
-            Some(s) if start.elapsed() < s.duration && !trace.events.is_empty() => {}
+            Some(s) if clock.now() < s.duration && !trace.events.is_empty() => {}
             _ => break,
         }
     }
     for s in streams {
         s.synchronize()?;
     }
-    rep.wall_s = start.elapsed().saturating_sub(idle).as_secs_f64();
+    rep.wall_s = clock.now().saturating_sub(idle).as_secs_f64();
     rep.idle_s = idle.as_secs_f64();
     rep.peak_reserved = rep.peak_reserved.max(target.device.report().peak_reserved);
     rep.alloc_ns = Percentiles::from_samples(&mut alloc_ns);
@@ -441,21 +496,60 @@ mod tests {
         assert!(e.to_string().contains("needs 2 streams"), "{e}");
     }
 
+    /// A clock that moves 1 us per reading and by exactly the gaps slept: what a soak does for a
+    /// given time is then the same on every machine under any load (issue 29: this test
+    /// wanted 2 passes in 30 ms of wall time).
+    struct Ticks {
+        now: Duration,
+        slept: Vec<Duration>,
+    }
+
+    impl Clock for Ticks {
+        fn now(&mut self) -> Duration {
+            self.now += Duration::from_micros(1);
+            self.now
+        }
+        fn sleep(&mut self, gap: Duration) {
+            self.now += gap;
+            self.slept.push(gap);
+        }
+    }
+
     #[test]
     fn a_soak_loops_the_trace_with_seeded_gaps_until_the_time_is_spent() {
         let driver = SimDriver::new(SimConfig { seed: 3, memory_bytes: 1 << 20 });
         let streams: Vec<Stream> = (0..2).map(|_| driver.create_stream().expect("stream")).collect();
         let soak = SoakOptions { duration: Duration::from_millis(30), seed: 11, max_gap: Duration::from_millis(2) };
         let mut last = None;
-        let r = replay_on(&two_jobs(), &sim_target(&driver), &streams, Some(soak), &mut |p| last = Some(p.passes))
-            .expect("soak");
-        assert!(r.passes >= 2, "passes {}", r.passes);
+        let mut clock = Ticks { now: Duration::ZERO, slept: Vec::new() };
+        let r = replay_on_clock(
+            &two_jobs(),
+            &sim_target(&driver),
+            &streams,
+            Some(soak),
+            &mut |p| last = Some(p.passes),
+            &mut clock,
+        )
+        .expect("soak");
+        // One gap at the trace's one job boundary per pass; the soak stops at the first pass that
+        // ends with the clock at or past 30 ms, and not before.
+        let gaps: Duration = clock.slept.iter().sum();
+        assert_eq!(clock.slept.len(), r.passes, "{:?}", clock.slept);
+        assert!(clock.slept.iter().all(|g| *g <= soak.max_gap), "{:?}", clock.slept);
+        assert!((r.idle_s - gaps.as_secs_f64()).abs() < 1e-12 && r.idle_s > 0.0, "{} vs {gaps:?}", r.idle_s);
+        assert!(clock.now >= soak.duration && r.passes >= 2, "passes {} at {:?}", r.passes, clock.now);
+        let before_last: Duration = clock.slept[..r.passes - 1].iter().sum();
+        assert!(before_last < soak.duration, "a pass too many: {:?}", clock.slept);
         assert_eq!(last, Some(r.passes));
         assert_eq!(r.events, 7 * r.passes);
         assert_eq!(r.ordering_waits, r.passes as u64);
         assert_eq!(r.samples.len(), 2 * r.passes);
-        assert!(r.idle_s > 0.0);
         assert!(r.samples.windows(2).all(|w| w[0].time_s <= w[1].time_s));
         assert_eq!(driver.sim_allocator().report().used, 0);
+        // The same seed gives the same gaps.
+        let mut again = Ticks { now: Duration::ZERO, slept: Vec::new() };
+        replay_on_clock(&two_jobs(), &sim_target(&driver), &streams, Some(soak), &mut |_| {}, &mut again)
+            .expect("soak");
+        assert_eq!(again.slept, clock.slept);
     }
 }

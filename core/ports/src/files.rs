@@ -116,6 +116,7 @@ impl AtomicFile {
             let file = w.into_inner().map_err(|e| WriteError::new("writing", &self.path, e.into_error()))?;
             file.sync_all().map_err(|e| WriteError::new("syncing", &self.path, e))?;
             drop(file);
+            crate::hook::stop_point(crate::hook::BEFORE_RENAME);
             std::fs::rename(&self.temp, &self.path).map_err(|e| WriteError::new("renaming into", &self.path, e))?;
             sync_dir(parent_of(&self.path));
             Ok(())
@@ -214,6 +215,7 @@ where
         let commit = || -> Result<(), WriteError> {
             let f = File::open(&temp).map_err(|e| WriteError::new("writing", path, e))?;
             f.sync_all().map_err(|e| WriteError::new("syncing", path, e))?;
+            crate::hook::stop_point(crate::hook::BEFORE_RENAME);
             std::fs::rename(&temp, path).map_err(|e| WriteError::new("renaming into", path, e))?;
             sync_dir(parent_of(path));
             Ok(())
@@ -317,6 +319,7 @@ impl OutputDir {
     /// # Errors
     /// [`WriteError`] naming the file that could not be moved or removed.
     pub fn commit(mut self) -> Result<(), WriteError> {
+        crate::hook::stop_point(crate::hook::BEFORE_RENAME);
         for name in &self.written {
             let to = self.dir.join(name);
             std::fs::rename(self.stage.join(name), &to).map_err(|e| WriteError::new("renaming into", &to, e))?;

@@ -36,6 +36,7 @@ pub mod device;
 pub mod error;
 pub mod expr;
 pub mod files;
+pub mod hook;
 pub mod kernel;
 pub mod multi;
 pub mod number;
