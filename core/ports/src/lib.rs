@@ -39,6 +39,7 @@ pub mod files;
 pub mod kernel;
 pub mod multi;
 pub mod number;
+pub mod progress;
 pub mod stream;
 pub mod text;
 
@@ -50,6 +51,7 @@ pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};
 pub use expr::{Expr, ExprError};
 pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape, SourceSpec};
+pub use progress::{NoProgress, Progress};
 pub use multi::{shard_by_cost, Devices, PeerAccess, Sharding};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 
