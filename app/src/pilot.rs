@@ -18,7 +18,12 @@ use crate::report::Report;
 /// # Errors
 /// A backend error during a measurement, an unreadable or malformed peer file, an unwritable
 /// report.
-pub fn run_to_folder(opts: &pilot::Options, peers: &[PathBuf], out: &Path, progress: &dyn Progress) -> anyhow::Result<Report> {
+pub fn run_to_folder(
+    opts: &pilot::Options,
+    peers: &[PathBuf],
+    out: &Path,
+    progress: &dyn Progress,
+) -> anyhow::Result<Report> {
     let mut printed = Report::default();
     let mut report = pilot::run(opts, progress)?;
     for p in peers {
@@ -73,7 +78,7 @@ pub fn devices_to_folder(selector: &str, suite: Suite, max_bytes: u64, out: &Pat
         .with_context(|| format!("{} {selector}", crate::words::setting("devices")))?;
     let env = pilot::devices::environment(&set);
     let rows = pilot::devices::measure(selector, &set, suite, max_bytes)?;
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let json = out.join("devices.json");
     let value = serde_json::json!({ "selector": selector, "environment": env, "rows": rows });
     tenor_ports::files::write_atomic(&json, serde_json::to_string_pretty(&value)?.as_bytes())?;

@@ -51,7 +51,7 @@ pub fn build_spx_book(req: &SpxRequest) -> anyhow::Result<Report> {
         "rates       Treasury par curve of {} (latest on or before {}), continuous compounding",
         book.curve_date, book.date
     ));
-    report.line(format!("expiry           T      rate  dividend  parity strikes      forward"));
+    report.line("expiry           T      rate  dividend  parity strikes      forward");
     for e in &book.expiries {
         report.line(format!(
             "{}  {:>6.4}  {:>8.5}  {:>8.5}  {:>14}  {:>11.2}",

@@ -106,7 +106,14 @@ impl FlatTrade {
 ///
 /// # Errors
 /// A bad engine code or a setting out of range, named as `field NAME`.
-pub fn book_config(engine: u32, paths: u64, seed: u64, steps: u32, streams: u32, greeks: bool) -> Result<BookConfig, String> {
+pub fn book_config(
+    engine: u32,
+    paths: u64,
+    seed: u64,
+    steps: u32,
+    streams: u32,
+    greeks: bool,
+) -> Result<BookConfig, String> {
     let engine = match engine {
         0 => Engine::Auto,
         1 => Engine::Mc,

@@ -67,12 +67,10 @@ fn in_house_reference_file_holds_closed_form_prices() {
 #[test]
 fn port_and_direct_adapter_calls_give_the_same_results() {
     for backend in ["cpu", "sim"] {
-        let rows = tenor_registry::visit(
-            backend,
-            tenor_pilot::overhead::Measure { sizes: vec![2, 1 << 14], budget_s: 0.01 },
-        )
-        .expect("backend")
-        .expect("measure");
+        let rows =
+            tenor_registry::visit(backend, tenor_pilot::overhead::Measure { sizes: vec![2, 1 << 14], budget_s: 0.01 })
+                .expect("backend")
+                .expect("measure");
         assert_eq!(rows.len(), 2);
         assert!(rows.iter().all(|r| r.same_results), "{backend}: {rows:?}");
         // Interleaved pairs: both ways timed the same number of times, at least 5 pairs, and the

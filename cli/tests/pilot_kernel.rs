@@ -1,9 +1,9 @@
-//! `tenor pilot kernel DIR` (in-house kernels, pilot/src/pilot/inhouse.rs): load errors name the
+//! `tenor pilot kernel DIR` (in-house kernels, pilot/src/inhouse.rs): load errors name the
 //! file (and the line where the TOML parser gives one) and the field; an unusable `--reference`
 //! backend is an error naming it; and, with the SYCL backend built in (scripts/test's SYCL step,
 //! as only SYCL, CUDA and OpenCL run in-house kernels: the CPU and sim backends run built-in
 //! kernels only), the sample examples/inhouse/bs_batch matches its reference output file, whose
-//! values pilot/tests/pilot.rs checks against the Black-Scholes-Merton closed form.
+//! values cli/tests/pilot.rs checks against the Black-Scholes-Merton closed form.
 
 mod common;
 

@@ -277,8 +277,8 @@ pub fn markdown(v: &Versus, m: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    use crate::measure::Stats;
     use super::*;
+    use crate::measure::Stats;
 
     fn row(backend: &str, workload: &str, size: u64, rate: f64) -> ThroughputRow {
         let warm = Stats { median_s: 1.0, min_s: 1.0, max_s: 1.0, rel_iqr: 0.0, repeats: 1 };

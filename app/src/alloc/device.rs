@@ -193,7 +193,7 @@ pub fn run(
             r.failures
         ));
     }
-    report.line(format!("(latencies in ns per call, host side; waits = strategy's inserted + cross-stream ordering)"));
+    report.line("(latencies in ns per call, host side; waits = strategy's inserted + cross-stream ordering)");
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let json_path = out.join(format!("alloc-replay-{backend}.json"));
     let doc = serde_json::to_vec_pretty(&to_json(backend, soak_s, &reports))?;

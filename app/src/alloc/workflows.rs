@@ -99,7 +99,10 @@ pub fn profile(c: &TraceRequest) -> anyhow::Result<Report> {
     let frees = super::trace::frees(&trace);
     report.line(format!("events            {}", trace.events.len()));
     report.line(format!("allocations       {} ({} freed)", p.allocs, frees));
-    report.line(format!("peak used         {:.2} MiB (requested bytes of live allocations)", mib(trace.peak_live_bytes())));
+    report.line(format!(
+        "peak used         {:.2} MiB (requested bytes of live allocations)",
+        mib(trace.peak_live_bytes())
+    ));
     report.line(format!("distinct sizes    {} (256 B granularity)", p.distinct_sizes()));
     report.line(format!(
         "size quantiles    p5 {} B, p50 {} B, p95 {} B, max {} B",
@@ -111,13 +114,13 @@ pub fn profile(c: &TraceRequest) -> anyhow::Result<Report> {
     report.line(format!("small (< 1 MiB)   {:.1} %", 100.0 * p.small_share));
     report.line(format!("short-lived       {:.1} % freed within 64 allocator calls", 100.0 * p.short_lived_share));
     report.line(format!("streams / threads {} / {}", p.streams, p.threads));
-    report.line(format!("\nsize bucket        allocations"));
+    report.line("\nsize bucket        allocations");
     for (k, n) in hist.iter().enumerate().filter(|(_, n)| **n > 0) {
         report.line(format!("  2^{k:<2} .. 2^{:<2}   {n:>8}", k + 1));
     }
     let mut jobs: Vec<(u64, usize)> = p.job_peaks.iter().map(|(j, b)| (*j, *b)).collect();
     jobs.sort_by_key(|j| std::cmp::Reverse(j.1));
-    report.line(format!("\nper-job high watermarks (largest 5; job 0 = outside any job)"));
+    report.line("\nper-job high watermarks (largest 5; job 0 = outside any job)");
     for (j, b) in jobs.iter().take(5) {
         report.line(format!("  job {j:>5}  {:>10.2} MiB", mib(*b)));
     }
@@ -233,7 +236,7 @@ pub fn advise(c: &TraceRequest, progress: &dyn Progress) -> anyhow::Result<Repor
     report.line(format!("binning exponents: 2^{} .. 2^{}", a.bin_exponents.0, a.bin_exponents.1));
     report.line(format!("slab classes (bytes): {:?}", a.classes));
     if a.job_cap == usize::MAX {
-        report.line(format!("per-job cap: none (the trace has no jobs)"));
+        report.line("per-job cap: none (the trace has no jobs)");
     } else {
         report.line(format!("per-job cap: {:.0} MiB (largest job's high watermark + 25 %)", mib(a.job_cap)));
     }

@@ -78,11 +78,7 @@ pub fn engine_config(s: &Settings) -> Result<EngineConfig, ArgError> {
         return Err(refuse("commission_bps", s.commission_bps, "must be at most 10000 (100 % of the notional)"));
     }
     if s.slippage_bps >= 10_000.0 {
-        return Err(refuse(
-            "slippage_bps",
-            s.slippage_bps,
-            "must be below 10000 (a sale would fill at a price <= 0)",
-        ));
+        return Err(refuse("slippage_bps", s.slippage_bps, "must be below 10000 (a sale would fill at a price <= 0)"));
     }
     for (flag, v) in [("per_share", s.per_share), ("min_commission", s.min_commission)] {
         if v > s.cash {

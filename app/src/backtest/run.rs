@@ -112,7 +112,7 @@ pub fn run_to_folder(req: &BacktestRequest, progress: &dyn Progress) -> anyhow::
         };
         report.line(format!("  wrote {}/{{{files}}}", a.out.display()));
         if !charted {
-            report.line(format!("  no equity.svg: fewer than two finite equity points"));
+            report.line("  no equity.svg: fewer than two finite equity points");
         }
         return Ok(report);
     }
@@ -296,4 +296,3 @@ pub fn run_to_folder(req: &BacktestRequest, progress: &dyn Progress) -> anyhow::
     }
     Ok(report)
 }
-

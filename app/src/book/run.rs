@@ -133,10 +133,9 @@ pub fn run_book(req: &BookRequest, source: Source<'_>, progress: &dyn Progress) 
             (book, Some(split))
         }
         None => {
-            let book =
-                price_parsed(compute.as_ref(), &parsed, &req.portfolio, &config, &run, &mut |done| {
-                    progress.set(done as u64);
-                });
+            let book = price_parsed(compute.as_ref(), &parsed, &req.portfolio, &config, &run, &mut |done| {
+                progress.set(done as u64);
+            });
             (book, None)
         }
     };
@@ -218,7 +217,11 @@ impl BookRun {
     ///
     /// # Errors
     /// A write, sync or rename error, naming the file.
-    pub fn write_rows(&self, out_file: Option<Box<dyn OutFile + '_>>, stdout: &mut dyn Write) -> anyhow::Result<Written> {
+    pub fn write_rows(
+        &self,
+        out_file: Option<Box<dyn OutFile + '_>>,
+        stdout: &mut dyn Write,
+    ) -> anyhow::Result<Written> {
         let rows = &self.book.rows;
         let writing = Instant::now();
         let mut kept_note = None;

@@ -189,4 +189,3 @@ fn plot(path: &Path, series: &BTreeMap<String, Vec<(f64, f64, f64)>>) -> Result<
     root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
 }
-

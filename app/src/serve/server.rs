@@ -157,10 +157,8 @@ impl Server {
             ));
             return None;
         }
-        let out_file = args
-            .out
-            .as_ref()
-            .map(|path| Box::new(RemoteOut { reply, path: path.clone() }) as Box<dyn OutFile + '_>);
+        let out_file =
+            args.out.as_ref().map(|path| Box::new(RemoteOut { reply, path: path.clone() }) as Box<dyn OutFile + '_>);
         let mut out = Sink { reply, tag: protocol::TAG_STDOUT };
         let mut err = Sink { reply, tag: protocol::TAG_STDERR };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -19,8 +19,8 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use tenor_ports::Compute;
 use tenor_app::trades::FlatTrade;
+use tenor_ports::Compute;
 use tenor_pricing::portfolio::{self, BookConfig, Kind, Trade};
 
 /// The result of every call.

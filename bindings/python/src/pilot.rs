@@ -27,13 +27,8 @@ fn pilot_run(py: Python<'_>, backends: Vec<String>, suite: &str, max_mib: u64) -
         dirty: None,
         code: Vec::new(),
     };
-    let opts = tenor_pilot::Options {
-        backends,
-        suite,
-        max_bytes: max_mib.saturating_mul(1 << 20),
-        devices: None,
-        build,
-    };
+    let opts =
+        tenor_pilot::Options { backends, suite, max_bytes: max_mib.saturating_mul(1 << 20), devices: None, build };
     let report = py
         .allow_threads(|| tenor_pilot::run(&opts, &tenor_ports::NoProgress))
         .map_err(|e| BackendError::new_err(e.to_string()))?;

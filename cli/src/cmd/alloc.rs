@@ -177,4 +177,3 @@ fn record(r: RecordArgs) -> anyhow::Result<tenor_app::Report> {
 fn record(_r: RecordArgs) -> anyhow::Result<tenor_app::Report> {
     anyhow::bail!("tenor alloc record needs LD_PRELOAD, which this platform lacks")
 }
-

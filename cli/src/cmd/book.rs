@@ -50,4 +50,3 @@ pub fn run(cmd: &BookCommand) -> anyhow::Result<ExitCode> {
         }
     }
 }
-

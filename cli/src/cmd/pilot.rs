@@ -81,7 +81,6 @@ fn positive_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-
 /// The pilot's sweeps, as `--suite` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SuiteArg {

@@ -110,7 +110,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<ExitCode> {
 /// Opens `--out`, if given, before any work (refused when it names the portfolio or one of
 /// `also`).
 fn open_out(req: &BookRequest, also: &[(&str, &Path)]) -> anyhow::Result<Option<tenor_ports::files::AtomicFile>> {
-    Ok(req.out.as_deref().map(|out| book::open_out(out, &req.portfolio, also)).transpose()?)
+    req.out.as_deref().map(|out| book::open_out(out, &req.portfolio, also)).transpose()
 }
 
 #[cfg(unix)]

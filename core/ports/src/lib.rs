@@ -51,8 +51,8 @@ pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};
 pub use expr::{Expr, ExprError};
 pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape, SourceSpec};
-pub use progress::{NoProgress, Progress};
 pub use multi::{shard_by_cost, Devices, PeerAccess, Sharding};
+pub use progress::{NoProgress, Progress};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 
 /// Result alias for port operations.
