@@ -3,7 +3,7 @@
 //! Reads the workspace's `cargo metadata --format-version 1 --no-deps` (every crate with its
 //! declared dependencies, optional ones included, since a feature may turn them on) and names
 //! each dependency that breaks the layering of `docs/architecture.md` (ADR 0016, amended by ADR
-//! 0027). A crate's layer is its folder:
+//! 0028). A crate's layer is its folder:
 //!
 //! | folder | layer |
 //! | --- | --- |

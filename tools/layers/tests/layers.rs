@@ -138,7 +138,7 @@ fn nothing_depends_on_a_door_and_backtest_is_checked_as_core() {
 
 #[test]
 fn a_folder_that_imports_one_importing_it_back_is_a_cycle() {
-    // main before ADR 0027: kernels used the ports' types while pricing used the kernels
+    // main before ADR 0028: kernels used the ports' types while pricing used the kernels
     let json = metadata(&[
         ("core/ports", "tenor-ports", &[]),
         ("kernels", "tenor-kernels", &[("tenor-ports", None)]),
