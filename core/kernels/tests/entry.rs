@@ -1,12 +1,12 @@
-//! Entry points generated from the manifests' `[source]` tables (kernels/src/entry.rs, ADR 0015).
+//! Entry points generated from the manifests' `[source]` tables (core/kernels/src/entry.rs, ADR 0015).
 
 use std::path::Path;
 
 use tenor_kernels::entry::{generated_source, GENERATED_BACKENDS};
 use tenor_ports::KernelDef;
 
-fn kernels_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+fn kernels_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels")
 }
 
 /// The registry holds, for every backend a manifest generates, exactly the generated text, and

@@ -59,11 +59,11 @@ macro_rules! with_shared {
     ($prelude:literal) => {
         concat!(
             include_str!($prelude),
-            include_str!("../common/shared.h"),
+            include_str!("../../../kernels/common/shared.h"),
             asian_f64!(),
-            include_str!("../common/asian.h"),
+            include_str!("../../../kernels/common/asian.h"),
             asian_f32!(),
-            include_str!("../common/asian.h"),
+            include_str!("../../../kernels/common/asian.h"),
             asian_end!()
         )
     };
@@ -79,9 +79,9 @@ macro_rules! with_shared {
 /// defines. An unknown backend has an empty prelude.
 pub fn prelude(backend: &str) -> &'static str {
     match backend {
-        "cuda" => with_shared!("../common/prelude.cuh"),
-        "sycl" => with_shared!("../common/prelude.hpp"),
-        "opencl" => with_shared!("../common/prelude.cl"),
+        "cuda" => with_shared!("../../../kernels/common/prelude.cuh"),
+        "sycl" => with_shared!("../../../kernels/common/prelude.hpp"),
+        "opencl" => with_shared!("../../../kernels/common/prelude.cl"),
         _ => "",
     }
 }

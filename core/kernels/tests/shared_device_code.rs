@@ -5,11 +5,11 @@
 //! they hold are only entry points in their `cuda.cu`, `sycl.cpp` and `opencl.cl` (NVRTC, the
 //! SYCL compiler and the OpenCL conformance run then check the code itself).
 
-const CUH: &str = include_str!("../common/prelude.cuh");
-const HPP: &str = include_str!("../common/prelude.hpp");
-const CL: &str = include_str!("../common/prelude.cl");
-const SHARED_H: &str = include_str!("../common/shared.h");
-const ASIAN: &str = include_str!("../common/asian.h");
+const CUH: &str = include_str!("../../../kernels/common/prelude.cuh");
+const HPP: &str = include_str!("../../../kernels/common/prelude.hpp");
+const CL: &str = include_str!("../../../kernels/common/prelude.cl");
+const SHARED_H: &str = include_str!("../../../kernels/common/shared.h");
+const ASIAN: &str = include_str!("../../../kernels/common/asian.h");
 /// The three preludes, by backend.
 const PRELUDES: [(&str, &str); 3] = [("cuda", CUH), ("sycl", HPP), ("opencl", CL)];
 /// What tenor_kernels::prelude defines around the two copies of asian.h (not the preludes).
