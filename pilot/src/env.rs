@@ -2,168 +2,29 @@
 //! validation: device, driver, runtime and library versions, Tenor's commit).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use tenor_ports::DeviceInfo;
 
-/// A backend's on-disk kernel cache as found at the start of the run, before the pilot opened
-/// the backend: whether "cold" first calls compiled kernels or loaded them from disk.
-/// The pilot only reads the cache; it never clears it.
-#[derive(Debug, Clone, Serialize)]
-pub struct KernelCache {
-    /// The folder the backend would use (`None`: it has no on-disk cache, or it is switched off).
-    pub dir: Option<String>,
-    /// Files in the folder and its subfolders (`None` without a folder; 0 when it does not exist).
-    pub files: Option<usize>,
-    /// The environment settings that choose it, as found (`unset` when absent).
-    pub settings: Vec<(String, String)>,
-    /// In words: which cache, how its folder was chosen, and what it means for cold figures.
-    pub summary: String,
-}
-
-/// Files under `dir`, at most 8 folders deep (DPC++ nests its cache by device and kernel; the
-/// CUDA cache is flat).
-fn count_files(dir: &Path) -> usize {
-    fn walk(dir: &Path, depth: u32) -> usize {
-        let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
-        rd.filter_map(Result::ok)
-            .map(|e| match e.file_type() {
-                Ok(t) if t.is_dir() && depth < 8 => walk(&e.path(), depth + 1),
-                Ok(t) if t.is_file() => 1,
-                _ => 0,
-            })
-            .sum()
-    }
-    walk(dir, 0)
-}
-
-fn setting(get: &dyn Fn(&str) -> Option<OsString>, name: &str) -> (String, String) {
-    (name.to_owned(), get(name).map_or_else(|| "unset".to_owned(), |v| v.to_string_lossy().into_owned()))
-}
+pub use tenor_kernels::cache::KernelCache;
 
 /// The kernel cache state of `backend`, reading the process environment.
 pub fn kernel_cache(backend: &str) -> KernelCache {
-    // A device selector (`cuda:1`) shares its backend's cache.
-    let backend = backend.split(':').next().unwrap_or(backend);
     kernel_cache_with(backend, &|k| std::env::var_os(k))
 }
 
-/// The kernel cache state of `backend` with environment lookups through `get`.
-///
-/// - `cuda`: Tenor's NVRTC image cache (`tenor_kernels::cache::cuda_cache_dir`, as the adapter):
-///   `TENOR_CUDA_CACHE`, else `$XDG_CACHE_HOME/tenor/cuda`, else `$HOME/.cache/tenor/cuda`; one
-///   `.cubin` per (kernel source, compute capability, NVRTC version). A cached image skips
-///   NVRTC; the module load and first launch remain.
-/// - `sycl`: DPC++'s persistent device-code cache, used by the kernel compiler extension
-///   (docs/sycl.md): on only with `SYCL_CACHE_PERSISTENT=1`; its folder is `SYCL_CACHE_DIR`, else
-///   `$XDG_CACHE_HOME/libsycl_cache`, else `$HOME/.cache/libsycl_cache` (DPC++
-///   EnvironmentVariables.md). Off, every process compiles every kernel.
-/// - `opencl`: none of Tenor's: every process builds each program once (`clBuildProgram`,
-///   cached in memory per device). NVIDIA's driver keeps built OpenCL binaries in its compute
-///   cache (`CUDA_CACHE_PATH`, else `$HOME/.nv/ComputeCache`; off with `CUDA_CACHE_DISABLE=1`),
-///   so there a cold first call may skip the compiler; other implementations compile.
-/// - `cpu`, `sim`: none; kernels are compiled into the binary.
+/// The kernel cache state of `backend` (a device selector such as `cuda:1` shares its backend's
+/// cache) with environment lookups through `get`: the cache of its kernel language's row of
+/// `tenor_kernels::language::LANGUAGES` (`tenor_kernels::cache` says where each language keeps
+/// compiled kernels); none for the backends of the registry without a kernel language (`cpu`,
+/// `sim`: kernels are compiled into the binary).
 pub fn kernel_cache_with(backend: &str, get: &dyn Fn(&str) -> Option<OsString>) -> KernelCache {
-    let home_cache = |sub: &str| {
-        get("XDG_CACHE_HOME")
-            .map(|d| Path::new(&d).join(sub))
-            .or_else(|| get("HOME").map(|d| Path::new(&d).join(".cache").join(sub)))
-    };
-    let describe = |dir: &PathBuf, what: &str, compiles: &str| {
-        let n = count_files(dir);
-        let state = if !dir.is_dir() {
-            format!("{} does not exist: cold first calls include {compiles}", dir.display())
-        } else if n == 0 {
-            format!("{} is empty: cold first calls include {compiles}", dir.display())
-        } else {
-            format!("{} holds {n} files: cold first calls may load cached kernels instead of {compiles}", dir.display())
-        };
-        (n, format!("{what}; {state}"))
-    };
-    match backend {
-        "cuda" => {
-            let settings = vec![setting(get, tenor_kernels::cache::CUDA_CACHE_ENV), setting(get, "XDG_CACHE_HOME")];
-            match tenor_kernels::cache::cuda_cache_dir(get) {
-                Some(dir) => {
-                    let (n, summary) = describe(&dir, "Tenor's NVRTC image cache", "NVRTC compilation");
-                    KernelCache { dir: Some(dir.display().to_string()), files: Some(n), settings, summary }
-                }
-                None => KernelCache {
-                    dir: None,
-                    files: None,
-                    settings,
-                    summary: "no cache folder (neither TENOR_CUDA_CACHE, XDG_CACHE_HOME nor HOME set): every \
-                              process compiles with NVRTC"
-                        .into(),
-                },
-            }
+    match tenor_kernels::language::language(backend) {
+        Some(lang) => (lang.cache)(get),
+        None if tenor_registry::backend(backend.split(':').next().unwrap_or(backend)).is_some() => {
+            KernelCache::none(vec![], "none: kernels are compiled into the binary")
         }
-        "sycl" => {
-            let settings = vec![
-                setting(get, "SYCL_CACHE_PERSISTENT"),
-                setting(get, "SYCL_CACHE_DIR"),
-                setting(get, "XDG_CACHE_HOME"),
-            ];
-            let persistent = get("SYCL_CACHE_PERSISTENT").is_some_and(|v| v == "1");
-            let dir = get("SYCL_CACHE_DIR").map(PathBuf::from).or_else(|| home_cache("libsycl_cache"));
-            match (persistent, dir) {
-                (true, Some(dir)) => {
-                    let (n, summary) = describe(&dir, "DPC++ persistent cache on", "run-time compilation");
-                    KernelCache { dir: Some(dir.display().to_string()), files: Some(n), settings, summary }
-                }
-                (true, None) => KernelCache {
-                    dir: None,
-                    files: None,
-                    settings,
-                    summary: "DPC++ persistent cache on but no folder (SYCL_CACHE_DIR, XDG_CACHE_HOME and HOME \
-                              unset): every process compiles"
-                        .into(),
-                },
-                (false, _) => KernelCache {
-                    dir: None,
-                    files: None,
-                    settings,
-                    summary: "DPC++ persistent cache off (SYCL_CACHE_PERSISTENT is not 1): every process compiles \
-                              every kernel at its first use"
-                        .into(),
-                },
-            }
-        }
-        "opencl" => {
-            let settings = vec![
-                setting(get, "OCL_ICD_FILENAMES"),
-                setting(get, "OPENCL_DYLIB_PATH"),
-                setting(get, "TENOR_OPENCL_BUILD_OPTIONS"),
-                setting(get, "CUDA_CACHE_PATH"),
-                setting(get, "CUDA_CACHE_DISABLE"),
-            ];
-            let nv = get("CUDA_CACHE_PATH")
-                .map(PathBuf::from)
-                .or_else(|| get("HOME").map(|h| Path::new(&h).join(".nv").join("ComputeCache")));
-            let summary = "no Tenor cache: each process builds every program at its first use (clBuildProgram)";
-            match nv {
-                Some(dir) if get("CUDA_CACHE_DISABLE").is_none_or(|v| v != "1") => {
-                    let (n, state) = describe(&dir, "NVIDIA's compute cache (NVIDIA OpenCL only)", "the build");
-                    KernelCache {
-                        dir: Some(dir.display().to_string()),
-                        files: Some(n),
-                        settings,
-                        summary: format!("{summary}; {state}"),
-                    }
-                }
-                _ => KernelCache { dir: None, files: None, settings, summary: summary.into() },
-            }
-        }
-        "cpu" | "sim" => KernelCache {
-            dir: None,
-            files: None,
-            settings: vec![],
-            summary: "none: kernels are compiled into the binary".into(),
-        },
-        other => {
-            KernelCache { dir: None, files: None, settings: vec![], summary: format!("unknown for backend {other}") }
-        }
+        None => KernelCache::none(vec![], format!("unknown for backend {backend}")),
     }
 }
 
@@ -259,6 +120,8 @@ pub fn fingerprint(backends: Vec<BackendEnv>, build: &crate::BuildInfo) -> Finge
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     fn env<'a>(pairs: &'a [(&'a str, &'a Path)]) -> impl Fn(&str) -> Option<OsString> + 'a {

@@ -82,8 +82,8 @@ pub fn load(dir: &Path) -> anyhow::Result<InHouse> {
     let manifest = dir.join("kernel.toml");
     let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
     let mut def = KernelDef::from_toml(&text, &manifest.display().to_string())?;
-    for (backend, file) in [("cuda", "cuda.cu"), ("sycl", "sycl.cpp"), ("opencl", "opencl.cl")] {
-        let p = dir.join(file);
+    for lang in tenor_kernels::language::LANGUAGES {
+        let (backend, p) = (lang.backend, dir.join(lang.file));
         let generated = tenor_kernels::entry::generated_source(&def, backend);
         if p.is_file() {
             if generated.is_some() {
