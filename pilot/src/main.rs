@@ -2,7 +2,7 @@
 
 mod cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Tenor: pricing and backtesting on swappable compute backends.
 #[derive(Debug, Parser)]
@@ -57,6 +57,7 @@ enum PilotCommand {
 
 fn main() -> std::process::ExitCode {
     restore_default_sigpipe();
+    unset_empty_flag_variables();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Backends => cmd::backends::run(),
@@ -105,5 +106,26 @@ mod tests {
         assert_eq!(error_chain(&e), "cannot read portfolio x.csv: No such file or directory (os error 2)");
         let e = anyhow::anyhow!("inner").context("outer");
         assert_eq!(error_chain(&e), "outer: inner");
+    }
+}
+
+/// An environment variable that a flag reads (`TENOR_SOCKET`, `TENOR_BACKEND`, `TENOR_SHARED`)
+/// set to the empty string counts as unset, as the XDG Base Directory variables do: `VAR=` is
+/// how a shell clears one for a command, and clap would take the empty text as the flag's value
+/// (`TENOR_SOCKET=` failed every `tenor price` with "a value is required"). Called first in
+/// `main`, before any thread exists.
+fn unset_empty_flag_variables() {
+    fn walk(c: &clap::Command, names: &mut Vec<std::ffi::OsString>) {
+        names.extend(c.get_arguments().filter_map(|a| a.get_env()).map(std::ffi::OsStr::to_os_string));
+        for sub in c.get_subcommands() {
+            walk(sub, names);
+        }
+    }
+    let mut names = Vec::new();
+    walk(&Cli::command(), &mut names);
+    for n in names {
+        if std::env::var_os(&n).is_some_and(|v| v.is_empty()) {
+            std::env::remove_var(&n);
+        }
     }
 }

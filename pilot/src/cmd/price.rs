@@ -48,7 +48,9 @@ pub struct PriceArgs {
     /// Philox seed for every Monte Carlo row.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Output CSV (`id,price,stderr,delta,gamma,vega,theta,rho,method,backend`); stdout if absent.
+    /// Output CSV (`id,price,stderr,delta,gamma,vega,theta,rho,method,backend`); stdout if absent
+    /// or `-`. Written atomically (a link of this user is written through to its target); a FIFO
+    /// or a character device (`/dev/stdout`) is written as a stream.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// `auto`: closed forms where they exist; `mc`: Monte Carlo for everything.
@@ -57,8 +59,11 @@ pub struct PriceArgs {
     /// Grid steps for continuously monitored barriers under Monte Carlo (1 to 100000).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=i64::from(portfolio::MAX_STEPS)))]
     pub steps: u32,
-    /// Streams the Monte Carlo trades are spread over (at least 1).
-    #[arg(long, default_value_t = 1, value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..), usize::from))]
+    /// Streams the Monte Carlo trades are spread over (1 to 65535).
+    #[arg(long, default_value_t = 1, value_parser = clap::builder::TypedValueParser::map(
+        clap::value_parser!(u64).range(1..=portfolio::MAX_STREAMS as u64),
+        |n| usize::try_from(n).unwrap_or(portfolio::MAX_STREAMS)
+    ))]
     pub streams: usize,
     /// Skip the Greeks (price and standard error only).
     #[arg(long)]
@@ -78,6 +83,36 @@ pub struct PriceArgs {
     #[arg(long, env = "TENOR_SOCKET")]
     #[serde(skip)]
     pub socket: Option<PathBuf>,
+}
+
+impl PriceArgs {
+    /// The book settings of these arguments, checked with the bounds every front end shares
+    /// ([`BookConfig::check`]): the one check of a request to `tenor serve`, whose fields come
+    /// from a client and not through this command line's parsers.
+    ///
+    /// # Errors
+    /// The setting out of bounds, named as its flag (`--streams must be ...`).
+    pub(crate) fn book_config(&self) -> anyhow::Result<BookConfig> {
+        let config = BookConfig {
+            engine: match self.engine {
+                EngineArg::Auto => Engine::Auto,
+                EngineArg::Mc => Engine::Mc,
+            },
+            paths: self.paths,
+            seed: self.seed,
+            steps: self.steps,
+            streams: self.streams,
+            greeks: !self.no_greeks,
+        };
+        config.check().map_err(|e| anyhow::anyhow!("--{e}"))?;
+        Ok(config)
+    }
+
+    /// The `--out` file: `None` without `--out` or with `--out -` (the rows go to standard output
+    /// and the summary to standard error, as without `--out`).
+    pub(crate) fn out_file(&self) -> Option<&Path> {
+        self.out.as_deref().filter(|p| p.as_os_str() != "-")
+    }
 }
 
 /// Where the backend of [`price_book`] comes from.
@@ -212,7 +247,7 @@ pub(crate) fn open_out(
     args: &PriceArgs,
     also: &[(&str, &Path)],
 ) -> anyhow::Result<Option<tenor_ports::files::AtomicFile>> {
-    let Some(out) = &args.out else { return Ok(None) };
+    let Some(out) = args.out_file() else { return Ok(None) };
     let inputs: Vec<(&str, &Path)> =
         std::iter::once(("--portfolio", args.portfolio.as_path())).chain(also.iter().copied()).collect();
     super::paths::refuse_overwrite(&inputs, &[("--out", out)])?;
@@ -287,18 +322,7 @@ pub(crate) fn price_book(
             (parsed, reading.elapsed(), compute, Some(&r.devices).filter(|d| d.len() > 1), r.open_time, Duration::ZERO)
         }
     };
-    let config = BookConfig {
-        engine: match args.engine {
-            EngineArg::Auto => Engine::Auto,
-            EngineArg::Mc => Engine::Mc,
-        },
-        paths: args.paths,
-        seed: args.seed,
-        steps: args.steps,
-        streams: args.streams,
-        greeks: !args.no_greeks,
-    };
-    config.check().map_err(|e| anyhow::anyhow!("--{e}"))?;
+    let config = args.book_config()?;
 
     progress.start(parsed.trades.len() as u64);
     let pricing = Instant::now();
@@ -519,7 +543,7 @@ pub(crate) fn price_book(
         ),
     };
     summary += &exit_line;
-    if args.out.is_some() {
+    if args.out_file().is_some() {
         write!(streams.out, "{summary}")?;
     } else {
         write!(streams.err, "{summary}")?;

@@ -3,8 +3,9 @@
 //! device's start-up (`cuInit` and the primary context, 0.2-0.3 s on an H200) nor its teardown at
 //! exit. ADR 0026.
 //!
-//! One request at a time on a Unix domain socket that only the server's user can reach (mode
-//! 0600, and the peer's uid checked). The client reads the portfolio and writes `--out` itself;
+//! Books priced one at a time, on a Unix domain socket that only the server's user can reach
+//! (mode 0600, in a folder nobody else can write, and the peer's uid checked at both ends); each
+//! connection read and answered on a thread of its own, so a slow client holds no other. The client reads the portfolio and writes `--out` itself;
 //! the answer is the command's output, byte for byte what `tenor price` prints and writes
 //! without `--server` except the lines on opening, timing and exit.
 
@@ -78,7 +79,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let open_time = opening.elapsed();
-    let info = devices.first().info();
+    let info = devices.first().info().clone();
     let at = if args.socket.is_none() { String::new() } else { format!(" --socket {}", socket.display()) };
     eprintln!(
         "tenor serve pid {}: backend {} ({}, {} device(s)) opened in {:.3} s; listening on {}; \
@@ -91,19 +92,14 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         socket.display(),
         args.backend
     );
-    let mut server = server::Server {
-        resident: super::price::Resident { selector: args.backend.clone(), devices, open_time },
-        socket: socket.clone(),
-        started: Instant::now(),
-        served: 0,
-        priced: 0,
-    };
-    server.serve(&listener);
-    drop(listener);
+    let state =
+        std::sync::Arc::new(server::State::new(args.backend.clone(), info.name.clone(), open_time, socket.clone()));
+    let resident = super::price::Resident { selector: args.backend.clone(), devices, open_time };
+    server::serve(&resident, &state, listener);
     let _ = std::fs::remove_file(&socket);
     eprintln!("tenor serve pid {}: stopped; {} removed", std::process::id(), socket.display());
     // As `tenor price`: the backend is left to the operating system, not torn down.
-    std::mem::forget(server);
+    std::mem::forget(resident);
     super::open_backend::exit_now(0)
 }
 
