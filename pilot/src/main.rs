@@ -95,20 +95,6 @@ fn restore_default_sigpipe() {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use crate::cmd::error_chain;
-
-    #[test]
-    fn a_cause_quoted_by_its_error_is_printed_once() {
-        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory (os error 2)");
-        let e = anyhow::Error::new(io).context("cannot read portfolio x.csv: No such file or directory (os error 2)");
-        assert_eq!(error_chain(&e), "cannot read portfolio x.csv: No such file or directory (os error 2)");
-        let e = anyhow::anyhow!("inner").context("outer");
-        assert_eq!(error_chain(&e), "outer: inner");
-    }
-}
-
 /// An environment variable that a flag reads (`TENOR_SOCKET`, `TENOR_BACKEND`, `TENOR_SHARED`)
 /// set to the empty string counts as unset, as the XDG Base Directory variables do: `VAR=` is
 /// how a shell clears one for a command, and clap would take the empty text as the flag's value
@@ -127,5 +113,19 @@ fn unset_empty_flag_variables() {
         if std::env::var_os(&n).is_some_and(|v| v.is_empty()) {
             std::env::remove_var(&n);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cmd::error_chain;
+
+    #[test]
+    fn a_cause_quoted_by_its_error_is_printed_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory (os error 2)");
+        let e = anyhow::Error::new(io).context("cannot read portfolio x.csv: No such file or directory (os error 2)");
+        assert_eq!(error_chain(&e), "cannot read portfolio x.csv: No such file or directory (os error 2)");
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(error_chain(&e), "outer: inner");
     }
 }
