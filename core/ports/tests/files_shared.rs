@@ -1,4 +1,4 @@
-//! Results files in folders other users can write (issue 29, ADR 0027): temporary files and
+//! Results files in folders other users can write (issue 29, ADR 0029): temporary files and
 //! staging folders are created exclusively under unpredictable names, never through a planted
 //! link; `--out` that is a link is written through to its target; FIFOs and character devices are
 //! streams; a socket is refused.

@@ -6,7 +6,7 @@
 //! therefore created with `O_CREAT | O_EXCL` (`open(2)`: "symbolic links are not followed") or
 //! `mkdir(2)` (which never follows a link at the last component), under a name with 64 random
 //! bits from the operating system (`getrandom(2)`), retried under a new name when the name
-//! exists (ADR 0027).
+//! exists (ADR 0029).
 
 use std::fs::File;
 use std::io;

@@ -9,7 +9,7 @@
 //! behind, named `.<target>.tenor-tmp-<16 hex digits>`, never the target half written). Every
 //! error names the path and what was being done to it.
 //!
-//! In a folder other users can write (ADR 0027): temporary files and staging folders are created
+//! In a folder other users can write (ADR 0029): temporary files and staging folders are created
 //! exclusively under random names ([`exclusive`]), never through a link; a target that is a link
 //! of this user (or root, or the folder's owner) is written through, atomically beside the file
 //! it points to, and one another user may have planted is refused; `-`, the process's own

@@ -1,7 +1,7 @@
 //! What a results path names: a regular file to replace (after following this user's links), a
 //! stream to write in place (`-`, the process's own standard output or error, a FIFO, a
 //! character device), or something refused (a folder, a socket, a block device, a link another
-//! user planted in a folder others can write). ADR 0027.
+//! user planted in a folder others can write). ADR 0029.
 
 use std::fs::{File, Metadata};
 use std::io;
