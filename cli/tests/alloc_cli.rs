@@ -133,11 +133,11 @@ fn record_runs_a_program_under_the_interposer_and_passes_its_exit_status_on() {
 }
 
 #[test]
-fn stats_prints_a_libtenor_alloc_file_and_names_the_place_of_bad_json() {
+fn stats_prints_a_libtenor_allocator_file_and_names_the_place_of_bad_json() {
     let dir = out_dir("stats");
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("stats.json");
-    // The shape tools/alloc writes (its contract test reads the same fields back).
+    // The shape tools/allocator writes (its contract test reads the same fields back).
     std::fs::write(&file, r#"{"strategy":"binning","allocs":5,"peak_used":2097152,"peak_reserved":4194304}"#)
         .expect("write");
     let out = run(tenor().args(["alloc", "stats"]).arg(&file));
