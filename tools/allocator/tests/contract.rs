@@ -32,7 +32,11 @@ fn program() -> &'static Path {
         let here = Path::new(env!("CARGO_MANIFEST_DIR"));
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tenor-alloc-contract");
         let lib = lib_dir();
-        assert!(lib.join("libtenor_allocator.so").exists(), "cargo did not build {}/libtenor_allocator.so", lib.display());
+        assert!(
+            lib.join("libtenor_allocator.so").exists(),
+            "cargo did not build {}/libtenor_allocator.so",
+            lib.display()
+        );
         let st = Command::new("gcc")
             .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
             .arg(&out)
