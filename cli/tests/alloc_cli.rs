@@ -202,11 +202,11 @@ fn record_reports_this_run_only_and_names_the_file_it_counts() {
 }
 
 #[test]
-fn stats_prints_a_libtenor_alloc_file_and_names_the_place_of_bad_json() {
+fn stats_prints_a_libtenor_allocator_file_and_names_the_place_of_bad_json() {
     let dir = out_dir("stats");
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("stats.json");
-    // The shape tools/alloc writes (its contract test reads the same fields back).
+    // The shape tools/allocator writes (its contract test reads the same fields back).
     std::fs::write(&file, r#"{"strategy":"binning","allocs":5,"peak_used":2097152,"peak_reserved":4194304}"#)
         .expect("write");
     let out = run(tenor().args(["alloc", "stats"]).arg(&file));
