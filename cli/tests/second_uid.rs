@@ -246,3 +246,22 @@ fn the_trace_interposer_writes_through_no_planted_link() {
         std::fs::remove_dir_all(d).expect("clean");
     }
 }
+
+/// A results folder (`--out DIR` of the commands that write several files) that another user
+/// made a link into a folder of root's: refused by name, nothing written there.
+#[test]
+fn an_out_folder_that_is_another_users_link_is_refused() {
+    needs_root!();
+    let private = folder("private-charts", 0o700, 0);
+    std::fs::write(private.join("size_histogram.svg"), "root's chart").expect("seed");
+    let shared = folder("shared-charts", 0o1777, 0);
+    let link = shared.join("charts");
+    let st = as_nobody(Command::new("ln").arg("-s").arg(&private).arg(&link)).status().expect("ln");
+    assert!(st.success());
+    let r = run(tenor().args(["alloc", "profile", "--out"]).arg(&link));
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    assert!(r.stderr.contains("charts") && r.stderr.contains("uid 65534"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(private.join("size_histogram.svg")).expect("read"), "root's chart");
+    std::fs::remove_dir_all(&shared).expect("clean");
+    std::fs::remove_dir_all(&private).expect("clean");
+}

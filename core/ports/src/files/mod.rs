@@ -251,6 +251,17 @@ where
     result
 }
 
+/// Creates the results folder `dir` with its parents (as `mkdir -p`), after refusing a `dir` that
+/// is a symbolic link made by another user (it may point into a folder of this user's, where
+/// the results would then land, replacing files of the same names).
+///
+/// # Errors
+/// [`WriteError`] naming `dir` (or the link on its way).
+pub fn create_folder(dir: &Path) -> Result<(), WriteError> {
+    target::check_folder(dir)?;
+    std::fs::create_dir_all(dir).map_err(|e| WriteError::new("creating", dir, e))
+}
+
 /// A folder of results written as a set: files are staged in a new hidden folder inside `dir`
 /// (created exclusively under a random name, mode 0700) and moved into `dir` only by
 /// [`OutputDir::commit`], after every one of them was written, so a failure before the commit
@@ -274,8 +285,7 @@ impl OutputDir {
     /// [`WriteError`] naming `dir` or the staging folder; `dir` a link another user may have
     /// planted in a folder others can write.
     pub fn create(dir: &Path, names: &[&str]) -> Result<Self, WriteError> {
-        target::check_folder(dir)?;
-        std::fs::create_dir_all(dir).map_err(|e| WriteError::new("creating", dir, e))?;
+        create_folder(dir)?;
         let stage = exclusive::create_dir_in(dir, ".tenor-tmp-", 0o700)
             .map_err(|e| WriteError::new("creating a staging folder in", dir, e))?;
         Ok(Self {
