@@ -12,9 +12,9 @@
 /// The environment variable naming the point to stop at.
 pub const STOP_AT: &str = "TENOR_TEST_STOP_AT";
 
-/// An atomic results file ([`crate::files::AtomicFile`], [`crate::files::write_through`],
-/// [`crate::files::FileSet`]) is written and synced in full under its temporary name, and not yet
-/// renamed over the target.
+/// Atomic results ([`crate::files::AtomicFile`], [`crate::files::write_through`],
+/// [`crate::files::OutputDir`], [`crate::files::NewFolder`]) are written and synced in full under
+/// their temporary names, and not yet renamed over their targets.
 pub const BEFORE_RENAME: &str = "results-before-rename";
 
 /// Stops the process (`SIGSTOP`) when [`STOP_AT`] names `point`; returns at once otherwise, and
