@@ -5,6 +5,7 @@
 pub mod alloc_pricing;
 pub mod alloc_trace;
 pub mod backtest_config;
+pub mod book_chunks;
 pub mod book_pricing;
 pub mod calibration;
 pub mod chains;
