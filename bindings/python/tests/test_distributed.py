@@ -249,3 +249,22 @@ def test_setup_reports_each_worker_and_refuses_a_backend_no_worker_has(two):
     assert len(table) == 2 and table["device"].str.startswith("sim").all() and table["error"].isna().all()
     with pytest.raises(tenor.BackendError, match="backend 'nope' cannot be opened on 2 of 2 workers: .*BackendError"):
         td.setup(two, "nope")
+
+
+def test_settings_are_refused_on_the_client_before_any_work(two, book, tmp_path):
+    with pytest.raises(tenor.ParameterError) as e:
+        td.price(book, client=two, out=book, **AUTO)  # would replace the book by its prices
+    assert e.value.parameter == "out"
+    with pytest.raises(tenor.ParameterError) as e:
+        td.price(book, client=two, out=tmp_path / "x.csv", compute=False, **AUTO)
+    assert e.value.parameter == "out"
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(tenor.ParameterError) as e:
+            td.price(book, client=two, chunks=bad, **AUTO)
+        assert e.value.parameter == "chunks"
+    with pytest.raises(tenor.ParameterError) as e:
+        td.price(book, client=two, paths=7)
+    assert e.value.parameter == "paths"
+    with pytest.raises(tenor.InputError) as e:
+        td.price(tmp_path / "missing.csv", client=two)
+    assert e.value.file == str(tmp_path / "missing.csv")

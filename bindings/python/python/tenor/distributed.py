@@ -32,6 +32,8 @@ the same classes (``except tenor.InputError`` works).
 from __future__ import annotations
 
 import asyncio
+import os
+import tempfile
 import threading
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -463,6 +465,112 @@ def sweep(
 # Certification.
 
 
-def certify(client: Any, baseline: Any, **options: Any) -> Any:
-    """Every worker runs ``tenor compare`` against ``baseline``; see docs/distributed.md."""
-    raise NotImplementedError("certify comes with the application library's compare (issue 26)")
+#: What a fleet certification ships to every worker besides the baseline: the inputs of the
+#: suite (``tenor_app::certify``), relative to the examples and the shared folders.
+_SUITE_INPUTS = (("examples", "spx_book.csv"), ("examples", "data/spx_cboe_2025-10-01"), ("shared", "oracles"),
+                 ("shared", "data/equities/spy_daily_1999_2020.csv"))
+
+
+def _read_tree(root: str, rel: str, into: str, files: dict) -> None:
+    """Adds the regular files under ``root/rel`` (one file, or a folder walked without
+    following links) to ``files`` as ``into/rel/...`` -> bytes."""
+    top = os.path.join(root, rel)
+    if os.path.isfile(top) and not os.path.islink(top):
+        with open(top, "rb") as f:
+            files[f"{into}/{rel}"] = f.read()
+        return
+    for folder, dirs, names in os.walk(top):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, "rb") as f:
+                    files[f"{into}/{os.path.relpath(path, root)}"] = f.read()
+
+
+def _write_tree(folder: str, files: dict) -> None:
+    """Writes ``files`` (relative path -> bytes) under ``folder``, refusing any path that would
+    leave it (absolute, or with ``..``): the names come from the client."""
+    for rel, data in files.items():
+        parts = rel.split("/")
+        if os.path.isabs(rel) or any(p in ("", ".", "..") for p in parts):
+            raise tenor._parameter("baseline", f"refused file name {rel!r} (outside the folder)")
+        path = os.path.join(folder, *parts)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with open(path, "xb") as f:
+            f.write(data)
+
+
+def _compare_here(files: dict, latency: str) -> "tuple[bool, str]":
+    """``tenor compare`` in this process against the baseline in ``files``, the suite's inputs
+    beside it, in a private temporary folder (removed after). Returns (promote, report)."""
+    with tempfile.TemporaryDirectory(prefix="tenor-certify-") as folder:
+        _write_tree(folder, files)
+        return _tenor.compare(os.path.join(folder, "baseline"), os.path.join(folder, "examples"),
+                              os.path.join(folder, "shared"), latency)
+
+
+async def _certify_worker(version: str, files: dict, latency: str, dask_worker: Any = None) -> dict:
+    """On a worker (``client.run``): compare on a thread, so the worker keeps answering."""
+    try:
+        _check_version(version)
+        promote, report = await asyncio.to_thread(_compare_here, files, latency)
+    except Exception as e:  # any failure to compare is a REJECT, with its reason
+        return {"name": str(dask_worker.name), "verdict": "REJECT", "reason": f"{type(e).__name__}: {e}",
+                "report": ""}
+    # the report's summary line: "Values failing their rule: N; latency regressions: M; ..."
+    reason = "" if promote else next((line for line in report.splitlines() if line.startswith("Values failing")),
+                                     "the comparison rejects (see the report)")
+    return {"name": str(dask_worker.name), "verdict": "PROMOTE" if promote else "REJECT", "reason": reason,
+            "report": report}
+
+
+def certify(client: Any, baseline: Any, *, latency: str = "report", examples: Any = "examples",
+            shared: Any = None) -> Any:
+    """Certifies every worker of the cluster against ``baseline`` (a folder written by ``tenor
+    certify``): each worker process runs ``tenor compare`` (docs/certify.md) on its own device
+    and build, and is promoted or rejected. Returns a DataFrame, one row per worker: ``worker``,
+    ``name``, ``verdict`` ("PROMOTE" or "REJECT"), ``reason`` (empty on PROMOTE) and
+    ``report`` (the comparison's Markdown report).
+
+    Rejected workers are retired from the cluster, so no later work goes there, and their names
+    are recorded on the scheduler (metadata ``["tenor", "rejected"]``: name -> reason). A worker
+    that cannot run the comparison (another device model than the baseline's, another Tenor
+    build, a crash) is rejected with the reason.
+
+    The client reads the baseline and the suite's inputs (``examples``, the repository's
+    examples folder, and ``shared``, the shared data folder: ``TENOR_SHARED`` or ``../shared``
+    when None) and sends them; the workers need not see them. ``latency``: "report" (the
+    default: many workers comparing at once on shared hosts move each other's timings; values
+    decide) or "check" (a latency regression rejects, as ``tenor compare`` does by default).
+
+    Raises ``ParameterError`` for a bad ``latency``, ``InputError`` for a baseline that is not
+    a folder."""
+    client = _client(client)
+    if latency not in ("report", "check"):
+        raise tenor._parameter("latency", f"latency {latency!r}: expected \"report\" or \"check\"")
+    base = os.fspath(baseline)
+    if not os.path.isdir(base):
+        raise tenor._input(base, None, None, f"{base}: not a baseline folder (tenor certify --out writes one)")
+    shared = os.environ.get("TENOR_SHARED", "../shared") if shared is None else os.fspath(shared)
+    files: dict = {}
+    _read_tree(base, ".", "baseline", files)
+    for which, rel in _SUITE_INPUTS:
+        root = os.fspath(examples) if which == "examples" else shared
+        if os.path.exists(os.path.join(root, rel)):
+            _read_tree(root, rel, which, files)
+    verdicts = client.run(_certify_worker, _version(), files, latency, on_error="return")
+    rows = []
+    for address, v in sorted(verdicts.items()):
+        if isinstance(v, BaseException):
+            v = {"name": None, "verdict": "REJECT", "reason": f"the worker failed: {type(v).__name__}: {v}",
+                 "report": ""}
+        rows.append({"worker": address, **v})
+    table = tenor._pandas().DataFrame(rows, columns=["worker", "name", "verdict", "reason", "report"])
+    rejected = table[table["verdict"] == "REJECT"]
+    if not rejected.empty:
+        known = client.get_metadata(["tenor", "rejected"], default={}) or {}
+        known.update({str(r.name): r.reason for r in rejected.itertuples()})
+        client.set_metadata(["tenor", "rejected"], known)
+        client.retire_workers(workers=list(rejected["worker"]))
+    return table
