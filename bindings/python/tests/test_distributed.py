@@ -109,10 +109,12 @@ def test_sweep_equals_one_process_for_any_workers_and_chunks(one, two, shared):
     assert_bitwise(td.sweep("short_straddle", bars, grid, params=params, client=two, chunks=3), want)
 
 
-def test_compute_false_gives_a_future_of_the_same_result(two, book, reference):
+def test_compute_false_gives_a_future_of_the_same_result(two, book, reference, capfd):
     fut = td.price(book, client=two, chunks=4, compute=False, **AUTO)
     assert isinstance(fut, Future)
     assert_bitwise(fut.result(), reference["auto"])
+    assert_bitwise(td.price(book, client=two, chunks=2, progress=True, **AUTO), reference["auto"])
+    assert capfd.readouterr().err.endswith("tenor.distributed: 1946/1946 done\n")
 
 
 def test_out_is_written_by_the_client_as_tenor_price_writes_it(two, book, tenor_bin, tmp_path):
@@ -268,3 +270,4 @@ def test_settings_are_refused_on_the_client_before_any_work(two, book, tmp_path)
     with pytest.raises(tenor.InputError) as e:
         td.price(tmp_path / "missing.csv", client=two)
     assert e.value.file == str(tmp_path / "missing.csv")
+

@@ -37,10 +37,13 @@ import tempfile
 import threading
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
-import dask.base
-import distributed
-from distributed import WorkerPlugin
-from distributed.scheduler import KilledWorker
+try:
+    import dask.base
+    import distributed
+    from distributed import WorkerPlugin
+    from distributed.scheduler import KilledWorker
+except ImportError as e:  # pragma: no cover - the extra is missing
+    raise ImportError(f'tenor.distributed needs dask and distributed: pip install "tenor[distributed]" ({e})') from e
 
 import tenor
 from tenor import BackendError, ParameterError, TenorError, _tenor
@@ -243,13 +246,23 @@ def _run(client: Any, submit: Callable[[int], Any], sizes: Sequence[int], slots:
     return out
 
 
-def _check_progress(progress: Any, compute: bool) -> None:
+def _text_progress(done: int, total: int) -> None:
+    """``progress=True``: one line on stderr, rewritten as chunks finish."""
+    import sys
+
+    sys.stderr.write(f"\rtenor.distributed: {done}/{total} done" + ("\n" if done == total else ""))
+    sys.stderr.flush()
+
+
+def _check_progress(progress: Any, compute: bool) -> Any:
+    """The progress callback ``_run`` calls (None for none)."""
     if progress not in (None, False, True) and not callable(progress):
-        raise tenor._parameter("progress", "progress: expected None, True (Dask's bar) or a callable(done, total)")
+        raise tenor._parameter("progress", "progress: expected None, True (a line on stderr) or a callable(done, total)")
     if progress and not compute:
         raise tenor._parameter(
             "progress", "progress needs compute=True; with compute=False watch the future (distributed.progress)"
         )
+    return _text_progress if progress is True else progress or None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -340,7 +353,8 @@ def price(
     opens (``setup`` is called if it was not). ``chunks``: how many chunks to cut the book into
     (of about equal estimated cost; 4 per worker when None). ``compute=False`` returns at
     once a ``distributed.Future`` of the result (no ``out``, no ``progress``). ``progress``:
-    True for Dask's progress bar, or ``callable(done, total)`` called with trades priced.
+    True for a line on stderr, or ``callable(done, total)`` called with the trades priced as
+    chunks finish (the Dask dashboard shows the chunks' tasks too).
 
     Raises as ``Device.price`` (``InputError`` naming the whole file's lines, ``ParameterError``)
     and ``BackendError`` when no worker can open ``backend``. Rows of a chunk that killed every
@@ -348,7 +362,7 @@ def price(
     client = _client(client)
     backend = _backend_name(backend)
     tenor._check_output(output)
-    _check_progress(progress, compute)
+    progress = _check_progress(progress, compute)
     if out is not None and not compute:
         raise tenor._parameter("out", "out is written by the client once the rows are there: it needs compute=True")
     file, text = tenor._book_source(book)
@@ -445,7 +459,7 @@ def sweep(
     A set whose chunk killed every worker that ran it has the reason in ``error``."""
     client = _client(client)
     backend = _backend_name(backend)
-    _check_progress(progress, compute)
+    progress = _check_progress(progress, compute)
     bars = [_tenor.load_bars(d) for d in tenor._data(data)]
     sets = _tenor.sweep_sets(tenor._axes(grid), tenor._params(params))
     costs = tenor._costs(cash, per_share, commission_bps, min_commission, slippage_bps, periods_per_year)
