@@ -1,17 +1,17 @@
 //! Backends and book pricing: `backends()`, `open(name)` and `Device.price_csv(...)`.
 //!
-//! A book is priced by `tenor_pilot::book_pricing::price_parsed`, the function `tenor price` calls,
+//! A book is priced by `tenor_app::book::collect::price_parsed`, the function `tenor price` calls,
 //! with the GIL released while the device works, so prices are those of the command line bit
 //! for bit. `plan_book` and `price_csv(..., lines=...)` are the two halves of a book priced in
-//! chunks by other processes (`tenor.distributed`, `tenor_pilot::book_chunks`).
+//! chunks by other processes (`tenor.distributed`, `tenor_app::book::chunks`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tenor_pilot::book_chunks;
-use tenor_pilot::book_pricing::price_parsed;
+use tenor_app::book::chunks as book_chunks;
+use tenor_app::book::collect::price_parsed;
 use tenor_ports::Compute;
 use tenor_pricing::portfolio::{self, BookConfig, Engine, PortfolioError, PricedRow, RowError};
 
@@ -67,7 +67,7 @@ impl Device {
     ///
     /// `lines`: `text` is a chunk planned by `plan_book` and `lines` the whole file's line of
     /// each of its trades; rows and problems are named by those lines
-    /// (`tenor_pilot::book_chunks::price_chunk`).
+    /// (`tenor_app::book::chunks::price_chunk`).
     ///
     /// Raises ParameterError for a bad setting, InputError for a file that cannot be read or
     /// holds no trade row, TenorError for a chunk that does not read back whole.
@@ -170,7 +170,7 @@ type ChunkRow = (String, Vec<u64>, Vec<String>, f64);
 
 /// Reads and checks a whole portfolio once (the file `file`, or `text` named `file`) and plans
 /// it in at most `chunks` chunks of about equal estimated cost for pricing elsewhere
-/// (`tenor_pilot::book_chunks::plan`). Returns `(problems, rows_read, chunks)`: every header
+/// (`tenor_app::book::chunks::plan`). Returns `(problems, rows_read, chunks)`: every header
 /// and row problem of the whole file as (file, line, column, message), the data rows read, and
 /// the chunks as [`ChunkRow`]s (each priced by `Device.price_csv(file, text, lines=lines)`).
 ///
