@@ -271,3 +271,54 @@ def test_settings_are_refused_on_the_client_before_any_work(two, book, tmp_path)
         td.price(tmp_path / "missing.csv", client=two)
     assert e.value.file == str(tmp_path / "missing.csv")
 
+
+
+class SpoilInputs(WorkerPlugin):
+    """Test hook: the worker named ``name`` computes differently from the others (as a node with
+    another driver would): the book its comparison reads has one strike changed."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def setup(self, worker):
+        if str(worker.name) != self.name:
+            return
+        import tenor.distributed as mod
+
+        write = mod._write_tree
+
+        def spoiled(folder, files):
+            files = dict(files)
+            book = files["examples/spx_book.csv"].decode().split("\n")
+            header = book[0].split(",")
+            cells = book[1].split(",")
+            cells[header.index("strike")] = str(float(cells[header.index("strike")]) + 1)
+            book[1] = ",".join(cells)
+            files["examples/spx_book.csv"] = "\n".join(book).encode()
+            write(folder, files)
+
+        mod._write_tree = spoiled
+
+
+def test_certify_promotes_or_rejects_each_worker_and_retires_the_rejected(root, shared, tenor_bin, book, tmp_path):
+    baseline = tmp_path / "baseline"
+    subprocess.run([str(tenor_bin), "certify", "--backend", "cpu", "--suite", "quick", "--out", str(baseline),
+                    "--examples", str(root / "examples"), "--shared", str(shared)], check=True, capture_output=True)
+    cluster, client = _cluster(2)  # its own cluster: certify retires workers
+    try:
+        client.register_plugin(SpoilInputs("1"), name="spoil")
+        table = td.certify(client, baseline, examples=root / "examples", shared=shared).set_index("name")
+        assert table.loc["0", "verdict"] == "PROMOTE" and table.loc["0", "reason"] == ""
+        assert table.loc["0", "report"].startswith("# tenor compare: PROMOTE")
+        assert table.loc["1", "verdict"] == "REJECT"
+        assert table.loc["1", "reason"].startswith("Values failing their rule: ") and "| book |" in table.loc["1", "report"]
+        # the rejected worker is named on the scheduler and left out: retired from the cluster
+        assert list(client.get_metadata(["tenor", "rejected"])) == ["1"]
+        assert td.workers(client)["name"].tolist() == ["0"]
+        got = td.price(book, client=client, chunks=3, **AUTO)
+        assert_bitwise(got, tenor.open("cpu").price(book, **AUTO))
+        with pytest.raises(tenor.InputError):
+            td.certify(client, tmp_path / "no-baseline")
+    finally:
+        client.close()
+        cluster.close()

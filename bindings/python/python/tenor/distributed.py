@@ -7,14 +7,14 @@ Quick start::
     from distributed import Client, LocalCluster
     import tenor, tenor.distributed as td
 
-    client = Client(LocalCluster(n_workers=2, threads_per_worker=1))
+    client = Client(LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", security=True))
     td.setup(client, backend="cpu")                     # one backend per worker process
     prices = td.price("examples/spx_book.csv", paths=20_000)
     # == tenor.open("cpu").price("examples/spx_book.csv", paths=20_000), every double
 
 How it works. The client reads and checks the whole book once (so duplicate ids, header
 problems and line numbers are the whole file's) and plans chunks of about equal estimated cost
-with the cost model of ``--backend cuda:*`` (``tenor_pilot::book_chunks``). Each chunk is a
+with the cost model of ``--backend cuda:*`` (``tenor_app::book::chunks``). Each chunk is a
 Dask task with a key of its own; a worker prices it on the backend its process opened once
 (``setup``), naming problems by the whole file's lines; the client puts the rows back in input
 order and writes any output file itself, atomically. A row's value depends only on the trade
@@ -303,8 +303,7 @@ def _gather_book(file: str, read_problems: list, planned: list, outcomes: list) 
 def _run_book(client: Any, backend: str, version: str, file: str, planned: list, options: dict, token: str,
               slots: int, progress: Any) -> list:
     """The chunks' outcomes (``_run``): one task per planned chunk, keyed
-    ``tenor-price-<token>-<i>``, asking for the backend's resource (so it runs where the
-    backend is open)."""
+    ``tenor-price-<token>-<i>``."""
     def submit(i: int) -> Any:
         chunk_text, lines, _, _ = planned[i]
         return client.submit(_price_chunk, backend, version, file, chunk_text, lines, options,
