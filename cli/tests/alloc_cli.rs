@@ -149,3 +149,49 @@ fn stats_prints_a_libtenor_alloc_file_and_names_the_place_of_bad_json() {
     assert!(!out.success());
     assert!(out.stderr.contains("stats.json:3:3"), "{}", out.stderr);
 }
+
+/// Sizes read from a trace are limits, not allocations (issue 29): a two-line trace of
+/// isize::MAX bytes replays and advises under a 2 GiB address-space limit, the request counted as
+/// one simulated out-of-memory under every strategy (it used to back the whole simulated device
+/// with host memory up front and abort). The limit is set in the child before `exec`.
+#[cfg(unix)]
+#[test]
+fn an_isize_max_trace_replays_under_a_memory_limit_as_a_simulated_out_of_memory() {
+    use std::os::unix::process::CommandExt;
+    let dir = out_dir("limit");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let trace = dir.join("huge.trace");
+    let b = isize::MAX;
+    std::fs::write(&trace, format!("# tenor-alloc trace v1\ntime_ns,op,bytes,stream,job,block,thread\n1,alloc,{b},1,0,1,0\n2,free,{b},1,0,1,0\n"))
+        .expect("write");
+    for cmd in ["replay", "advise"] {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("tenor"));
+        c.args(["alloc", cmd, "--trace"]).arg(&trace).arg("--out").arg(&dir);
+        // SAFETY: only `setrlimit` (async-signal-safe) between fork and exec.
+        unsafe {
+            c.pre_exec(|| {
+                let lim = libc::rlimit { rlim_cur: 2 << 30, rlim_max: 2 << 30 };
+                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let o = c.output().expect("tenor runs");
+        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.status.code(), Some(0), "{cmd}: {:?}\n{out}\n{err}", o.status);
+        if cmd == "replay" {
+            let rows: Vec<&str> = out
+                .lines()
+                .filter(|l| ["pool ", "binning ", "arena ", "caching ", "slab "].iter().any(|k| l.starts_with(k)))
+                .collect();
+            assert_eq!(rows.len(), 5, "{out}");
+            for r in rows {
+                let fails: Vec<&str> = r.split_whitespace().collect();
+                assert_eq!(fails[fails.len() - 2], "1", "one failed allocation: {r}");
+            }
+        } else {
+            assert!(out.contains("1 allocation(s) failed under the pool"), "{out}");
+        }
+    }
+}

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use tenor_ports::files::NewFolder;
 
 /// The baseline format this build writes and reads; a baseline with a larger number was written
 /// by a newer Tenor and is refused.
@@ -389,50 +390,115 @@ pub fn read(dir: &Path) -> Result<Baseline, BaselineError> {
     Ok(Baseline { manifest, floors, values, latency })
 }
 
-fn write_csv<T: Serialize>(file: &Path, rows: &[T]) -> anyhow::Result<()> {
-    use anyhow::Context as _;
-    let mut w = csv::Writer::from_path(file).with_context(|| format!("writing {}", file.display()))?;
-    for r in rows {
-        w.serialize(r).with_context(|| format!("writing {}", file.display()))?;
-    }
-    w.flush().with_context(|| format!("writing {}", file.display()))?;
+fn write_csv<T: Serialize>(folder: &NewFolder, rel: &str, rows: &[T]) -> anyhow::Result<()> {
+    folder.write_with(Path::new(rel), |w| {
+        let mut c = csv::Writer::from_writer(w);
+        for r in rows {
+            c.serialize(r).map_err(std::io::Error::other)?;
+        }
+        c.flush()
+    })?;
     Ok(())
 }
 
-/// A temporary sibling of `dest` (same folder, so the final rename stays on one file system).
-pub fn temp_sibling(dest: &Path) -> PathBuf {
-    let name = dest.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    dest.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-}
-
-/// Writes `b` as a new folder `dest`: everything into a temporary sibling folder, then one
-/// rename, so a reader sees the whole baseline or none. An existing `dest` is refused.
+/// Writes `b` as a new folder `dest`: everything into a staging folder beside it (created
+/// exclusively under a random name, [`tenor_ports::files::NewFolder`]), then one rename that
+/// never replaces anything, so a reader sees the whole baseline or none. An existing `dest` is
+/// refused.
 ///
 /// # Errors
 /// `dest` exists, or a write or the rename fails.
 pub fn write(dest: &Path, b: &Baseline) -> anyhow::Result<()> {
     use anyhow::Context as _;
-    if dest.exists() {
-        anyhow::bail!("--out {} exists; certify writes a new folder (remove it or choose another)", dest.display());
-    }
-    let tmp = temp_sibling(dest);
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(tmp.join("results")).with_context(|| format!("creating {}", tmp.display()))?;
+    let folder = NewFolder::create(dest)?;
     let text = toml::to_string(&b.manifest).context("serialising the manifest")?;
-    std::fs::write(tmp.join(MANIFEST), text).with_context(|| format!("writing {}", tmp.join(MANIFEST).display()))?;
-    write_csv(&tmp.join(FLOORS), &b.floors)?;
+    folder.write_with(Path::new(MANIFEST), |w| w.write_all(text.as_bytes()))?;
+    write_csv(&folder, FLOORS, &b.floors)?;
     for (part, rows) in &b.values {
         let p = b.manifest.parts.iter().find(|p| &p.name == part).context("a part without manifest entry")?;
-        write_csv(&tmp.join(&p.file), rows)?;
+        write_csv(&folder, &p.file, rows)?;
     }
-    write_csv(&tmp.join(LATENCY), &b.latency)?;
-    std::fs::rename(&tmp, dest).with_context(|| format!("renaming {} to {}", tmp.display(), dest.display()))?;
+    write_csv(&folder, LATENCY, &b.latency)?;
+    folder.commit()?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A small baseline: one part of two rows, one floor, one latency.
+    pub(crate) fn sample() -> Baseline {
+        let manifest = Manifest {
+            format_version: FORMAT_VERSION,
+            suite: "quick".into(),
+            backend: "cpu".into(),
+            device: "test".into(),
+            compute_units: 2,
+            driver: String::new(),
+            components: vec![],
+            libraries: vec![],
+            tenor_version: "0".into(),
+            commit: "c".into(),
+            dirty: None,
+            host_cpu: "cpu".into(),
+            host_cpus: 2,
+            os: "linux".into(),
+            unix_time: 0,
+            settings: vec![],
+            parts: vec![Part {
+                name: "book".into(),
+                status: "ran".into(),
+                reason: String::new(),
+                file: "results/book.csv".into(),
+                rows: 2,
+            }],
+        };
+        let rows = vec![
+            ValueRow::plain("a", 10.5, Rule::Rel(1e-12), 1, Precision::F64),
+            ValueRow { stderr: Some(0.01), ..ValueRow::plain("b", 3.25, Rule::KStderr(4.0), 1000, Precision::F64) },
+        ];
+        Baseline {
+            manifest,
+            floors: vec![FloorRow {
+                feature: "fp64".into(),
+                required: "yes".into(),
+                found: "yes".into(),
+                status: "ok".into(),
+            }],
+            values: vec![("book".into(), rows)],
+            latency: vec![LatencyRow { workload: "book".into(), median_s: 0.5, rel_iqr: 0.01, repeats: 5 }],
+        }
+    }
+
+    pub(crate) fn tmp(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("tenor-format-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("tmp");
+        d
+    }
+
+    /// Another user who guesses the staging name (it used to be `.NAME.tmp-PID`) and plants a
+    /// file there cannot stop the write, nor one planted as a link redirect it.
+    #[test]
+    fn a_name_planted_beside_the_baseline_neither_stops_nor_redirects_it() {
+        let d = tmp("planted");
+        let victim = tmp("planted-victim");
+        std::fs::write(d.join(format!(".base.tmp-{}", std::process::id())), "planted").expect("plant");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&victim, d.join(format!(".base2.tmp-{}", std::process::id()))).expect("plant");
+        let b = sample();
+        write(&d.join("base"), &b).expect("written beside the planted file");
+        let back = read(&d.join("base")).expect("read back");
+        assert_eq!(back.values, b.values);
+        #[cfg(unix)]
+        write(&d.join("base2"), &b).expect("written beside the planted link");
+        assert_eq!(std::fs::read_dir(&victim).expect("ls").count(), 0, "nothing went through the link");
+        let e = write(&d.join("base"), &b).expect_err("an existing baseline is never replaced");
+        assert!(e.to_string().contains("exists"), "{e}");
+        std::fs::remove_dir_all(&d).expect("clean");
+        std::fs::remove_dir_all(&victim).expect("clean");
+    }
 
     #[test]
     fn rules_round_trip_and_bad_ones_are_named() {

@@ -5,6 +5,9 @@
 
 use assert_cmd::Command;
 
+#[cfg(unix)]
+pub mod serve;
+
 /// What one run of the `tenor` binary gave.
 #[derive(Debug)]
 pub struct Run {
