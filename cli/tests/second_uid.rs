@@ -216,3 +216,33 @@ fn the_server_client_refuses_a_socket_folder_of_another_uid() {
     std::fs::remove_dir_all(&theirs).expect("clean");
     std::fs::remove_dir_all(&mine).expect("clean");
 }
+
+/// The trace interposer used without `tenor` (`LD_PRELOAD=libtenor_trace.so TENOR_TRACE_OUT=...`)
+/// in a folder another uid owns: links that uid planted at the temporary names it used to choose
+/// (`OUT.tmp.<pid>`) are not written through; the trace lands at OUT.
+#[test]
+fn the_trace_interposer_writes_through_no_planted_link() {
+    needs_root!();
+    let (vdir, secret) = victim("victim-trace", "root's secret\n");
+    let build = folder("interposer", 0o755, 0);
+    common::build_interposer(&build);
+    let shared = folder("shared-trace", 0o777, NOBODY);
+    plant_for_next_pids(&shared, &secret, "run.trace.tmp.PID");
+    let out = shared.join("run.trace");
+    let st = Command::new(build.join("prog"))
+        .arg("run")
+        .env("LD_PRELOAD", build.join("libtenor_trace.so"))
+        .env("LD_LIBRARY_PATH", &build)
+        .env("TENOR_TRACE_OUT", &out)
+        .env_remove("TENOR_TRACE_ROOT_PID")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("prog");
+    assert!(st.success());
+    assert_eq!(std::fs::read_to_string(&secret).expect("read"), "root's secret\n", "the victim's file is untouched");
+    let text = std::fs::read_to_string(&out).expect("the trace");
+    assert!(text.starts_with("# tenor-alloc trace v1"), "{text}");
+    for d in [&shared, &build, &vdir] {
+        std::fs::remove_dir_all(d).expect("clean");
+    }
+}

@@ -29,7 +29,7 @@ pub fn markdown(o: &Outcome, base: &Manifest, cand: &Manifest) -> String {
     let slow: Vec<&str> = o.latency.iter().filter(|l| l.regression).map(|l| l.workload.as_str()).collect();
     let _ = writeln!(
         s,
-        "Values failing their rule: {}; latency regressions: {}{}{}; values in one run only: {}.\n",
+        "Values failing their rule: {}; latency regressions: {}{}{}; values, floors or timed workloads in one run only or differing: {}.\n",
         o.failures.iter().filter(|f| f.counts).count(),
         slow.len(),
         if slow.is_empty() { String::new() } else { format!(" ({})", slow.join(", ")) },
@@ -73,7 +73,7 @@ pub fn markdown(o: &Outcome, base: &Manifest, cand: &Manifest) -> String {
         }
     }
     for m in &o.missing {
-        let _ = writeln!(s, "- missing: {m}");
+        let _ = writeln!(s, "- {m}");
     }
     let _ = writeln!(s, "\n## Latency (median; allowed slowdown max(5 %, sum of both relative IQRs); medians under 1 ms not compared)\n");
     let _ = writeln!(

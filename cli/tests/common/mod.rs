@@ -43,3 +43,16 @@ pub fn run(cmd: &mut Command) -> Run {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// The trace interposer and the fake CUDA libraries and program of tools/trace, built into `dir`
+/// with `tools/trace/build.sh DIR --test` (needs gcc).
+pub fn build_interposer(dir: &std::path::Path) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let st = std::process::Command::new("bash")
+        .arg(root.join("tools/trace/build.sh"))
+        .arg(dir)
+        .arg("--test")
+        .status()
+        .expect("tools/trace/build.sh");
+    assert!(st.success(), "tools/trace/build.sh {}", dir.display());
+}

@@ -111,7 +111,7 @@ fn layers_come_from_folders() {
     assert_eq!(Layer::of("cli"), Layer::Door);
     assert_eq!(Layer::of("app"), Layer::Root);
     assert_eq!(Layer::of("pilot"), Layer::Root);
-    assert_eq!(Layer::of("tools/alloc"), Layer::Tool);
+    assert_eq!(Layer::of("tools/allocator"), Layer::Tool);
     assert_eq!(Layer::of("benches"), Layer::Tool);
 }
 

@@ -37,7 +37,7 @@ pub struct Stats {
     pub foreign_frees: u64,
 }
 
-/// [`Stats`] as the C struct `tenor_alloc_stats_t` (`tenor_alloc.h`), numbers only.
+/// [`Stats`] as the C struct `tenor_alloc_stats_t` (`tenor_allocator.h`), numbers only.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CStats {
