@@ -130,6 +130,19 @@ fn an_out_planted_as_a_link_by_another_user_is_refused_by_name() {
     std::fs::remove_dir_all(&vdir).expect("clean");
 }
 
+/// `tenor price --server --socket SOCKET --portfolio INPUT` (a minute at most, so that a client
+/// that trusts a fake server fails the test instead of holding it).
+fn served(socket: &Path, input: &Path) -> assert_cmd::Command {
+    let mut c = tenor();
+    c.env_remove("TENOR_BACKEND")
+        .timeout(std::time::Duration::from_secs(60))
+        .args(["price", "--server", "--socket"])
+        .arg(socket)
+        .arg("--portfolio")
+        .arg(input);
+    c
+}
+
 /// A fake `tenor serve`: binds `path` (as the user that starts it), becomes `uid` (when given)
 /// before `listen`, so that `SO_PEERCRED` reports that uid, prints `ready`, and answers the first
 /// client with forged prices on its standard output and exit status 0, without reading a byte.
@@ -173,15 +186,7 @@ fn the_server_client_refuses_a_server_of_another_uid() {
     let socket = d.join("s.sock");
     let mut fake = fake_server(&socket, Some(NOBODY));
     let out = d.join("prices.csv");
-    let r = run(tenor()
-        .env_remove("TENOR_BACKEND")
-        .timeout(std::time::Duration::from_secs(60))
-        .args(["price", "--server", "--socket"])
-        .arg(&socket)
-        .arg("--portfolio")
-        .arg(&input)
-        .arg("--out")
-        .arg(&out));
+    let r = run(served(&socket, &input).arg("--out").arg(&out));
     let _ = fake.kill();
     let _ = fake.wait();
     assert_ne!(r.code, 0, "{}", r.stdout);
@@ -201,13 +206,7 @@ fn the_server_client_refuses_a_socket_folder_of_another_uid() {
     let socket = theirs.join("s.sock");
     // Started as the second user from the start: it binds in its own folder.
     let mut fake = fake_server_as(&socket, as_nobody);
-    let r = run(tenor()
-        .env_remove("TENOR_BACKEND")
-        .timeout(std::time::Duration::from_secs(60))
-        .args(["price", "--server", "--socket"])
-        .arg(&socket)
-        .arg("--portfolio")
-        .arg(&input));
+    let r = run(&mut served(&socket, &input));
     let _ = fake.kill();
     let _ = fake.wait();
     assert_ne!(r.code, 0, "{}", r.stdout);
@@ -245,4 +244,23 @@ fn the_trace_interposer_writes_through_no_planted_link() {
     for d in [&shared, &build, &vdir] {
         std::fs::remove_dir_all(d).expect("clean");
     }
+}
+
+/// A results folder (`--out DIR` of the commands that write several files) that another user
+/// made a link into a folder of root's: refused by name, nothing written there.
+#[test]
+fn an_out_folder_that_is_another_users_link_is_refused() {
+    needs_root!();
+    let private = folder("private-charts", 0o700, 0);
+    std::fs::write(private.join("size_histogram.svg"), "root's chart").expect("seed");
+    let shared = folder("shared-charts", 0o1777, 0);
+    let link = shared.join("charts");
+    let st = as_nobody(Command::new("ln").arg("-s").arg(&private).arg(&link)).status().expect("ln");
+    assert!(st.success());
+    let r = run(tenor().args(["alloc", "profile", "--out"]).arg(&link));
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    assert!(r.stderr.contains("charts") && r.stderr.contains("uid 65534"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(private.join("size_histogram.svg")).expect("read"), "root's chart");
+    std::fs::remove_dir_all(&shared).expect("clean");
+    std::fs::remove_dir_all(&private).expect("clean");
 }

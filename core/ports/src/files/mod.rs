@@ -251,6 +251,56 @@ where
     result
 }
 
+/// Why a folder is not private to this user: it, or the link it is, belongs to another user
+/// (root excepted), or its group or others can write it. A folder other users can write (a
+/// sticky `/tmp` included) lets them put a file, a link or a socket of theirs at a name this
+/// process will use; what is read from such a folder (code, a server's socket) is theirs.
+///
+/// # Errors
+/// What is wrong, as a phrase completing "FOLDER ..." (`belongs to uid 1001, not to this user
+/// (uid 1000)`), or the error examining it.
+pub fn check_private_folder(dir: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = target::euid();
+        let link = std::fs::symlink_metadata(dir).map_err(|e| format!("cannot be examined: {e}"))?;
+        if link.file_type().is_symlink() && link.uid() != me && link.uid() != 0 {
+            return Err(format!("is a symbolic link made by uid {}", link.uid()));
+        }
+        let m = std::fs::metadata(dir).map_err(|e| format!("cannot be examined: {e}"))?;
+        if !m.is_dir() {
+            return Err("is not a folder".into());
+        }
+        if m.uid() != me && m.uid() != 0 {
+            return Err(format!("belongs to uid {}, not to this user (uid {me})", m.uid()));
+        }
+        if m.mode() & 0o022 != 0 {
+            return Err(format!("other users can write it (mode {:o})", m.mode() & 0o7777));
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        if dir.is_dir() {
+            Ok(())
+        } else {
+            Err("is not a folder".into())
+        }
+    }
+}
+
+/// Creates the results folder `dir` with its parents (as `mkdir -p`), after refusing a `dir` that
+/// is a symbolic link made by another user (it may point into a folder of this user's, where
+/// the results would then land, replacing files of the same names).
+///
+/// # Errors
+/// [`WriteError`] naming `dir` (or the link on its way).
+pub fn create_folder(dir: &Path) -> Result<(), WriteError> {
+    target::check_folder(dir)?;
+    std::fs::create_dir_all(dir).map_err(|e| WriteError::new("creating", dir, e))
+}
+
 /// A folder of results written as a set: files are staged in a new hidden folder inside `dir`
 /// (created exclusively under a random name, mode 0700) and moved into `dir` only by
 /// [`OutputDir::commit`], after every one of them was written, so a failure before the commit
@@ -274,8 +324,7 @@ impl OutputDir {
     /// [`WriteError`] naming `dir` or the staging folder; `dir` a link another user may have
     /// planted in a folder others can write.
     pub fn create(dir: &Path, names: &[&str]) -> Result<Self, WriteError> {
-        target::check_folder(dir)?;
-        std::fs::create_dir_all(dir).map_err(|e| WriteError::new("creating", dir, e))?;
+        create_folder(dir)?;
         let stage = exclusive::create_dir_in(dir, ".tenor-tmp-", 0o700)
             .map_err(|e| WriteError::new("creating a staging folder in", dir, e))?;
         Ok(Self {
