@@ -130,6 +130,19 @@ fn an_out_planted_as_a_link_by_another_user_is_refused_by_name() {
     std::fs::remove_dir_all(&vdir).expect("clean");
 }
 
+/// `tenor price --server --socket SOCKET --portfolio INPUT` (a minute at most, so that a client
+/// that trusts a fake server fails the test instead of holding it).
+fn served(socket: &Path, input: &Path) -> assert_cmd::Command {
+    let mut c = tenor();
+    c.env_remove("TENOR_BACKEND")
+        .timeout(std::time::Duration::from_secs(60))
+        .args(["price", "--server", "--socket"])
+        .arg(socket)
+        .arg("--portfolio")
+        .arg(input);
+    c
+}
+
 /// A fake `tenor serve`: binds `path` (as the user that starts it), becomes `uid` (when given)
 /// before `listen`, so that `SO_PEERCRED` reports that uid, prints `ready`, and answers the first
 /// client with forged prices on its standard output and exit status 0, without reading a byte.
@@ -173,15 +186,7 @@ fn the_server_client_refuses_a_server_of_another_uid() {
     let socket = d.join("s.sock");
     let mut fake = fake_server(&socket, Some(NOBODY));
     let out = d.join("prices.csv");
-    let r = run(tenor()
-        .env_remove("TENOR_BACKEND")
-        .timeout(std::time::Duration::from_secs(60))
-        .args(["price", "--server", "--socket"])
-        .arg(&socket)
-        .arg("--portfolio")
-        .arg(&input)
-        .arg("--out")
-        .arg(&out));
+    let r = run(served(&socket, &input).arg("--out").arg(&out));
     let _ = fake.kill();
     let _ = fake.wait();
     assert_ne!(r.code, 0, "{}", r.stdout);
@@ -201,13 +206,7 @@ fn the_server_client_refuses_a_socket_folder_of_another_uid() {
     let socket = theirs.join("s.sock");
     // Started as the second user from the start: it binds in its own folder.
     let mut fake = fake_server_as(&socket, as_nobody);
-    let r = run(tenor()
-        .env_remove("TENOR_BACKEND")
-        .timeout(std::time::Duration::from_secs(60))
-        .args(["price", "--server", "--socket"])
-        .arg(&socket)
-        .arg("--portfolio")
-        .arg(&input));
+    let r = run(&mut served(&socket, &input));
     let _ = fake.kill();
     let _ = fake.wait();
     assert_ne!(r.code, 0, "{}", r.stdout);

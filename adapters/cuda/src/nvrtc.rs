@@ -157,21 +157,6 @@ fn create_private(dir: &std::path::Path) -> std::io::Result<()> {
     b.create(dir)
 }
 
-/// Whether `dir` is a folder of this user (or root) that neither its group nor others can write.
-fn is_private(dir: &std::path::Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        // SAFETY: `geteuid` has no preconditions.
-        let me = unsafe { libc::geteuid() };
-        std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && (m.uid() == me || m.uid() == 0) && m.mode() & 0o022 == 0)
-    }
-    #[cfg(not(unix))]
-    {
-        dir.is_dir()
-    }
-}
-
 /// The bytes of `path` when it is a regular file of this user (not a link: opened with
 /// `O_NOFOLLOW`), else `None`.
 fn read_own(path: &std::path::Path) -> Option<Vec<u8>> {
@@ -220,7 +205,7 @@ impl ImageCache {
     /// in it run on the device with this process's memory, so another user must not be able to
     /// put one there (ADR 0029).
     pub fn at(dir: Option<PathBuf>) -> Self {
-        Self { dir: dir.filter(|d| create_private(d).is_ok() && is_private(d)) }
+        Self { dir: dir.filter(|d| create_private(d).is_ok() && tenor_ports::files::check_private_folder(d).is_ok()) }
     }
     /// The cache file for a source, device and compiler.
     pub fn key(name: &str, source: &str, cc: (u32, u32), nvrtc: (i32, i32)) -> String {

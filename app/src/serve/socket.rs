@@ -108,40 +108,20 @@ pub fn resolve(given: Option<&Path>) -> Result<PathBuf, SocketError> {
     Ok(path)
 }
 
-/// This process's effective user id.
-fn euid() -> u32 {
-    // SAFETY: `geteuid` has no preconditions.
-    unsafe { libc::geteuid() }
-}
-
-/// Checks the folder of the socket `path`: it (and, when it is a link, the link) belongs to this
-/// user or root, and neither its group nor others can write it (a sticky `/tmp` is refused too:
-/// another user can create a socket at an unused name there first).
+/// Checks the folder of the socket `path` ([`tenor_ports::files::check_private_folder`]: it and,
+/// when it is a link, the link belong to this user or root, and neither its group nor others can
+/// write it; a sticky `/tmp` is refused too: another user can create a socket at an unused name
+/// there first).
 ///
 /// # Errors
-/// [`SocketError::UntrustedFolder`] naming the folder and what is wrong;
-/// [`SocketError::Io`] when it cannot be examined.
+/// [`SocketError::UntrustedFolder`] naming the folder and what is wrong.
 pub fn check_folder(path: &Path) -> Result<(), SocketError> {
-    use std::os::unix::fs::MetadataExt;
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let me = euid();
-    let untrusted = |why: String| SocketError::UntrustedFolder { folder: folder.to_path_buf(), why };
-    let io = |source| SocketError::Io { path: path.to_path_buf(), what: "examine its folder", source };
-    let link = std::fs::symlink_metadata(folder).map_err(io)?;
-    if link.file_type().is_symlink() && link.uid() != me && link.uid() != 0 {
-        return Err(untrusted(format!("is a symbolic link made by uid {}", link.uid())));
-    }
-    let m = std::fs::metadata(folder).map_err(io)?;
-    if m.uid() != me && m.uid() != 0 {
-        return Err(untrusted(format!("belongs to uid {}, not to this user (uid {me})", m.uid())));
-    }
-    if m.mode() & 0o022 != 0 {
-        return Err(untrusted(format!("other users can write it (mode {:o})", m.mode() & 0o7777)));
-    }
-    Ok(())
+    tenor_ports::files::check_private_folder(folder)
+        .map_err(|why| SocketError::UntrustedFolder { folder: folder.to_path_buf(), why })
 }
 
 /// Checks that the process at the other end of `stream` runs as this process's user.

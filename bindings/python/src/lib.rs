@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 mod alloc;
 mod backtest;
 mod calibrate;
+mod certify;
 mod device;
 mod errors;
 mod market;
@@ -24,6 +25,7 @@ fn _tenor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     alloc::register(m)?;
     backtest::register(m)?;
     calibrate::register(m)?;
+    certify::register(m)?;
     market::register(m)?;
     pilot::register(m)?;
     Ok(())

@@ -253,6 +253,45 @@ where
     result
 }
 
+/// Why a folder is not private to this user: it, or the link it is, belongs to another user
+/// (root excepted), or its group or others can write it. A folder other users can write (a
+/// sticky `/tmp` included) lets them put a file, a link or a socket of theirs at a name this
+/// process will use; what is read from such a folder (code, a server's socket) is theirs.
+///
+/// # Errors
+/// What is wrong, as a phrase completing "FOLDER ..." (`belongs to uid 1001, not to this user
+/// (uid 1000)`), or the error examining it.
+pub fn check_private_folder(dir: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = target::euid();
+        let link = std::fs::symlink_metadata(dir).map_err(|e| format!("cannot be examined: {e}"))?;
+        if link.file_type().is_symlink() && link.uid() != me && link.uid() != 0 {
+            return Err(format!("is a symbolic link made by uid {}", link.uid()));
+        }
+        let m = std::fs::metadata(dir).map_err(|e| format!("cannot be examined: {e}"))?;
+        if !m.is_dir() {
+            return Err("is not a folder".into());
+        }
+        if m.uid() != me && m.uid() != 0 {
+            return Err(format!("belongs to uid {}, not to this user (uid {me})", m.uid()));
+        }
+        if m.mode() & 0o022 != 0 {
+            return Err(format!("other users can write it (mode {:o})", m.mode() & 0o7777));
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        if dir.is_dir() {
+            Ok(())
+        } else {
+            Err("is not a folder".into())
+        }
+    }
+}
+
 /// Creates the results folder `dir` with its parents (as `mkdir -p`), after refusing a `dir` that
 /// is a symbolic link made by another user (it may point into a folder of this user's, where
 /// the results would then land, replacing files of the same names).
