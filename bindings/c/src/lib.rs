@@ -19,9 +19,15 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use std::path::Path;
+
 use tenor_ports::Compute;
-use tenor_pricing::portfolio::{self, AsianTrade, BarrierTrade, BookConfig, Engine, Trade, TradeKind};
-use tenor_pricing::types::{BarrierType, OptionType, Vanilla};
+use tenor_pricing::engines::{Engine, PricingEngine};
+use tenor_pricing::portfolio::cells::{Cell, Cells, RowReader};
+use tenor_pricing::portfolio::trade::barrier_type_name;
+use tenor_pricing::portfolio::{self, BookConfig, Trade};
+use tenor_pricing::products::Kind;
+use tenor_pricing::types::BarrierType;
 
 /// The result of every call.
 #[repr(C)]
@@ -40,21 +46,11 @@ pub enum TenorStatus {
     Panic = 4,
 }
 
-/// Kinds of trade (the `kind` column of docs/portfolio-csv.md, without `heston`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TenorKind {
-    /// European exercise, Black-Scholes-Merton.
-    European = 0,
-    /// American exercise (Crank-Nicolson finite differences).
-    American = 1,
-    /// Single barrier (`barrier`, `barrier_type`, `rebate`, `fixings`: 0 for continuous).
-    Barrier = 2,
-    /// Geometric-average Asian (`fixings` >= 1).
-    AsianGeo = 3,
-    /// Arithmetic-average Asian (`fixings` >= 1).
-    AsianArith = 4,
-}
+/// A kind of trade: `TENOR_KIND_*` of the header, one per row of the product table that has a
+/// C code (`tenor_pricing::products::Kind::c_code`; the header's enum is generated from the
+/// table by `tests/header.rs`). A `uint32_t` here, so that any value a caller passes is defined
+/// behaviour: an unknown code is refused with the trade's index.
+pub type TenorKind = u32;
 
 /// One trade: the columns of docs/portfolio-csv.md. Fields a kind does not use are ignored.
 /// Integer codes are checked: `option_type` 0 call, 1 put; `barrier_type` 0 down_out,
@@ -107,38 +103,19 @@ pub struct TenorBookConfig {
     pub greeks: u8,
 }
 
-/// Method codes of [`TenorPriced::method`].
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TenorMethod {
-    /// A closed form on the host.
-    Analytic = 0,
-    /// Finite differences on the host.
-    Pde = 1,
-    /// Monte Carlo on the backend.
-    Mc = 2,
-    /// Not priced (see the row's status).
-    NotPriced = 3,
-    /// Least-squares Monte Carlo on the backend (an American under engine 1; Longstaff and
-    /// Schwartz 2001).
-    Lsm = 4,
-    /// The payoff now, on the host (a trade at expiry, any engine).
-    Intrinsic = 5,
-}
+/// How a row was priced: `TENOR_METHOD_*` of the header, the code of an engine row of
+/// `tenor_pricing::engines::ENGINES` (the header's enum is generated from the table by
+/// `tests/header.rs`), or `TENOR_METHOD_NOT_PRICED`.
+pub type TenorMethod = u32;
 
-impl TenorMethod {
-    /// The code of a `method` column value of `tenor price` (docs/portfolio-csv.md); `None` for a
-    /// name this ABI does not know (reported as an error, never as another method).
-    fn of(name: &str) -> Option<Self> {
-        Some(match name {
-            "analytic" => Self::Analytic,
-            "pde" => Self::Pde,
-            "mc" => Self::Mc,
-            "lsm" => Self::Lsm,
-            "intrinsic" => Self::Intrinsic,
-            _ => return None,
-        })
-    }
+/// The method code of a row that was not priced (see its status); no engine has it.
+const NOT_PRICED: TenorMethod = tenor_pricing::engines::NOT_PRICED_C_CODE;
+
+/// The code of a `method` column value of `tenor price` (docs/portfolio-csv.md), read from the
+/// engine table; `None` for a name it does not have (reported as an error, never as another
+/// method).
+fn method_code(name: &str) -> Option<TenorMethod> {
+    PricingEngine::by_method(name).map(|e| e.c_code)
 }
 
 /// One priced row: the output columns of `tenor price`. A value that does not apply (the
@@ -219,7 +196,7 @@ pub extern "C" fn tenor_last_error() -> *const c_char {
 pub extern "C" fn tenor_book_config_default() -> TenorBookConfig {
     let d = BookConfig::default();
     TenorBookConfig {
-        engine: 0,
+        engine: d.engine.code(),
         paths: d.paths,
         seed: d.seed,
         steps: d.steps,
@@ -294,74 +271,117 @@ pub unsafe extern "C" fn tenor_device_backend(device: *const TenorDevice, buf: *
     })
 }
 
-fn option_type(code: u32, i: usize) -> Result<OptionType, String> {
+/// The `type` cell of C code `code`: 0 call, 1 put.
+fn option_type(code: u32, i: usize) -> Result<&'static str, String> {
     match code {
-        0 => Ok(OptionType::Call),
-        1 => Ok(OptionType::Put),
+        0 => Ok("call"),
+        1 => Ok("put"),
         c => Err(format!("trade {i}: field `option_type` is {c}; expected 0 (call) or 1 (put)")),
     }
 }
 
-fn barrier_type(code: u32, i: usize) -> Result<BarrierType, String> {
-    match code {
-        0 => Ok(BarrierType::DownOut),
-        1 => Ok(BarrierType::DownIn),
-        2 => Ok(BarrierType::UpOut),
-        3 => Ok(BarrierType::UpIn),
-        c => Err(format!("trade {i}: field `barrier_type` is {c}; expected 0..=3")),
+/// The `barrier_type` cell of C code `code`: the kernels' code ([`BarrierType::code`]).
+fn barrier_type(code: u32, i: usize) -> Result<&'static str, String> {
+    [BarrierType::DownOut, BarrierType::DownIn, BarrierType::UpOut, BarrierType::UpIn]
+        .into_iter()
+        .find(|b| b.code() == code)
+        .map(barrier_type_name)
+        .ok_or_else(|| format!("trade {i}: field `barrier_type` is {code}; expected 0..=3"))
+}
+
+/// The kind of C code `code`, or why not (the codes the table gives, listed).
+fn kind(code: TenorKind, i: usize) -> Result<Kind, String> {
+    Kind::from_c_code(code).ok_or_else(|| {
+        let known: Vec<String> =
+            Kind::ALL.iter().filter_map(|k| k.c_code().map(|c| format!("{c} ({})", k.as_str()))).collect();
+        format!("trade {i}: field `kind` is {code}; expected one of {}", known.join(", "))
+    })
+}
+
+/// A C trade as the cells of a portfolio row (id = its index): the fields its kind reads
+/// (numbers as numbers, codes as the portfolio's names; `fixings` 0 as an empty cell), so the
+/// library checks it exactly as it checks a CSV row.
+struct TradeCells<'a> {
+    t: &'a TenorTrade,
+    kind: Kind,
+    id: String,
+    option: &'static str,
+    barrier_type: Option<&'static str>,
+    fixings: String,
+}
+
+impl Cells for TradeCells<'_> {
+    fn has(&self, column: &str) -> bool {
+        portfolio::COMMON_COLUMNS.contains(&column) || self.kind.columns().contains(&column)
+    }
+
+    fn get(&self, column: &str) -> Option<Cell<'_>> {
+        if !self.has(column) {
+            return None;
+        }
+        let t = self.t;
+        Some(match column {
+            "id" => Cell::Text(&self.id),
+            "kind" => Cell::Text(self.kind.as_str()),
+            "type" => Cell::Text(self.option),
+            "spot" => Cell::Number(t.spot),
+            "strike" => Cell::Number(t.strike),
+            "maturity" => Cell::Number(t.maturity),
+            "rate" => Cell::Number(t.rate),
+            "dividend" => Cell::Number(t.dividend),
+            "vol" => Cell::Number(t.vol),
+            "barrier" => Cell::Number(t.barrier),
+            "barrier_type" => Cell::Text(self.barrier_type?),
+            "rebate" => Cell::Number(t.rebate),
+            "fixings" if t.fixings == 0 => return None,
+            "fixings" => Cell::Text(&self.fixings),
+            _ => return None,
+        })
     }
 }
 
-/// The library's trade for C trade `t` at index `i` (id = the index, line 0), or why not.
+/// The library's trade for C trade `t` at index `i` (id = the index, line 0), read and checked
+/// by the portfolio's own row reader, or why not (the first problem, with the field's name).
 fn to_trade(t: &TenorTrade, i: usize) -> Result<Trade, String> {
-    let vanilla = Vanilla {
+    let kind = kind(t.kind, i)?;
+    let cells = TradeCells {
+        t,
+        kind,
+        id: i.to_string(),
         option: option_type(t.option_type, i)?,
-        spot: t.spot,
-        strike: t.strike,
-        maturity: t.maturity,
-        rate: t.rate,
-        dividend: t.dividend,
-        vol: t.vol,
-    };
-    vanilla.validate().map_err(|e| format!("trade {i}: {e}"))?;
-    let asian = |fixings: u32| {
-        if fixings == 0 {
-            Err(format!("trade {i}: field `fixings` is 0; an Asian needs at least 1"))
+        barrier_type: if kind.columns().contains(&"barrier_type") {
+            Some(barrier_type(t.barrier_type, i)?)
         } else {
-            Ok(AsianTrade { vanilla, fixings })
-        }
+            None
+        },
+        fixings: t.fixings.to_string(),
     };
-    let kind = match t.kind {
-        TenorKind::European => TradeKind::European(vanilla),
-        TenorKind::American => TradeKind::American(vanilla),
-        TenorKind::Barrier => TradeKind::Barrier(BarrierTrade {
-            vanilla,
-            barrier: t.barrier,
-            barrier_type: barrier_type(t.barrier_type, i)?,
-            rebate: t.rebate,
-            fixings: (t.fixings > 0).then_some(t.fixings),
+    let mut row = RowReader::new(&cells, Path::new("<C trades>"), 0);
+    let trade = portfolio::read_trade(&mut row);
+    match (trade, row.into_errors().into_iter().next()) {
+        (Some(trade), None) => Ok(trade),
+        (_, Some(e)) => Err(match e.location.column {
+            Some(field) => format!("trade {i}: field `{field}`: {}", e.problem),
+            None => format!("trade {i}: {}", e.problem),
         }),
-        TenorKind::AsianGeo => TradeKind::AsianGeo(asian(t.fixings)?),
-        TenorKind::AsianArith => TradeKind::AsianArith(asian(t.fixings)?),
-    };
-    Ok(Trade { id: i.to_string(), line: 0, kind })
+        (None, None) => Err(format!("trade {i}: not a valid trade")),
+    }
 }
 
 fn config(c: &TenorBookConfig) -> Result<BookConfig, String> {
-    let engine = match c.engine {
-        0 => Engine::Auto,
-        1 => Engine::Mc,
-        e => return Err(format!("config field `engine` is {e}; expected 0 (auto) or 1 (mc)")),
-    };
+    let engine = Engine::from_code(c.engine).ok_or_else(|| {
+        let known: Vec<String> = Engine::ALL.iter().map(|e| format!("{} ({})", e.code(), e.as_str())).collect();
+        format!("config field `engine` is {}; expected {}", c.engine, known.join(" or "))
+    })?;
     let streams = usize::try_from(c.streams).map_err(|_| "config field `streams` too large".to_owned())?;
     let config = BookConfig { engine, paths: c.paths, seed: c.seed, steps: c.steps, streams, greeks: c.greeks != 0 };
     config.check().map_err(|e| format!("config field {e}"))?;
     Ok(config)
 }
 
-const NOT_PRICED: TenorPriced = TenorPriced {
+const UNPRICED: TenorPriced = TenorPriced {
     status: TenorStatus::Pricing,
-    method: TenorMethod::NotPriced,
+    method: NOT_PRICED,
     price: f64::NAN,
     std_error: f64::NAN,
     delta: f64::NAN,
@@ -410,7 +430,7 @@ pub unsafe extern "C" fn tenor_price_book(
         let mut valid = Vec::with_capacity(n);
         let mut slots = Vec::with_capacity(n);
         for (i, t) in input.iter().enumerate() {
-            output[i] = NOT_PRICED;
+            output[i] = UNPRICED;
             match to_trade(t, i) {
                 Ok(trade) => {
                     valid.push(trade);
@@ -427,7 +447,7 @@ pub unsafe extern "C" fn tenor_price_book(
             match r {
                 Ok(row) => {
                     let nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
-                    let Some(method) = TenorMethod::of(&row.method) else {
+                    let Some(method) = method_code(&row.method) else {
                         output[slot].status = TenorStatus::Pricing;
                         first_error.get_or_insert(format!(
                             "trade {slot}: priced by method {:?}, which this C ABI has no code for",

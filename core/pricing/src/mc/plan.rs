@@ -4,8 +4,7 @@ use tenor_ports::{ComputeError, Precision};
 
 pub(crate) use super::launch::Launch;
 use super::launch::{Asian, Barrier, European, Heston};
-use super::parity;
-use super::product::{AsianOption, BarrierOption, HestonMcOption, McProduct, Monitoring};
+use super::product::{AsianOption, BarrierOption, HestonMcOption, McPayoff, Monitoring};
 use super::{stats, McConfig, McError, McPrice};
 use crate::analytic::asian::GeometricAsian;
 use crate::types::Vanilla;
@@ -21,21 +20,22 @@ pub(crate) enum Estimator {
     ControlVariate { exact: f64 },
 }
 
-/// A product's work: at most one launch, its estimator, and the exact affine map from the
-/// simulated product's value to the asked one (`price = shift + scale * estimate`,
+/// A product's work (opaque outside the engine; [`super::McPayoff::job`] plans it with the
+/// kernel planners of this crate): at most one launch, its estimator, and the exact affine map
+/// from the simulated product's value to the asked one (`price = shift + scale * estimate`,
 /// `stderr = |scale| * stderr`): identity, or a parity identity when a call is priced through
 /// its bounded put ([`parity`]).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Job {
-    pub launch: Option<Launch>,
-    pub estimator: Estimator,
-    pub shift: f64,
-    pub scale: f64,
+pub struct Job {
+    pub(crate) launch: Option<Launch>,
+    pub(crate) estimator: Estimator,
+    pub(crate) shift: f64,
+    pub(crate) scale: f64,
 }
 
 impl Job {
     /// The price from the reduced partial sums (`None` when there was no launch).
-    pub fn finish(&self, sums: Option<&[f64]>) -> Result<McPrice, McError> {
+    pub(crate) fn finish(&self, sums: Option<&[f64]>) -> Result<McPrice, McError> {
         let p = self.estimate(sums)?;
         if self.shift == 0.0 && self.scale == 1.0 {
             return Ok(p);
@@ -204,17 +204,11 @@ pub(crate) fn heston_direct(h: &HestonMcOption, cfg: &McConfig) -> Result<Job, M
     Ok(Job { launch: Some(launch), estimator: Estimator::Plain { sum: 0, sum_sq: 1 }, shift: 0.0, scale: 1.0 })
 }
 
-/// The job for `product` under `cfg` (validated here).
-pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> {
+/// The job for `product` under `cfg` (both validated here).
+pub(crate) fn plan<P: McPayoff>(product: &P, cfg: &McConfig) -> Result<Job, McError> {
     cfg.validate()?;
     product.validate()?;
-    match product {
-        McProduct::European(v) => parity::european(v, cfg),
-        McProduct::Barrier(b) => parity::barrier(b, cfg),
-        McProduct::AsianGeometric(a) => parity::asian(a, cfg, false),
-        McProduct::AsianArithmetic(a) => parity::asian(a, cfg, true),
-        McProduct::Heston(h) => parity::heston(h, cfg),
-    }
+    product.job(cfg)
 }
 
 /// Decodes native-endian f64 bytes from a download.
