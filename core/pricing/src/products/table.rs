@@ -129,7 +129,8 @@ macro_rules! products {
 
             /// How `engine` prices the trade: the payoff at `maturity` 0, else the product's
             /// own route ([`Product::route`]).
-            pub(crate) fn route(&self, engine: Engine) -> Route {
+            #[must_use]
+            pub fn route(&self, engine: Engine) -> Route {
                 if self.vanilla().maturity == 0.0 {
                     return Route::Expiry;
                 }
