@@ -19,15 +19,10 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use std::path::Path;
-
+use tenor_app::trades::FlatTrade;
 use tenor_ports::Compute;
-use tenor_pricing::engines::{Engine, PricingEngine};
-use tenor_pricing::portfolio::cells::{Cell, Cells, RowReader};
-use tenor_pricing::portfolio::trade::barrier_type_name;
+use tenor_pricing::engines::PricingEngine;
 use tenor_pricing::portfolio::{self, BookConfig, Trade};
-use tenor_pricing::products::Kind;
-use tenor_pricing::types::BarrierType;
 
 /// The result of every call.
 #[repr(C)]
@@ -271,112 +266,28 @@ pub unsafe extern "C" fn tenor_device_backend(device: *const TenorDevice, buf: *
     })
 }
 
-/// The `type` cell of C code `code`: 0 call, 1 put.
-fn option_type(code: u32, i: usize) -> Result<&'static str, String> {
-    match code {
-        0 => Ok("call"),
-        1 => Ok("put"),
-        c => Err(format!("trade {i}: field `option_type` is {c}; expected 0 (call) or 1 (put)")),
-    }
-}
-
-/// The `barrier_type` cell of C code `code`: the kernels' code ([`BarrierType::code`]).
-fn barrier_type(code: u32, i: usize) -> Result<&'static str, String> {
-    [BarrierType::DownOut, BarrierType::DownIn, BarrierType::UpOut, BarrierType::UpIn]
-        .into_iter()
-        .find(|b| b.code() == code)
-        .map(barrier_type_name)
-        .ok_or_else(|| format!("trade {i}: field `barrier_type` is {code}; expected 0..=3"))
-}
-
-/// The kind of C code `code`, or why not (the codes the table gives, listed).
-fn kind(code: TenorKind, i: usize) -> Result<Kind, String> {
-    Kind::from_c_code(code).ok_or_else(|| {
-        let known: Vec<String> =
-            Kind::ALL.iter().filter_map(|k| k.c_code().map(|c| format!("{c} ({})", k.as_str()))).collect();
-        format!("trade {i}: field `kind` is {code}; expected one of {}", known.join(", "))
-    })
-}
-
-/// A C trade as the cells of a portfolio row (id = its index): the fields its kind reads
-/// (numbers as numbers, codes as the portfolio's names; `fixings` 0 as an empty cell), so the
-/// library checks it exactly as it checks a CSV row.
-struct TradeCells<'a> {
-    t: &'a TenorTrade,
-    kind: Kind,
-    id: String,
-    option: &'static str,
-    barrier_type: Option<&'static str>,
-    fixings: String,
-}
-
-impl Cells for TradeCells<'_> {
-    fn has(&self, column: &str) -> bool {
-        portfolio::COMMON_COLUMNS.contains(&column) || self.kind.columns().contains(&column)
-    }
-
-    fn get(&self, column: &str) -> Option<Cell<'_>> {
-        if !self.has(column) {
-            return None;
-        }
-        let t = self.t;
-        Some(match column {
-            "id" => Cell::Text(&self.id),
-            "kind" => Cell::Text(self.kind.as_str()),
-            "type" => Cell::Text(self.option),
-            "spot" => Cell::Number(t.spot),
-            "strike" => Cell::Number(t.strike),
-            "maturity" => Cell::Number(t.maturity),
-            "rate" => Cell::Number(t.rate),
-            "dividend" => Cell::Number(t.dividend),
-            "vol" => Cell::Number(t.vol),
-            "barrier" => Cell::Number(t.barrier),
-            "barrier_type" => Cell::Text(self.barrier_type?),
-            "rebate" => Cell::Number(t.rebate),
-            "fixings" if t.fixings == 0 => return None,
-            "fixings" => Cell::Text(&self.fixings),
-            _ => return None,
-        })
-    }
-}
-
-/// The library's trade for C trade `t` at index `i` (id = the index, line 0), read and checked
-/// by the portfolio's own row reader, or why not (the first problem, with the field's name).
+/// The library's trade for C trade `t` at index `i` ([`tenor_app::trades::FlatTrade`]): the
+/// kind of its code in the product table, then the fields checked as a portfolio row's cells.
 fn to_trade(t: &TenorTrade, i: usize) -> Result<Trade, String> {
-    let kind = kind(t.kind, i)?;
-    let cells = TradeCells {
-        t,
-        kind,
-        id: i.to_string(),
-        option: option_type(t.option_type, i)?,
-        barrier_type: if kind.columns().contains(&"barrier_type") {
-            Some(barrier_type(t.barrier_type, i)?)
-        } else {
-            None
-        },
-        fixings: t.fixings.to_string(),
-    };
-    let mut row = RowReader::new(&cells, Path::new("<C trades>"), 0);
-    let trade = portfolio::read_trade(&mut row);
-    match (trade, row.into_errors().into_iter().next()) {
-        (Some(trade), None) => Ok(trade),
-        (_, Some(e)) => Err(match e.location.column {
-            Some(field) => format!("trade {i}: field `{field}`: {}", e.problem),
-            None => format!("trade {i}: {}", e.problem),
-        }),
-        (None, None) => Err(format!("trade {i}: not a valid trade")),
+    FlatTrade {
+        kind: tenor_app::trades::kind(t.kind, i)?,
+        option_type: t.option_type,
+        spot: t.spot,
+        strike: t.strike,
+        maturity: t.maturity,
+        rate: t.rate,
+        dividend: t.dividend,
+        vol: t.vol,
+        barrier: t.barrier,
+        barrier_type: t.barrier_type,
+        rebate: t.rebate,
+        fixings: t.fixings,
     }
+    .to_trade(i)
 }
 
 fn config(c: &TenorBookConfig) -> Result<BookConfig, String> {
-    let engine = Engine::from_code(c.engine).ok_or_else(|| {
-        let known: Vec<String> = Engine::ALL.iter().map(|e| format!("{} ({})", e.code(), e.as_str())).collect();
-        format!("config field `engine` is {}; expected {}", c.engine, known.join(" or "))
-    })?;
-    let streams = usize::try_from(c.streams).map_err(|_| "config field `streams` too large".to_owned())?;
-    let config = BookConfig { engine, paths: c.paths, seed: c.seed, steps: c.steps, streams, greeks: c.greeks != 0 };
-    config.check().map_err(|e| format!("config field {e}"))?;
-    Ok(config)
+    tenor_app::trades::book_config(c.engine, c.paths, c.seed, c.steps, c.streams, c.greeks != 0)
 }
 
 const UNPRICED: TenorPriced = TenorPriced {
