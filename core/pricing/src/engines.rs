@@ -19,7 +19,7 @@
 //!
 //! A product that is not a row of the portfolio (the STAC-A2 basket of issue 27, with its own
 //! job file) plugs in the same way: one more row here naming its method and code, its own
-//! arguments type and its own engine function; [`Instrument`] is all it implements (ADR 0029).
+//! arguments type and its own engine function; [`Instrument`] is all it implements (ADR 0033).
 //!
 //! [`Instrument::ENGINES`]: crate::products::Instrument::ENGINES
 //! [`Instrument`]: crate::products::Instrument

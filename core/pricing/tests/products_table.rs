@@ -1,4 +1,4 @@
-//! The product and engine tables (ADR 0029) against what the spec and the documentation say:
+//! The product and engine tables (ADR 0033) against what the spec and the documentation say:
 //! the kinds and columns of `docs/portfolio-csv.md` (a copy of `shared/spec/portfolio-csv.md`,
 //! kept identical by a test), each kind's route under `--engine auto|mc` as the pricer's
 //! documentation tables give it, every route on an engine row its product lists, and the engine

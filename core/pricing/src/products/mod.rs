@@ -19,7 +19,7 @@
 //!
 //! A product that is not a row of the portfolio (the STAC-A2 basket of issue 27: several
 //! assets, its own job file) implements [`Instrument`] alone and prices through its own engine
-//! row of [`crate::engines`] (ADR 0029).
+//! row of [`crate::engines`] (ADR 0033).
 
 pub mod american;
 pub mod asian;
