@@ -46,13 +46,14 @@ for m in re.finditer(r"^test result: .*$", log, re.M):
 w("")
 b = res.get("book", {})
 if b:
-    w(f"## Example book, CUDA vs CPU ({b['book']}, {b['pairs']} antithetic pairs per trade, same seeds)")
+    w(f"## Example book, CUDA vs CPU ({b['book']}, {b['pairs']} antithetic pairs per trade, `--engine mc`, same seed)")
     w("")
-    w("| trade | CUDA | CPU | rel. diff | std. error | Black-Scholes |")
-    w("| --- | --- | --- | --- | --- | --- |")
+    w("| trade | method | CUDA | CPU | rel. diff | std. error | closed form |")
+    w("| --- | --- | --- | --- | --- | --- | --- |")
     for r in b["rows"]:
-        bs = "" if r.get("black_scholes") is None else f"{r['black_scholes']:.6f}"
-        w(f"| {r['id']} | {r['cuda']:.12f} | {r['cpu']:.12f} | {r['rel_diff']:.1e} | {r['stderr']:.4f} | {bs} |")
+        cf = "" if r.get("closed_form") is None else f"{r['closed_form']:.6f}"
+        se = "" if r.get("stderr") is None else f"{r['stderr']:.4f}"
+        w(f"| {r['id']} | {r.get('method', 'mc')} | {r['cuda']:.12f} | {r['cpu']:.12f} | {r['rel_diff']:.1e} | {se} | {cf} |")
     w("")
     w(f"Largest relative difference {b['max_rel_diff']:.2e}, tolerance {b['tolerance']:.0e}: "
       f"{'pass' if b['pass'] else 'FAIL'}. Skipped rows: {b.get('skipped') or 'none'}.")

@@ -63,15 +63,16 @@ pub fn build_spx_book(req: &SpxRequest) -> anyhow::Result<Report> {
             e.forward(book.spot)
         ));
     }
-    let count = |k: Kind| book.trades.iter().filter(|t| t.kind() == k).count();
-    report.line(format!(
-        "trades      {} european, {} asian_geo, {} asian_arith, {} barrier; {} quotes skipped (IV 0)",
-        count(Kind::European),
-        count(Kind::AsianGeo),
-        count(Kind::AsianArith),
-        count(Kind::Barrier),
-        book.skipped_iv_zero
-    ));
+    // Trades per kind, in the order the kinds first appear in the book.
+    let mut counts: Vec<(Kind, usize)> = Vec::new();
+    for t in &book.trades {
+        match counts.iter_mut().find(|(k, _)| *k == t.kind()) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((t.kind(), 1)),
+        }
+    }
+    let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    report.line(format!("trades      {}; {} quotes skipped (IV 0)", counts.join(", "), book.skipped_iv_zero));
     report.line(format!("wrote       {} ({} trades)", a.out.display(), book.trades.len()));
 
     let checks = spx_book::check_quotes(book.spot, &book.expiries)?;

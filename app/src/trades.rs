@@ -1,9 +1,17 @@
 //! Trades from flat fields, for the doors that take trades as numbers rather than CSV text (the C
 //! ABI's `TenorTrade` arrays; numpy columns): one copy of the codes and the checks, so every door
-//! builds the same [`Trade`] from the same numbers and words the same refusals.
+//! builds the same [`Trade`] from the same numbers and words the same refusals. The kind and
+//! engine codes are those of the product and engine tables (`tenor_pricing::products`,
+//! `tenor_pricing::engines`), and the fields are checked by the portfolio's own row reader
+//! ([`portfolio::read_trade`]), exactly as the CSV row with the same values would be.
 
-use tenor_pricing::portfolio::{AsianTrade, BarrierTrade, BookConfig, Engine, Kind, Trade, TradeKind};
-use tenor_pricing::types::{BarrierType, OptionType, Vanilla};
+use std::path::Path;
+
+use tenor_pricing::engines::Engine;
+use tenor_pricing::portfolio::cells::{Cell, Cells, RowReader};
+use tenor_pricing::portfolio::trade::barrier_type_name;
+use tenor_pricing::portfolio::{self, BookConfig, Kind, Trade};
+use tenor_pricing::types::{BarrierType, OptionType};
 
 /// One trade as flat fields: the columns of docs/portfolio-csv.md, with the option and barrier
 /// types as codes. Fields a kind does not use are ignored.
@@ -35,6 +43,18 @@ pub struct FlatTrade {
     pub fixings: u32,
 }
 
+/// The kind of code `code` in the product table ([`Kind::c_code`]) for trade `i`.
+///
+/// # Errors
+/// Any other code, naming the field, the trade and the codes there are.
+pub fn kind(code: u32, i: usize) -> Result<Kind, String> {
+    Kind::from_c_code(code).ok_or_else(|| {
+        let known: Vec<String> =
+            Kind::ALL.iter().filter_map(|k| k.c_code().map(|c| format!("{c} ({})", k.as_str()))).collect();
+        format!("trade {i}: field `kind` is {code}; expected one of {}", known.join(", "))
+    })
+}
+
 /// The option type of `code` (0 call, 1 put) for trade `i`.
 ///
 /// # Errors
@@ -58,51 +78,81 @@ pub fn barrier_type(code: u32, i: usize) -> Result<BarrierType, String> {
         .ok_or_else(|| format!("trade {i}: field `barrier_type` is {code}; expected 0..=3"))
 }
 
-impl FlatTrade {
-    /// The library's trade for these fields at index `i` (id = the index, line 0).
-    ///
-    /// # Errors
-    /// A bad code, a field out of its domain ([`Vanilla::validate`]), an Asian without fixings,
-    /// a kind that flat fields cannot describe (Heston needs its model parameters).
-    pub fn to_trade(&self, i: usize) -> Result<Trade, String> {
-        let t = self;
-        let vanilla = Vanilla {
-            option: option_type(t.option_type, i)?,
-            spot: t.spot,
-            strike: t.strike,
-            maturity: t.maturity,
-            rate: t.rate,
-            dividend: t.dividend,
-            vol: t.vol,
-        };
-        vanilla.validate().map_err(|e| format!("trade {i}: {e}"))?;
-        let asian = |fixings: u32| {
-            if fixings == 0 {
-                Err(format!("trade {i}: field `fixings` is 0; an Asian needs at least 1"))
-            } else {
-                Ok(AsianTrade { vanilla, fixings })
-            }
-        };
-        let kind = match t.kind {
-            Kind::European => TradeKind::European(vanilla),
-            Kind::American => TradeKind::American(vanilla),
-            Kind::Barrier => TradeKind::Barrier(BarrierTrade {
-                vanilla,
-                barrier: t.barrier,
-                barrier_type: barrier_type(t.barrier_type, i)?,
-                rebate: t.rebate,
-                fixings: (t.fixings > 0).then_some(t.fixings),
-            }),
-            Kind::AsianGeo => TradeKind::AsianGeo(asian(t.fixings)?),
-            Kind::AsianArith => TradeKind::AsianArith(asian(t.fixings)?),
-            other => return Err(format!("trade {i}: kind {other} cannot be given as flat fields")),
-        };
-        Ok(Trade { id: i.to_string(), line: 0, kind })
+/// A flat trade as the cells of a portfolio row: the common columns and its kind's own
+/// (numbers as numbers, codes as the portfolio's names, `fixings` 0 as an empty cell).
+struct FlatCells<'a> {
+    t: &'a FlatTrade,
+    id: String,
+    option: &'static str,
+    barrier_type: Option<&'static str>,
+    fixings: String,
+}
+
+impl Cells for FlatCells<'_> {
+    fn has(&self, column: &str) -> bool {
+        portfolio::COMMON_COLUMNS.contains(&column) || self.t.kind.columns().contains(&column)
+    }
+
+    fn get(&self, column: &str) -> Option<Cell<'_>> {
+        if !self.has(column) {
+            return None;
+        }
+        let t = self.t;
+        Some(match column {
+            "id" => Cell::Text(&self.id),
+            "kind" => Cell::Text(t.kind.as_str()),
+            "type" => Cell::Text(self.option),
+            "spot" => Cell::Number(t.spot),
+            "strike" => Cell::Number(t.strike),
+            "maturity" => Cell::Number(t.maturity),
+            "rate" => Cell::Number(t.rate),
+            "dividend" => Cell::Number(t.dividend),
+            "vol" => Cell::Number(t.vol),
+            "barrier" => Cell::Number(t.barrier),
+            "barrier_type" => Cell::Text(self.barrier_type?),
+            "rebate" => Cell::Number(t.rebate),
+            "fixings" if t.fixings == 0 => return None,
+            "fixings" => Cell::Text(&self.fixings),
+            // A column of the kind that flat fields do not carry (Heston's parameters): empty,
+            // so the row reader names it as missing.
+            _ => return None,
+        })
     }
 }
 
-/// The book settings of flat codes: `engine` 0 auto, 1 Monte Carlo; checked
-/// ([`BookConfig::check`]).
+impl FlatTrade {
+    /// The library's trade for these fields at index `i` (id = the index, line 0), read and
+    /// checked by the portfolio's row reader.
+    ///
+    /// # Errors
+    /// A bad code, or the first problem the row reader finds (`trade i: field `vol`: -0.2 is out
+    /// of range: must be > 0`; a kind whose columns flat fields lack, Heston's, is refused so).
+    pub fn to_trade(&self, i: usize) -> Result<Trade, String> {
+        let option = match option_type(self.option_type, i)? {
+            OptionType::Call => "call",
+            OptionType::Put => "put",
+        };
+        let barrier_type = if self.kind.columns().contains(&"barrier_type") {
+            Some(barrier_type_name(barrier_type(self.barrier_type, i)?))
+        } else {
+            None
+        };
+        let cells = FlatCells { t: self, id: i.to_string(), option, barrier_type, fixings: self.fixings.to_string() };
+        let mut row = RowReader::new(&cells, Path::new("<flat trades>"), 0);
+        let trade = portfolio::read_trade(&mut row);
+        match (trade, row.into_errors().into_iter().next()) {
+            (Some(trade), None) => Ok(trade),
+            (_, Some(e)) => Err(match e.location.column {
+                Some(field) => format!("trade {i}: field `{field}`: {}", e.problem),
+                None => format!("trade {i}: {}", e.problem),
+            }),
+            (None, None) => Err(format!("trade {i}: not a valid trade")),
+        }
+    }
+}
+
+/// The book settings of flat codes: `engine` by its code in the engine choices
+/// ([`Engine::from_code`]: 0 auto, 1 Monte Carlo); checked ([`BookConfig::check`]).
 ///
 /// # Errors
 /// A bad engine code or a setting out of range, named as `field NAME`.
@@ -114,11 +164,10 @@ pub fn book_config(
     streams: u32,
     greeks: bool,
 ) -> Result<BookConfig, String> {
-    let engine = match engine {
-        0 => Engine::Auto,
-        1 => Engine::Mc,
-        e => return Err(format!("config field `engine` is {e}; expected 0 (auto) or 1 (mc)")),
-    };
+    let engine = Engine::from_code(engine).ok_or_else(|| {
+        let known: Vec<String> = Engine::ALL.iter().map(|e| format!("{} ({})", e.code(), e.as_str())).collect();
+        format!("config field `engine` is {engine}; expected {}", known.join(" or "))
+    })?;
     let streams = usize::try_from(streams).map_err(|_| "config field `streams` too large".to_owned())?;
     let config = BookConfig { engine, paths, seed, steps, streams, greeks };
     config.check().map_err(|e| format!("config field {e}"))?;

@@ -1,8 +1,9 @@
 //! `tenor-benches-cuda`: the CUDA backend's checks and benchmarks on a GPU machine, each writing
 //! a JSON record (run by `scripts/gpu-check run`, rendered by `scripts/gpu-check report`).
 //!
-//! * `book`: the example book priced with the fused Monte Carlo kernels on CUDA and on the CPU
-//!   reference backend, same seeds; the two must agree within the fp64 tolerance (1e-12).
+//! * `book`: the example book priced by the library's book pricer with every row on the Monte
+//!   Carlo engines (`tenor price --engine mc`, Greeks off) on CUDA and on the CPU reference
+//!   backend, same seed; each row's two prices must agree within the fp64 tolerance (1e-12).
 //! * `determinism`: a multi-stream pricing job run twice on the default pool in deterministic
 //!   mode; the prices must be bitwise identical.
 //! * `alloc`: host latency of an alloc + free pair per size and allocator, stream-ordered (a batch
@@ -13,9 +14,6 @@
 //! * `loop`: a bursty multi-stream pricing loop (path generation and payoff evaluation on
 //!   different streams, per-job scratch) timed end to end with each allocator.
 //! * `mc`: Monte Carlo throughput of the fused kernels (fp32/fp64 European, fp32 Asian).
-
-mod book;
-mod mc;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,6 +29,9 @@ use tenor_cuda::alloc::{
 use tenor_cuda::{cuda_stream, cuda_with_allocator, CudaCompute};
 use tenor_kernels::typed::{GbmPaths, McAsianF32, McEuropean, McEuropeanF32, PayoffAsian, ReduceSumSumsq};
 use tenor_ports::{Allocator, Compute, ComputeExt, Stream};
+use tenor_pricing::engines::{Engine, ANALYTIC};
+use tenor_pricing::portfolio::{price_book, read_portfolio, BookConfig};
+use tenor_pricing::types::{OptionType, Vanilla};
 
 /// CUDA backend checks and benchmarks.
 #[derive(Debug, Parser)]
@@ -209,33 +210,59 @@ fn info() -> Result<(Value, bool)> {
 }
 
 fn run_book(path: &std::path::Path, pairs: u64) -> Result<(Value, bool)> {
-    let book = book::read(path)?;
     let gpu = tenor_cuda::cuda().context("opening CUDA")?;
     let cpu = tenor_cpu::cpu()?;
-    let (gs, cs) = (gpu.default_stream().clone(), cpu.default_stream().clone());
+    compare_book(&gpu, &cpu, path, pairs)
+}
+
+/// The book at `path` priced by [`price_book`] with every row on the Monte Carlo engines
+/// (`--engine mc`, `2 pairs` paths, Greeks off) on `dev` and on the reference `reference`: each
+/// row's relative difference (0 when bitwise equal) against the fp64 tolerance 1e-12, beside
+/// the product's closed form where it has one (`--engine auto`, on the host) as a sanity
+/// column. A row either backend could not price is listed as skipped with the reason.
+fn compare_book(
+    dev: &dyn Compute,
+    reference: &dyn Compute,
+    path: &std::path::Path,
+    pairs: u64,
+) -> Result<(Value, bool)> {
+    let parsed = read_portfolio(path)?;
+    if let Some(e) = parsed.errors.first() {
+        bail!("{e}");
+    }
+    let trades = &parsed.trades;
+    let config = BookConfig { engine: Engine::Mc, paths: 2 * pairs, greeks: false, ..BookConfig::default() };
+    config.check().map_err(|e| anyhow::anyhow!("--pairs: {e}"))?;
+    let t0 = Instant::now();
+    let on_dev = price_book(dev, trades, &config, &mut |_| {});
+    let dev_s = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let on_ref = price_book(reference, trades, &config, &mut |_| {});
+    let ref_s = t1.elapsed().as_secs_f64();
+    let closed = price_book(reference, trades, &BookConfig { engine: Engine::Auto, ..config }, &mut |_| {});
     let mut rows = Vec::new();
+    let mut skipped = Vec::new();
     let mut worst = 0.0f64;
-    for (j, (id, c)) in book.trades.iter().enumerate() {
-        let seed = 1000 + j as u64;
-        let t0 = Instant::now();
-        let g = mc::price(&gpu, &gs, c, pairs, seed)?;
-        let tg = t0.elapsed().as_secs_f64();
-        let t1 = Instant::now();
-        let h = mc::price(&cpu, &cs, c, pairs, seed)?;
-        let tc = t1.elapsed().as_secs_f64();
-        let rel = (g.price - h.price).abs() / h.price.abs().max(1e-300);
-        let rel = if g.price == h.price { 0.0 } else { rel };
+    for (((t, g), h), c) in trades.iter().zip(on_dev).zip(on_ref).zip(closed) {
+        let (g, h) = match (g, h) {
+            (Ok(g), Ok(h)) => (g, h),
+            (Err(e), _) | (_, Err(e)) => {
+                skipped.push(json!([t.id, e.to_string()]));
+                continue;
+            }
+        };
+        let rel = if g.price == h.price { 0.0 } else { (g.price - h.price).abs() / h.price.abs().max(1e-300) };
         worst = worst.max(rel);
+        let closed_form = c.ok().filter(|r| r.method == ANALYTIC.method).map(|r| r.price);
         rows.push(json!({
-            "id": id, "cuda": g.price, "cpu": h.price, "stderr": g.stderr, "rel_diff": rel,
-            "black_scholes": matches!(c.product, mc::Product::European).then(|| mc::black_scholes(c)),
-            "cuda_s": tg, "cpu_s": tc,
+            "id": t.id, "kind": t.kind().as_str(), "method": g.method, "cuda": g.price, "cpu": h.price,
+            "stderr": g.stderr, "rel_diff": rel, "closed_form": closed_form,
         }));
     }
     let tol = 1e-12;
     Ok((
         json!({"book": path.display().to_string(), "pairs": pairs, "tolerance": tol, "max_rel_diff": worst,
-               "rows": rows, "skipped": book.skipped, "pass": worst <= tol}),
+               "rows": rows, "skipped": skipped, "cuda_s": dev_s, "cpu_s": ref_s, "pass": worst <= tol}),
         worst <= tol,
     ))
 }
@@ -496,16 +523,8 @@ fn mc_bench(reps: usize, variants: Option<&std::path::Path>) -> Result<(Value, b
     let (spot, strike, t, r, vol) = (100.0f64, 100.0f64, 1.0f64, 0.05f64, 0.2f64);
     let drift = (r - 0.5 * vol * vol) * t;
     let disc = (-r * t).exp();
-    let bs = mc::black_scholes(&mc::Contract {
-        product: mc::Product::European,
-        call: true,
-        spot,
-        strike,
-        maturity: t,
-        rate: r,
-        dividend: 0.0,
-        vol,
-    });
+    let contract = Vanilla { option: OptionType::Call, spot, strike, maturity: t, rate: r, dividend: 0.0, vol };
+    let bs = tenor_pricing::analytic::black_scholes(&contract).map_err(|e| anyhow::anyhow!("{e}"))?.price;
     let mut rows = Vec::new();
     for (name, pairs, (variant, def)) in [("mc_european_f32", 1u64 << 31), ("mc_european", 1u64 << 30)]
         .into_iter()
@@ -582,4 +601,27 @@ fn mc_bench(reps: usize, variants: Option<&std::path::Path>) -> Result<(Value, b
         json!({"what": "fused Monte Carlo kernels, Philox4x32-10, antithetic pairs (2 paths each), CUDA events, median", "reps": reps, "rows": rows}),
         true,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The book check on two backends that run the same reference arithmetic (the CPU backend and
+    /// the simulated device): every row of the example CUDA book is priced on both, the two agree
+    /// bitwise, and the rows with a closed form carry it.
+    #[test]
+    fn the_book_check_passes_on_two_reference_backends() {
+        let cpu = tenor_cpu::cpu().expect("cpu");
+        let sim = tenor_sim::sim(tenor_sim::SimConfig::default()).expect("sim");
+        let book = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cuda_book.csv");
+        let (record, pass) = compare_book(&sim, &cpu, &book, 512).expect("book priced");
+        assert!(pass, "{record}");
+        assert_eq!(record["max_rel_diff"], 0.0, "{record}");
+        let rows = record["rows"].as_array().expect("rows");
+        assert_eq!(rows.len(), 8, "every row of the book: {record}");
+        let with_closed_form = rows.iter().filter(|r| r["closed_form"].is_number()).count();
+        // Three Europeans, the geometric Asian and two continuous barriers have one.
+        assert_eq!(with_closed_form, 6, "{record}");
+    }
 }

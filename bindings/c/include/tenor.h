@@ -9,6 +9,36 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+// Kinds of trade (`TenorTrade::kind`): the `kind` column of docs/portfolio-csv.md, from the product table.
+typedef enum TenorKind {
+  // European exercise, Black-Scholes-Merton.
+  TENOR_KIND_EUROPEAN = 0,
+  // American exercise (Crank-Nicolson finite differences).
+  TENOR_KIND_AMERICAN = 1,
+  // Single barrier, continuously or discretely monitored. Fields: `barrier`, `barrier_type`, `rebate`, `fixings`.
+  TENOR_KIND_BARRIER = 2,
+  // Fixed-strike average-price option on the geometric average. Fields: `fixings`.
+  TENOR_KIND_ASIAN_GEO = 3,
+  // Fixed-strike average-price option on the arithmetic average. Fields: `fixings`.
+  TENOR_KIND_ASIAN_ARITH = 4,
+} TenorKind;
+
+// Method codes of `TenorPriced::method`: the engine that priced the row, from the engine table.
+typedef enum TenorMethod {
+  // A closed form on the host.
+  TENOR_METHOD_ANALYTIC = 0,
+  // Finite differences on the host.
+  TENOR_METHOD_PDE = 1,
+  // Monte Carlo on the backend.
+  TENOR_METHOD_MC = 2,
+  // Not priced (see the row's status).
+  TENOR_METHOD_NOT_PRICED = 3,
+  // Least-squares Monte Carlo on the backend (an American under engine 1; Longstaff and Schwartz 2001).
+  TENOR_METHOD_LSM = 4,
+  // The payoff now, on the host (a trade at expiry, any engine).
+  TENOR_METHOD_INTRINSIC = 5,
+} TenorMethod;
+
 // The result of every call.
 typedef enum TenorStatus {
   // Success.
@@ -23,37 +53,6 @@ typedef enum TenorStatus {
   // A panic inside the library was caught at the boundary (a bug; the message has it).
   TENOR_STATUS_PANIC = 4,
 } TenorStatus;
-
-// Kinds of trade (the `kind` column of docs/portfolio-csv.md, without `heston`).
-typedef enum TenorKind {
-  // European exercise, Black-Scholes-Merton.
-  TENOR_KIND_EUROPEAN = 0,
-  // American exercise (Crank-Nicolson finite differences).
-  TENOR_KIND_AMERICAN = 1,
-  // Single barrier (`barrier`, `barrier_type`, `rebate`, `fixings`: 0 for continuous).
-  TENOR_KIND_BARRIER = 2,
-  // Geometric-average Asian (`fixings` >= 1).
-  TENOR_KIND_ASIAN_GEO = 3,
-  // Arithmetic-average Asian (`fixings` >= 1).
-  TENOR_KIND_ASIAN_ARITH = 4,
-} TenorKind;
-
-// Method codes of [`TenorPriced::method`].
-typedef enum TenorMethod {
-  // A closed form on the host.
-  TENOR_METHOD_ANALYTIC = 0,
-  // Finite differences on the host.
-  TENOR_METHOD_PDE = 1,
-  // Monte Carlo on the backend.
-  TENOR_METHOD_MC = 2,
-  // Not priced (see the row's status).
-  TENOR_METHOD_NOT_PRICED = 3,
-  // Least-squares Monte Carlo on the backend (an American under engine 1; Longstaff and
-  // Schwartz 2001).
-  TENOR_METHOD_LSM = 4,
-  // The payoff now, on the host (a trade at expiry, any engine).
-  TENOR_METHOD_INTRINSIC = 5,
-} TenorMethod;
 
 // An open backend (opaque to C).
 typedef struct TenorDevice TenorDevice;
@@ -80,7 +79,7 @@ typedef struct TenorBookConfig {
 // 1 down_in, 2 up_out, 3 up_in.
 typedef struct TenorTrade {
   // What the trade is.
-  enum TenorKind kind;
+  TenorKind kind;
   // 0 call, 1 put.
   uint32_t option_type;
   // Spot price of the underlying.
@@ -111,7 +110,7 @@ typedef struct TenorPriced {
   // [`TenorStatus::Ok`], or why this trade has no price.
   enum TenorStatus status;
   // How it was priced.
-  enum TenorMethod method;
+  TenorMethod method;
   // Present value of one unit, long.
   double price;
   // Monte Carlo standard error (NaN for closed forms).

@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 use tenor_app::trades::FlatTrade;
 use tenor_ports::Compute;
-use tenor_pricing::portfolio::{self, BookConfig, Kind, Trade};
+use tenor_pricing::engines::PricingEngine;
+use tenor_pricing::portfolio::{self, BookConfig, Trade};
 
 /// The result of every call.
 #[repr(C)]
@@ -40,21 +41,11 @@ pub enum TenorStatus {
     Panic = 4,
 }
 
-/// Kinds of trade (the `kind` column of docs/portfolio-csv.md, without `heston`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TenorKind {
-    /// European exercise, Black-Scholes-Merton.
-    European = 0,
-    /// American exercise (Crank-Nicolson finite differences).
-    American = 1,
-    /// Single barrier (`barrier`, `barrier_type`, `rebate`, `fixings`: 0 for continuous).
-    Barrier = 2,
-    /// Geometric-average Asian (`fixings` >= 1).
-    AsianGeo = 3,
-    /// Arithmetic-average Asian (`fixings` >= 1).
-    AsianArith = 4,
-}
+/// A kind of trade: `TENOR_KIND_*` of the header, one per row of the product table that has a
+/// C code (`tenor_pricing::products::Kind::c_code`; the header's enum is generated from the
+/// table by `tests/header.rs`). A `uint32_t` here, so that any value a caller passes is defined
+/// behaviour: an unknown code is refused with the trade's index.
+pub type TenorKind = u32;
 
 /// One trade: the columns of docs/portfolio-csv.md. Fields a kind does not use are ignored.
 /// Integer codes are checked: `option_type` 0 call, 1 put; `barrier_type` 0 down_out,
@@ -107,38 +98,19 @@ pub struct TenorBookConfig {
     pub greeks: u8,
 }
 
-/// Method codes of [`TenorPriced::method`].
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TenorMethod {
-    /// A closed form on the host.
-    Analytic = 0,
-    /// Finite differences on the host.
-    Pde = 1,
-    /// Monte Carlo on the backend.
-    Mc = 2,
-    /// Not priced (see the row's status).
-    NotPriced = 3,
-    /// Least-squares Monte Carlo on the backend (an American under engine 1; Longstaff and
-    /// Schwartz 2001).
-    Lsm = 4,
-    /// The payoff now, on the host (a trade at expiry, any engine).
-    Intrinsic = 5,
-}
+/// How a row was priced: `TENOR_METHOD_*` of the header, the code of an engine row of
+/// `tenor_pricing::engines::ENGINES` (the header's enum is generated from the table by
+/// `tests/header.rs`), or `TENOR_METHOD_NOT_PRICED`.
+pub type TenorMethod = u32;
 
-impl TenorMethod {
-    /// The code of a `method` column value of `tenor price` (docs/portfolio-csv.md); `None` for a
-    /// name this ABI does not know (reported as an error, never as another method).
-    fn of(name: &str) -> Option<Self> {
-        Some(match name {
-            "analytic" => Self::Analytic,
-            "pde" => Self::Pde,
-            "mc" => Self::Mc,
-            "lsm" => Self::Lsm,
-            "intrinsic" => Self::Intrinsic,
-            _ => return None,
-        })
-    }
+/// The method code of a row that was not priced (see its status); no engine has it.
+const NOT_PRICED: TenorMethod = tenor_pricing::engines::NOT_PRICED_C_CODE;
+
+/// The code of a `method` column value of `tenor price` (docs/portfolio-csv.md), read from the
+/// engine table; `None` for a name it does not have (reported as an error, never as another
+/// method).
+fn method_code(name: &str) -> Option<TenorMethod> {
+    PricingEngine::by_method(name).map(|e| e.c_code)
 }
 
 /// One priced row: the output columns of `tenor price`. A value that does not apply (the
@@ -219,7 +191,7 @@ pub extern "C" fn tenor_last_error() -> *const c_char {
 pub extern "C" fn tenor_book_config_default() -> TenorBookConfig {
     let d = BookConfig::default();
     TenorBookConfig {
-        engine: 0,
+        engine: d.engine.code(),
         paths: d.paths,
         seed: d.seed,
         steps: d.steps,
@@ -294,17 +266,11 @@ pub unsafe extern "C" fn tenor_device_backend(device: *const TenorDevice, buf: *
     })
 }
 
-/// The library's trade for C trade `t` at index `i` ([`tenor_app::trades::FlatTrade`]).
+/// The library's trade for C trade `t` at index `i` ([`tenor_app::trades::FlatTrade`]): the
+/// kind of its code in the product table, then the fields checked as a portfolio row's cells.
 fn to_trade(t: &TenorTrade, i: usize) -> Result<Trade, String> {
-    let kind = match t.kind {
-        TenorKind::European => Kind::European,
-        TenorKind::American => Kind::American,
-        TenorKind::Barrier => Kind::Barrier,
-        TenorKind::AsianGeo => Kind::AsianGeo,
-        TenorKind::AsianArith => Kind::AsianArith,
-    };
     FlatTrade {
-        kind,
+        kind: tenor_app::trades::kind(t.kind, i)?,
         option_type: t.option_type,
         spot: t.spot,
         strike: t.strike,
@@ -324,9 +290,9 @@ fn config(c: &TenorBookConfig) -> Result<BookConfig, String> {
     tenor_app::trades::book_config(c.engine, c.paths, c.seed, c.steps, c.streams, c.greeks != 0)
 }
 
-const NOT_PRICED: TenorPriced = TenorPriced {
+const UNPRICED: TenorPriced = TenorPriced {
     status: TenorStatus::Pricing,
-    method: TenorMethod::NotPriced,
+    method: NOT_PRICED,
     price: f64::NAN,
     std_error: f64::NAN,
     delta: f64::NAN,
@@ -375,7 +341,7 @@ pub unsafe extern "C" fn tenor_price_book(
         let mut valid = Vec::with_capacity(n);
         let mut slots = Vec::with_capacity(n);
         for (i, t) in input.iter().enumerate() {
-            output[i] = NOT_PRICED;
+            output[i] = UNPRICED;
             match to_trade(t, i) {
                 Ok(trade) => {
                     valid.push(trade);
@@ -392,7 +358,7 @@ pub unsafe extern "C" fn tenor_price_book(
             match r {
                 Ok(row) => {
                     let nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
-                    let Some(method) = TenorMethod::of(&row.method) else {
+                    let Some(method) = method_code(&row.method) else {
                         output[slot].status = TenorStatus::Pricing;
                         first_error.get_or_insert(format!(
                             "trade {slot}: priced by method {:?}, which this C ABI has no code for",

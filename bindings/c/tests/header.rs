@@ -1,13 +1,62 @@
 //! The committed header `include/tenor.h` equals a fresh cbindgen generation from the source
-//! (so the C ABI and its header cannot drift). `TENOR_BLESS=1` rewrites it instead.
+//! and the code enums generated from the product and engine tables (so the C ABI, its header
+//! and the tables cannot drift). `TENOR_BLESS=1` rewrites it instead.
 
 use std::path::Path;
+
+use tenor_pricing::engines::{ENGINES, NOT_PRICED_C_CODE};
+use tenor_pricing::products::Kind;
+
+/// `TenorKind` and `TenorMethod` as C enums, from the tables: a kind per row of the product
+/// table with a C code, a method per engine row (and `NOT_PRICED`), in the order of their codes.
+fn code_enums() -> String {
+    let mut kinds: Vec<(u32, String, String)> = Kind::ALL
+        .iter()
+        .filter_map(|k| {
+            let fields = if k.columns().is_empty() {
+                String::new()
+            } else {
+                format!(" Fields: `{}`.", k.columns().join("`, `"))
+            };
+            k.c_code().map(|c| (c, k.as_str().to_uppercase(), format!("{}{fields}", k.summary())))
+        })
+        .collect();
+    kinds.sort();
+    let mut methods: Vec<(u32, String, String)> =
+        ENGINES.iter().map(|e| (e.c_code, e.method.to_uppercase(), e.summary.to_owned())).collect();
+    methods.push((NOT_PRICED_C_CODE, "NOT_PRICED".into(), "Not priced (see the row's status).".into()));
+    methods.sort();
+    let block = |doc: &str, name: &str, prefix: &str, rows: &[(u32, String, String)]| {
+        let mut s = format!("// {doc}\ntypedef enum {name} {{\n");
+        for (code, id, summary) in rows {
+            s += &format!("  // {summary}\n  {prefix}_{id} = {code},\n");
+        }
+        s + &format!("}} {name};\n")
+    };
+    let blocks = [
+        block(
+            "Kinds of trade (`TenorTrade::kind`): the `kind` column of docs/portfolio-csv.md, from the product table.",
+            "TenorKind",
+            "TENOR_KIND",
+            &kinds,
+        ),
+        block(
+            "Method codes of `TenorPriced::method`: the engine that priced the row, from the engine table.",
+            "TenorMethod",
+            "TENOR_METHOD",
+            &methods,
+        ),
+    ]
+    .join("\n");
+    format!("\n{}", blocks.trim_end())
+}
 
 #[test]
 fn committed_header_matches_a_fresh_generation() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config =
+    let mut config =
         cbindgen::Config::from_file(dir.join("cbindgen.toml")).unwrap_or_else(|e| panic!("cbindgen.toml: {e}"));
+    config.after_includes = Some(code_enums());
     let bindings = cbindgen::Builder::new()
         .with_crate(dir)
         .with_config(config)

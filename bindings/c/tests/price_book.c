@@ -10,7 +10,11 @@
  *    priced twice with the same seed gives bitwise the same price (determinism) and a
  *    different seed a different one, both with an OK status;
  *  - bad input: null name, unknown backend, odd paths, a negative vol in one row (that row
- *    refused with TENOR_STATUS_INVALID_ARGUMENT, the others priced), each with the message.
+ *    refused with TENOR_STATUS_INVALID_ARGUMENT, the others priced), each with the message;
+ *  - kind and barrier-type codes read from the tables: a down-and-out call through the C ABI
+ *    equals Haug's value (p. 154 table, ../shared/oracles/barrier_haug.csv: S=100 K=90 H=95
+ *    rebate 3 T=0.5 r=0.08 q=0.04 sigma=0.25, 9.0246) to 1e-4, and an unknown kind or
+ *    barrier-type code is refused with the trade's index and field, the other rows priced.
  */
 #include <math.h>
 #include <stdio.h>
@@ -154,6 +158,29 @@ int main(void) {
           lsm[0].std_error, fd[0].price);
     CHECK(lsm[1].method == TENOR_METHOD_INTRINSIC && lsm[1].price == 10.0, "expiry under mc: method %d",
           (int)lsm[1].method);
+
+    TenorTrade coded[3];
+    coded[0] = vanilla(TENOR_KIND_BARRIER, 0, 100.0, 90.0, 0.5, 0.08, 0.04, 0.25);
+    coded[0].barrier = 95.0;
+    coded[0].barrier_type = 0; /* down_out */
+    coded[0].rebate = 3.0;
+    coded[1] = vanilla((TenorKind)9, 0, 100.0, 100.0, 1.0, 0.05, 0.0, 0.2);
+    coded[2] = coded[0];
+    coded[2].barrier_type = 7;
+    TenorPriced by_code[3];
+    cfg = tenor_book_config_default();
+    cfg.greeks = 0;
+    s = tenor_price_book(dev, coded, 3, &cfg, by_code);
+    CHECK(s == TENOR_STATUS_PRICING, "unknown codes give TENOR_STATUS_PRICING, got %d", (int)s);
+    CHECK(strstr(tenor_last_error(), "trade 1") != NULL && strstr(tenor_last_error(), "kind") != NULL,
+          "message: %s", tenor_last_error());
+    CHECK(by_code[0].status == TENOR_STATUS_OK && by_code[0].method == TENOR_METHOD_ANALYTIC &&
+              fabs(by_code[0].price - 9.0246) < 1e-4,
+          "Haug down-and-out 9.0246, got %.6f (method %d)", by_code[0].price, (int)by_code[0].method);
+    CHECK(by_code[1].status == TENOR_STATUS_INVALID_ARGUMENT && by_code[1].method == TENOR_METHOD_NOT_PRICED,
+          "unknown kind refused: %d", (int)by_code[1].status);
+    CHECK(by_code[2].status == TENOR_STATUS_INVALID_ARGUMENT, "unknown barrier type refused: %d",
+          (int)by_code[2].status);
 
     tenor_close(dev);
     tenor_close(NULL);

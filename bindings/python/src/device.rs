@@ -13,7 +13,9 @@ use pyo3::types::PyDict;
 use tenor_app::book::chunks as book_chunks;
 use tenor_app::book::collect::price_parsed;
 use tenor_ports::Compute;
-use tenor_pricing::portfolio::{self, BookConfig, Engine, PortfolioError, PricedRow, RowError};
+use tenor_pricing::engines::{Engine, Place, ENGINES};
+use tenor_pricing::portfolio::{self, BookConfig, PortfolioError, PricedRow, RowError};
+use tenor_pricing::products::Kind;
 
 use crate::errors::{input_error, parameter_error, BackendError, Problem, TenorError};
 
@@ -149,10 +151,9 @@ fn book_config(
     streams: usize,
     greeks: bool,
 ) -> PyResult<BookConfig> {
-    let engine = match engine {
-        "auto" => Engine::Auto,
-        "mc" => Engine::Mc,
-        other => return Err(parameter_error(py, "engine", format!("engine {other:?}: expected \"auto\" or \"mc\""))),
+    let Some(engine) = Engine::parse(engine) else {
+        let known: Vec<String> = Engine::ALL.iter().map(|e| format!("{:?}", e.as_str())).collect();
+        return Err(parameter_error(py, "engine", format!("engine {engine:?}: expected {}", known.join(" or "))));
     };
     let config = BookConfig { engine, paths, seed, steps, streams, greeks };
     config.check().map_err(|e| parameter_error(py, e.setting(), e.to_string()))?;
@@ -315,6 +316,43 @@ fn backends(py: Python<'_>) -> Vec<(String, bool, String, String)> {
     })
 }
 
+/// One kind as Python sees it: (name, summary, the columns it reads beyond the common ones, its
+/// C code or None, the methods that may price it).
+type KindRow = (String, String, Vec<String>, Option<u32>, Vec<String>);
+
+/// The kinds of the portfolio format, from the product table ([`KindRow`] each).
+#[pyfunction]
+fn kinds() -> Vec<KindRow> {
+    Kind::ALL
+        .iter()
+        .map(|k| {
+            (
+                k.as_str().to_owned(),
+                k.summary().to_owned(),
+                k.columns().iter().map(|c| (*c).to_owned()).collect(),
+                k.c_code(),
+                k.engines().iter().map(|e| e.method.to_owned()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The engines of the book, from the engine table: (method, C code, place `host` or
+/// `device`, whether Monte Carlo, summary).
+#[pyfunction]
+fn methods() -> Vec<(String, u32, String, bool, String)> {
+    ENGINES
+        .iter()
+        .map(|e| {
+            let place = match e.place {
+                Place::Host => "host",
+                Place::Device => "device",
+            };
+            (e.method.to_owned(), e.c_code, place.to_owned(), e.monte_carlo, e.summary.to_owned())
+        })
+        .collect()
+}
+
 /// Opens backend `name` (`cpu`, `sim`, `cuda`, `sycl`, `auto`): the name `tenor price
 /// --backend` takes. Raises BackendError with the reason when it cannot run here.
 #[pyfunction]
@@ -333,5 +371,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open_device, m)?)?;
     m.add_function(wrap_pyfunction!(plan_book, m)?)?;
     m.add_function(wrap_pyfunction!(write_prices, m)?)?;
+    m.add_function(wrap_pyfunction!(kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(methods, m)?)?;
     Ok(())
 }

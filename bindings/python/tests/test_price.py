@@ -217,3 +217,16 @@ def test_pyarrow_in_and_out_equal_the_file(small_book):
     with pytest.raises(tenor.ParameterError) as e:
         dev.price(small_book, paths=2000, output="polars")
     assert e.value.parameter == "output"
+
+
+def test_kinds_and_methods_are_the_tables_the_rows_use(small_book):
+    """The kinds are the spec's (docs/portfolio-csv.md's `kind` row), and every method a priced
+    book shows is one of the engine rows, Monte Carlo exactly where a standard error is given."""
+    names = [k["name"] for k in tenor.kinds()]
+    assert names == ["european", "american", "barrier", "asian_geo", "asian_arith", "heston"]
+    by_method = {m["method"]: m for m in tenor.methods()}
+    assert {m: by_method[m]["c_code"] for m in ("analytic", "pde", "mc", "lsm", "intrinsic")} == {
+        "analytic": 0, "pde": 1, "mc": 2, "lsm": 4, "intrinsic": 5}
+    df = tenor.open("cpu").price(small_book, paths=2000, seed=7)
+    for method, stderr in zip(df["method"], df["stderr"]):
+        assert by_method[method]["monte_carlo"] == (stderr == stderr and stderr is not None), method

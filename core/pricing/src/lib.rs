@@ -5,8 +5,10 @@
 //! tests and through `Arc<dyn Compute>` on any backend in production.
 pub mod american;
 pub mod analytic;
+pub mod engines;
 pub mod error;
 pub mod heston;
 pub mod mc;
 pub mod portfolio;
+pub mod products;
 pub mod types;

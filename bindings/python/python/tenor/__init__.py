@@ -75,6 +75,27 @@ def backends() -> "Any":
     return _pandas().DataFrame(rows, columns=["name", "available", "detail", "description"])
 
 
+def kinds() -> "list[dict[str, Any]]":
+    """The kinds of the portfolio format (docs/portfolio-csv.md), from the product table: one
+    dict per kind with ``name`` (the ``kind`` cell), ``summary``, ``columns`` (those it reads
+    beyond the common ones), ``c_code`` (``TENOR_KIND_*`` of the C ABI, None where the C trade
+    has no fields for it) and ``methods`` (the engines that may price it)."""
+    return [
+        {"name": n, "summary": s, "columns": list(c), "c_code": code, "methods": list(m)}
+        for (n, s, c, code, m) in _tenor.kinds()
+    ]
+
+
+def methods() -> "list[dict[str, Any]]":
+    """The engines of the book, from the engine table: one dict per ``method`` value of a
+    priced row with ``method``, ``c_code`` (``TENOR_METHOD_*``), ``place`` (``host`` or
+    ``device``), ``monte_carlo`` (whether its rows carry a standard error) and ``summary``."""
+    return [
+        {"method": m, "c_code": c, "place": p, "monte_carlo": mc, "summary": s}
+        for (m, c, p, mc, s) in _tenor.methods()
+    ]
+
+
 def strategies() -> "list[dict[str, Any]]":
     """The built-in strategies, from the same table as ``tenor backtest --help`` and the
     "unknown strategy" error: one dict per strategy with ``name``, ``description``, ``params``

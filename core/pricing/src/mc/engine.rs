@@ -21,9 +21,8 @@ use tenor_ports::{Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
 
 use super::fused::{self, Member, Partials};
 use super::greeks::Bumps;
-use super::parity;
 use super::plan::{f64s, plan_routed, Job};
-use super::{stats, McConfig, McError, McPrice, McProduct, McValuation};
+use super::{stats, McConfig, McError, McPayoff, McPrice, McValuation};
 
 /// A trade's planned jobs (the product, then its bumped copies) and the bumps used.
 type Planned = Result<(Vec<Job>, Option<Bumps>), McError>;
@@ -43,7 +42,7 @@ enum Slot {
 /// # Errors
 /// [`McError::InvalidParameter`] for a bad contract or configuration; [`McError::Compute`]
 /// when the device fails; [`McError::Unsupported`] for a barrier in fp32.
-pub fn price<C: Compute + ?Sized>(dev: &C, product: &McProduct, cfg: &McConfig) -> Result<McPrice, McError> {
+pub fn price<C: Compute + ?Sized, P: McPayoff>(dev: &C, product: &P, cfg: &McConfig) -> Result<McPrice, McError> {
     let cfg = McConfig { streams: 1, ..*cfg };
     let mut out = price_batch(dev, std::slice::from_ref(product), &cfg, false)?;
     out.pop().ok_or_else(|| McError::BadResult("empty batch result".into()))?.map(|v| v.price)
@@ -54,9 +53,9 @@ pub fn price<C: Compute + ?Sized>(dev: &C, product: &McProduct, cfg: &McConfig) 
 ///
 /// # Errors
 /// As [`price`], for the product or any bumped copy.
-pub fn price_with_greeks<C: Compute + ?Sized>(
+pub fn price_with_greeks<C: Compute + ?Sized, P: McPayoff>(
     dev: &C,
-    product: &McProduct,
+    product: &P,
     cfg: &McConfig,
 ) -> Result<McValuation, McError> {
     let cfg = McConfig { streams: 1, ..*cfg };
@@ -71,9 +70,9 @@ pub fn price_with_greeks<C: Compute + ?Sized>(
 /// # Errors
 /// [`McError::InvalidParameter`] for a bad configuration; [`McError::Compute`] when streams
 /// cannot be created or the device reports an asynchronous error.
-pub fn price_batch<C: Compute + ?Sized>(
+pub fn price_batch<C: Compute + ?Sized, P: McPayoff>(
     dev: &C,
-    products: &[McProduct],
+    products: &[P],
     cfg: &McConfig,
     greeks: bool,
 ) -> Result<Vec<Result<McValuation, McError>>, McError> {
@@ -85,9 +84,9 @@ pub fn price_batch<C: Compute + ?Sized>(
 ///
 /// # Errors
 /// As [`price_batch`].
-pub fn price_batch_with_progress<C: Compute + ?Sized>(
+pub fn price_batch_with_progress<C: Compute + ?Sized, P: McPayoff>(
     dev: &C,
-    products: &[McProduct],
+    products: &[P],
     cfg: &McConfig,
     greeks: bool,
     progress: &mut dyn FnMut(usize),
@@ -104,7 +103,7 @@ pub fn price_batch_with_progress<C: Compute + ?Sized>(
                 (vec![*p], None)
             };
             // The bumped copies take the product's route (common random numbers).
-            let route = parity::route(p);
+            let route = p.call_route();
             let jobs = list.iter().map(|q| plan_routed(q, cfg, route)).collect::<Result<Vec<_>, _>>()?;
             Ok((jobs, bumps))
         })

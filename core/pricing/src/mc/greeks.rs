@@ -12,7 +12,7 @@
 //!   and gamma would difference the alive and the knocked state;
 //! * vol: `h = min(0.01, vol / 2)` (one vol point, less for a vol below two points so `vol - h`
 //!   stays positive); vega per 1.00 of vol. For a Heston option the vol is the initial
-//!   volatility `sqrt(v0)` ([`McProduct::shift_vol`]), as in the book's semi-analytic Heston rows;
+//!   volatility `sqrt(v0)` ([`McArguments::shift_vol`]), as in the book's semi-analytic Heston rows;
 //! * rate: `h = 0.001` (10 bp); rho per 1.00 of rate;
 //! * time: `h = min(1 day = 1/365, T/2, first fixing/2)`; theta `= -(V(T+h) - V(T-h)) / 2h`
 //!   per year as calendar time passes. For an Asian the exercise date and every future fixing
@@ -21,9 +21,9 @@
 //! The differences of discontinuous payoffs (discrete barriers) are noisier; the standard
 //! error of the price is that of the unbumped estimate.
 
-use super::product::McProduct;
+use super::product::McArguments;
 use super::McPrice;
-use crate::analytic::bump::{BumpDomain, BumpParam, Stencil};
+use crate::analytic::bump::Stencil;
 use crate::types::Greeks;
 
 /// Spot bump, relative.
@@ -51,37 +51,20 @@ pub struct Bumps {
 
 impl Bumps {
     /// The bumps for `p` (see the module documentation).
-    pub fn for_product(p: &McProduct) -> Self {
+    pub fn for_product<P: McArguments>(p: &P) -> Self {
         let v = p.vanilla();
-        let mut time = TIME_BUMP.min(0.5 * v.maturity);
-        if let McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) = p {
-            if a.schedule.count > 0 {
-                time = time.min(0.5 * a.schedule.first);
-            }
-        }
-        let domain = match p {
-            McProduct::Barrier(b) => BumpDomain::barrier_spot(b.barrier_type, v.spot, b.barrier),
-            _ => BumpParam::Spot.domain(),
-        };
-        let spot = Stencil::choose(&domain, v.spot, SPOT_BUMP * v.spot, true);
+        let time = p.time_bump(TIME_BUMP.min(0.5 * v.maturity));
+        let spot = Stencil::choose(&p.spot_domain(), v.spot, SPOT_BUMP * v.spot, true);
         Self { spot, vol: VOL_BUMP.min(0.5 * v.vol), rate: RATE_BUMP, time }
     }
 
     /// The product followed by its bumped copies: the spot stencil's points (two, or three when
     /// one-sided; none without a stencil), then vol +/-, rate +/-, time +/-.
-    pub fn products(&self, p: &McProduct) -> Vec<McProduct> {
-        let with = |f: &dyn Fn(&mut McProduct)| {
+    pub fn products<P: McArguments>(&self, p: &P) -> Vec<P> {
+        let with = |f: &dyn Fn(&mut P)| {
             let mut q = *p;
             f(&mut q);
             q
-        };
-        let shift_time = |q: &mut McProduct, h: f64| {
-            q.vanilla_mut().maturity += h;
-            if let McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) = q {
-                if a.schedule.count > 0 {
-                    a.schedule.first += h;
-                }
-            }
         };
         let spots = self.spot.map_or_else(Vec::new, |s| s.points(p.vanilla().spot));
         let mut out = vec![*p];
@@ -91,8 +74,8 @@ impl Bumps {
             with(&|q| q.shift_vol(-self.vol)),
             with(&|q| q.vanilla_mut().rate += self.rate),
             with(&|q| q.vanilla_mut().rate -= self.rate),
-            with(&|q| shift_time(q, self.time)),
-            with(&|q| shift_time(q, -self.time)),
+            with(&|q| q.shift_time(self.time)),
+            with(&|q| q.shift_time(-self.time)),
         ]);
         out
     }

@@ -13,7 +13,10 @@
 //! the reference implementation's arithmetic.
 //!
 //! * [`price`] prices one product; [`price_with_greeks`] adds bump-and-revalue Greeks with
-//!   common random numbers ([`greeks`] documents the bump sizes).
+//!   common random numbers ([`greeks`] documents the bump sizes). The engine knows no product:
+//!   it prices any [`McPayoff`] (the product table's [`McProduct`] is one), whose arguments are
+//!   one of the shapes its kernels take and whose job picks the kernel and the estimator
+//!   (the crate's `european_job`, `barrier_job`, `asian_job` and `heston_job`).
 //! * [`price_batch`] prices many products spread over [`McConfig::streams`] streams.
 //! * The arithmetic Asian uses the geometric Asian as control variate (Kemna and Vorst 1990)
 //!   with the variance-optimal coefficient estimated from the same partial sums.
@@ -31,14 +34,19 @@ pub mod greeks;
 mod launch;
 mod parity;
 mod plan;
+pub(crate) use parity::{asian as asian_job, barrier as barrier_job, european as european_job, heston as heston_job};
+pub(crate) use parity::{asian_route, barrier_route, european_route, heston_route};
 mod product;
 mod stats;
 
+pub use crate::products::McProduct;
 pub use engine::{price, price_batch, price_batch_with_progress, price_with_greeks};
 pub use error::McError;
 pub use parity::{route as call_route, CallRoute};
+pub use plan::Job as McJob;
 pub use product::{
-    AsianOption, BarrierOption, FixingSchedule, HestonMcOption, McProduct, Monitoring, QE_MAX_KAPPA_DT, QE_MAX_VARIANCE,
+    AsianOption, BarrierOption, FixingSchedule, HestonMcOption, McArguments, McPayoff, Monitoring, QE_MAX_KAPPA_DT,
+    QE_MAX_VARIANCE,
 };
 pub use stats::{control_variate, plain_estimate};
 

@@ -47,7 +47,7 @@
 //! not the same paths.
 
 use super::plan::{asian_direct, barrier_direct, european_direct, heston_direct, Job};
-use super::product::{AsianOption, BarrierOption, HestonMcOption, McProduct, Monitoring};
+use super::product::{AsianOption, BarrierOption, HestonMcOption, McPayoff, Monitoring};
 use super::{McConfig, McError};
 use crate::analytic::asian::GeometricAsian;
 use crate::analytic::normal::norm_cdf;
@@ -112,35 +112,57 @@ impl CallRoute {
     }
 }
 
-/// The route of `product`'s call (see the module documentation); [`CallRoute::AsIs`] for a put
-/// and for products with no identity.
+/// The route of `product`'s call (see the module documentation; [`McPayoff::call_route`]);
+/// [`CallRoute::AsIs`] for a put and for products with no identity.
 #[must_use]
-pub fn route(product: &McProduct) -> CallRoute {
-    let v = product.vanilla();
+pub fn route<P: McPayoff + ?Sized>(product: &P) -> CallRoute {
+    product.call_route()
+}
+
+fn smaller(yes: bool) -> CallRoute {
+    if yes {
+        CallRoute::Identity
+    } else {
+        CallRoute::AsIs
+    }
+}
+
+/// The route of a European call: through the put when its variance is the smaller.
+pub(crate) fn european_route(v: &Vanilla) -> CallRoute {
     if v.option == OptionType::Put {
         return CallRoute::AsIs;
     }
-    let smaller = |yes: bool| if yes { CallRoute::Identity } else { CallRoute::AsIs };
-    match product {
-        McProduct::European(v) => smaller(put_side_has_less_variance(v)),
-        McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) => smaller(put_side_has_less_variance(&a.vanilla)),
-        McProduct::Barrier(b) => {
-            let identity = match b.monitoring {
-                Monitoring::Continuous => true,
-                Monitoring::Discrete(_) => b.barrier_type == BarrierType::UpIn && b.rebate == 0.0,
-            };
-            smaller(identity && !b.barrier_type.breached(v.spot, b.barrier) && put_side_has_less_variance(v))
-        }
-        McProduct::Heston(h) => heston_route(h),
+    smaller(put_side_has_less_variance(v))
+}
+
+/// The route of an average-price Asian call (the European proxy decides).
+pub(crate) fn asian_route(a: &AsianOption) -> CallRoute {
+    european_route(&a.vanilla)
+}
+
+/// The route of a barrier call: the identities of the module table, where the put's variance
+/// is the smaller and the barrier is not already breached.
+pub(crate) fn barrier_route(b: &BarrierOption) -> CallRoute {
+    let v = &b.vanilla;
+    if v.option == OptionType::Put {
+        return CallRoute::AsIs;
     }
+    let identity = match b.monitoring {
+        Monitoring::Continuous => true,
+        Monitoring::Discrete(_) => b.barrier_type == BarrierType::UpIn && b.rebate == 0.0,
+    };
+    smaller(identity && !b.barrier_type.breached(v.spot, b.barrier) && put_side_has_less_variance(v))
 }
 
 /// The route of a Heston call: through the put past the second moment's explosion time, else
 /// on the exact payoff variances ([`crate::heston::moments::payoff_variance`]); through the
 /// bounded put when they cannot be computed.
-fn heston_route(h: &HestonMcOption) -> CallRoute {
+pub(crate) fn heston_route(h: &HestonMcOption) -> CallRoute {
     use crate::heston::moments::{call_variance_explosion_time, payoff_variance};
     let (v, p) = (&h.vanilla, &h.params);
+    if v.option == OptionType::Put {
+        return CallRoute::AsIs;
+    }
     if call_variance_explosion_time(p) <= v.maturity {
         return CallRoute::PastMomentExplosion;
     }

@@ -4,8 +4,8 @@ use tenor_ports::{ComputeError, Precision};
 
 pub(crate) use super::launch::Launch;
 use super::launch::{Asian, Barrier, European, Heston};
-use super::parity;
-use super::product::{AsianOption, BarrierOption, HestonMcOption, McProduct, Monitoring};
+use super::parity::{self, CallRoute};
+use super::product::{AsianOption, BarrierOption, HestonMcOption, McPayoff, Monitoring};
 use super::{stats, McConfig, McError, McPrice};
 use crate::analytic::asian::GeometricAsian;
 use crate::types::Vanilla;
@@ -21,21 +21,22 @@ pub(crate) enum Estimator {
     ControlVariate { exact: f64 },
 }
 
-/// A product's work: at most one launch, its estimator, and the exact affine map from the
-/// simulated product's value to the asked one (`price = shift + scale * estimate`,
+/// A product's work (opaque outside the engine; [`super::McPayoff::job`] plans it with the
+/// kernel planners of this crate): at most one launch, its estimator, and the exact affine map
+/// from the simulated product's value to the asked one (`price = shift + scale * estimate`,
 /// `stderr = |scale| * stderr`): identity, or a parity identity when a call is priced through
 /// its bounded put ([`parity`]).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Job {
-    pub launch: Option<Launch>,
-    pub estimator: Estimator,
-    pub shift: f64,
-    pub scale: f64,
+pub struct Job {
+    pub(crate) launch: Option<Launch>,
+    pub(crate) estimator: Estimator,
+    pub(crate) shift: f64,
+    pub(crate) scale: f64,
 }
 
 impl Job {
     /// The price from the reduced partial sums (`None` when there was no launch).
-    pub fn finish(&self, sums: Option<&[f64]>) -> Result<McPrice, McError> {
+    pub(crate) fn finish(&self, sums: Option<&[f64]>) -> Result<McPrice, McError> {
         let p = self.estimate(sums)?;
         if self.shift == 0.0 && self.scale == 1.0 {
             return Ok(p);
@@ -99,7 +100,7 @@ pub(crate) fn barrier_direct(b: &BarrierOption, cfg: &McConfig) -> Result<Job, M
         return Ok(if b.barrier_type.is_out() {
             Job { launch: None, estimator: Estimator::Constant(b.rebate), shift: 0.0, scale: 1.0 }
         } else {
-            parity::european(v, cfg, parity::route(&McProduct::European(*v)))?
+            parity::european(v, cfg, parity::european_route(v))?
         });
     }
     if cfg.precision == Precision::F32 {
@@ -205,24 +206,18 @@ pub(crate) fn heston_direct(h: &HestonMcOption, cfg: &McConfig) -> Result<Job, M
 }
 
 /// The job for `product` under `cfg` (validated here), on the route its own call takes
-/// ([`parity::route`]; the engine plans a trade's bumped copies on the unbumped product's).
+/// ([`McPayoff::call_route`]; the engine plans a trade's bumped copies on the unbumped product's).
 #[cfg(test)]
-pub(crate) fn plan(product: &McProduct, cfg: &McConfig) -> Result<Job, McError> {
-    plan_routed(product, cfg, parity::route(product))
+pub(crate) fn plan<P: McPayoff>(product: &P, cfg: &McConfig) -> Result<Job, McError> {
+    plan_routed(product, cfg, product.call_route())
 }
 
-/// The job for `product` under `cfg` (validated here), a call simulated on `route` (the
-/// unbumped product's, for a bumped copy: [`parity`]).
-pub(crate) fn plan_routed(product: &McProduct, cfg: &McConfig, route: parity::CallRoute) -> Result<Job, McError> {
+/// The job for `product` under `cfg` (both validated here), a call simulated on `route` (the
+/// unbumped product's, for a bumped copy: [`super::parity`]).
+pub(crate) fn plan_routed<P: McPayoff>(product: &P, cfg: &McConfig, route: CallRoute) -> Result<Job, McError> {
     cfg.validate()?;
     product.validate()?;
-    match product {
-        McProduct::European(v) => parity::european(v, cfg, route),
-        McProduct::Barrier(b) => parity::barrier(b, cfg, route),
-        McProduct::AsianGeometric(a) => parity::asian(a, cfg, false, route),
-        McProduct::AsianArithmetic(a) => parity::asian(a, cfg, true, route),
-        McProduct::Heston(h) => parity::heston(h, cfg, route),
-    }
+    product.job(cfg, route)
 }
 
 /// Decodes native-endian f64 bytes from a download.

@@ -1,6 +1,8 @@
-//! The products the Monte Carlo engines price, and their validation.
+//! The argument shapes the Monte Carlo kernels take, and the traits by which a product hands
+//! them to the engine ([`McArguments`], [`McPayoff`]).
 
 use super::McError;
+use crate::analytic::bump::{BumpDomain, BumpParam};
 use crate::types::{BarrierType, Vanilla};
 
 /// How a barrier is monitored.
@@ -150,129 +152,239 @@ impl HestonMcOption {
     }
 }
 
-/// What [`super::price`] can value.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum McProduct {
-    /// European call or put.
-    European(Vanilla),
-    /// Single-barrier option.
-    Barrier(BarrierOption),
-    /// Average-price option on the geometric average (plain Monte Carlo).
-    AsianGeometric(AsianOption),
-    /// Average-price option on the arithmetic average (geometric control variate).
-    AsianArithmetic(AsianOption),
-    /// European option under Heston (QE Monte Carlo).
-    Heston(HestonMcOption),
-}
-
-impl McProduct {
+/// The Monte Carlo engine's view of a product's terms: its arguments (QuantLib's engine
+/// `arguments`). The contract, the parameter checks, and how the bumps of [`super::greeks`]
+/// move it. Implemented by the argument shapes the kernels take ([`Vanilla`],
+/// [`BarrierOption`], [`AsianOption`], [`HestonMcOption`]) and by the product table's
+/// [`crate::products::McProduct`], which holds one of them per row.
+pub trait McArguments: Copy + Send + Sync {
     /// The underlying contract and market.
-    pub fn vanilla(&self) -> &Vanilla {
-        match self {
-            Self::European(v) => v,
-            Self::Barrier(b) => &b.vanilla,
-            Self::AsianGeometric(a) | Self::AsianArithmetic(a) => &a.vanilla,
-            Self::Heston(h) => &h.vanilla,
-        }
-    }
+    fn vanilla(&self) -> &Vanilla;
 
     /// Mutable access to the contract and market (for bumping).
-    pub fn vanilla_mut(&mut self) -> &mut Vanilla {
-        match self {
-            Self::European(v) => v,
-            Self::Barrier(b) => &mut b.vanilla,
-            Self::AsianGeometric(a) | Self::AsianArithmetic(a) => &mut a.vanilla,
-            Self::Heston(h) => &mut h.vanilla,
-        }
-    }
-
-    /// Moves the volatility by `h`: `vanilla.vol += h`; for a Heston option the initial
-    /// volatility `sqrt(v0)` moves, so `params.v0` becomes `(sqrt(v0) + h)^2`.
-    pub fn shift_vol(&mut self, h: f64) {
-        if let Self::Heston(o) = self {
-            let vol = o.vanilla.vol + h;
-            o.vanilla.vol = vol;
-            o.params.v0 = vol * vol;
-        } else {
-            self.vanilla_mut().vol += h;
-        }
-    }
+    fn vanilla_mut(&mut self) -> &mut Vanilla;
 
     /// Checks every parameter.
     ///
     /// # Errors
     /// [`McError::InvalidParameter`] naming the first parameter out of its domain: spot,
-    /// strike, barrier > 0; vol, maturity > 0; rate, dividend finite; rebate >= 0; discrete
-    /// monitoring with at least one date; fixings inside `[0, maturity]`; Heston `v0`, `kappa`,
-    /// `theta`, `sigma` > 0 and `rho` inside (-1, 1).
-    pub fn validate(&self) -> Result<(), McError> {
-        let v = self.vanilla();
-        let positive = |name, x: f64| {
-            if x.is_finite() && x > 0.0 {
-                Ok(())
-            } else {
-                Err(McError::invalid(name, x, "must be finite and > 0"))
-            }
-        };
-        positive("spot", v.spot)?;
-        positive("strike", v.strike)?;
-        positive("vol", v.vol)?;
-        positive("maturity", v.maturity)?;
-        if !v.rate.is_finite() {
-            return Err(McError::invalid("rate", v.rate, "must be finite"));
+    /// strike > 0; vol, maturity > 0; rate, dividend finite; then the shape's own.
+    fn validate(&self) -> Result<(), McError>;
+
+    /// Where the spot may be bumped for delta and gamma (anywhere above 0 unless the shape
+    /// says otherwise: a barrier keeps the spot on its side).
+    fn spot_domain(&self) -> BumpDomain {
+        BumpParam::Spot.domain()
+    }
+
+    /// The time bump for theta given the engine's `bump` (already at most half the maturity):
+    /// an Asian also keeps it under half its first future fixing.
+    fn time_bump(&self, bump: f64) -> f64 {
+        bump
+    }
+
+    /// Moves calendar time by `h` years: the maturity (and an Asian's future fixings).
+    fn shift_time(&mut self, h: f64) {
+        self.vanilla_mut().maturity += h;
+    }
+
+    /// Moves the volatility by `h`: `vanilla.vol += h` (for a Heston option the initial
+    /// volatility `sqrt(v0)`, so `params.v0` becomes `(sqrt(v0) + h)^2`).
+    fn shift_vol(&mut self, h: f64) {
+        self.vanilla_mut().vol += h;
+    }
+
+    /// Time steps per path on a grid of `steps` ([`super::McConfig::steps`]): 1, the grid, the
+    /// monitoring dates or fixings, or the grid's QE sub-steps.
+    fn path_steps(&self, steps: u32) -> u32;
+
+    /// QE sub-steps per time step on a grid of `steps` for a Heston option
+    /// ([`HestonMcOption::substeps`]); `None` for the other shapes.
+    fn qe_substeps(&self, _steps: u32) -> Option<u32> {
+        None
+    }
+}
+
+/// A product the engine can price ([`super::price`], [`super::price_batch`]): its arguments and
+/// the job that simulates them (a launch of one of the engine's kernels and the estimator).
+pub trait McPayoff: McArguments {
+    /// The job for these arguments under `cfg` (validated by the engine before), a call
+    /// simulated on `route` ([`McPayoff::call_route`] of the unbumped product, which its
+    /// bumped copies for Greeks share: common random numbers).
+    ///
+    /// # Errors
+    /// [`McError::InvalidParameter`] or [`McError::Unsupported`] (e.g. a barrier in fp32).
+    fn job(&self, cfg: &super::McConfig, route: super::CallRoute) -> Result<super::McJob, McError>;
+
+    /// How a call is simulated: as it is, or through its bounded put and an exact identity
+    /// (`super::parity`); [`super::CallRoute::AsIs`] for a put.
+    fn call_route(&self) -> super::CallRoute;
+
+    /// Device cost per estimated path-step relative to a European's, for sharding a book
+    /// ([`crate::portfolio::shard_book`]).
+    fn cost_weight(&self) -> f64 {
+        1.0
+    }
+}
+
+fn positive(name: &'static str, x: f64) -> Result<(), McError> {
+    if x.is_finite() && x > 0.0 {
+        Ok(())
+    } else {
+        Err(McError::invalid(name, x, "must be finite and > 0"))
+    }
+}
+
+/// The checks every shape starts with: spot, strike, vol, maturity > 0; rate, dividend finite.
+fn validate_vanilla(v: &Vanilla) -> Result<(), McError> {
+    positive("spot", v.spot)?;
+    positive("strike", v.strike)?;
+    positive("vol", v.vol)?;
+    positive("maturity", v.maturity)?;
+    if !v.rate.is_finite() {
+        return Err(McError::invalid("rate", v.rate, "must be finite"));
+    }
+    if !v.dividend.is_finite() {
+        return Err(McError::invalid("dividend", v.dividend, "must be finite"));
+    }
+    Ok(())
+}
+
+/// A European call or put: one step per path.
+impl McArguments for Vanilla {
+    fn vanilla(&self) -> &Vanilla {
+        self
+    }
+    fn vanilla_mut(&mut self) -> &mut Vanilla {
+        self
+    }
+    fn validate(&self) -> Result<(), McError> {
+        validate_vanilla(self)
+    }
+    fn path_steps(&self, _steps: u32) -> u32 {
+        1
+    }
+}
+
+impl McArguments for BarrierOption {
+    fn vanilla(&self) -> &Vanilla {
+        &self.vanilla
+    }
+    fn vanilla_mut(&mut self) -> &mut Vanilla {
+        &mut self.vanilla
+    }
+    /// Also: barrier > 0; rebate finite and >= 0; discrete monitoring with at least one date.
+    fn validate(&self) -> Result<(), McError> {
+        validate_vanilla(&self.vanilla)?;
+        positive("barrier", self.barrier)?;
+        if !(self.rebate.is_finite() && self.rebate >= 0.0) {
+            return Err(McError::invalid("rebate", self.rebate, "must be finite and >= 0"));
         }
-        if !v.dividend.is_finite() {
-            return Err(McError::invalid("dividend", v.dividend, "must be finite"));
+        if self.monitoring == Monitoring::Discrete(0) {
+            return Err(McError::invalid("fixings", 0.0, "discrete monitoring needs at least one date"));
         }
-        match self {
-            Self::European(_) => Ok(()),
-            Self::Heston(h) => {
-                h.params.validate().map_err(|e| match e {
-                    crate::heston::HestonError::InvalidParameter { name, value, reason } => {
-                        McError::invalid(name, value, reason)
-                    }
-                    other => McError::BadResult(other.to_string()),
-                })?;
-                for (name, x) in [("v0", h.params.v0), ("theta", h.params.theta)] {
-                    if x.is_nan() || x > QE_MAX_VARIANCE {
-                        return Err(McError::invalid(
-                            name,
-                            x,
-                            "must be <= 1e150 for the QE scheme (its moment match squares the variance)",
-                        ));
-                    }
-                }
-                if !(h.grid_maturity.is_finite() && h.grid_maturity > 0.0) {
-                    return Err(McError::invalid("grid_maturity", h.grid_maturity, "must be finite and > 0"));
-                }
-                Ok(())
+        Ok(())
+    }
+    fn spot_domain(&self) -> BumpDomain {
+        BumpDomain::barrier_spot(self.barrier_type, self.vanilla.spot, self.barrier)
+    }
+    fn path_steps(&self, steps: u32) -> u32 {
+        match self.monitoring {
+            Monitoring::Continuous => steps,
+            Monitoring::Discrete(n) => n,
+        }
+    }
+}
+
+impl McArguments for AsianOption {
+    fn vanilla(&self) -> &Vanilla {
+        &self.vanilla
+    }
+    fn vanilla_mut(&mut self) -> &mut Vanilla {
+        &mut self.vanilla
+    }
+    /// Also: at least one fixing; the first and the interval finite and > 0 where used; the last
+    /// fixing not after maturity.
+    fn validate(&self) -> Result<(), McError> {
+        let v = &self.vanilla;
+        validate_vanilla(v)?;
+        let s = &self.schedule;
+        if s.fixings() == 0 {
+            return Err(McError::invalid("fixings", 0.0, "at least one fixing is needed"));
+        }
+        if s.count > 0 && !(s.first.is_finite() && s.first > 0.0) {
+            return Err(McError::invalid("first_fixing", s.first, "must be finite and > 0"));
+        }
+        if s.count > 1 && !(s.interval.is_finite() && s.interval > 0.0) {
+            return Err(McError::invalid("fixing_interval", s.interval, "must be finite and > 0"));
+        }
+        if s.last() > v.maturity * (1.0 + 1e-12) {
+            return Err(McError::invalid("fixings", s.last(), "the last fixing is after maturity"));
+        }
+        Ok(())
+    }
+    fn time_bump(&self, bump: f64) -> f64 {
+        if self.schedule.count > 0 {
+            bump.min(0.5 * self.schedule.first)
+        } else {
+            bump
+        }
+    }
+    /// The exercise date and every future fixing move by `h` (today's spot stays a fixing when
+    /// it is one).
+    fn shift_time(&mut self, h: f64) {
+        self.vanilla.maturity += h;
+        if self.schedule.count > 0 {
+            self.schedule.first += h;
+        }
+    }
+    fn path_steps(&self, _steps: u32) -> u32 {
+        self.schedule.count
+    }
+}
+
+impl McArguments for HestonMcOption {
+    fn vanilla(&self) -> &Vanilla {
+        &self.vanilla
+    }
+    fn vanilla_mut(&mut self) -> &mut Vanilla {
+        &mut self.vanilla
+    }
+    /// Also: `v0`, `kappa`, `theta`, `sigma` > 0 and `rho` inside (-1, 1)
+    /// ([`crate::heston::HestonParams::validate`]); `v0` and `theta` at most
+    /// [`QE_MAX_VARIANCE`]; `grid_maturity` finite and > 0.
+    fn validate(&self) -> Result<(), McError> {
+        validate_vanilla(&self.vanilla)?;
+        self.params.validate().map_err(|e| match e {
+            crate::heston::HestonError::InvalidParameter { name, value, reason } => {
+                McError::invalid(name, value, reason)
             }
-            Self::Barrier(b) => {
-                positive("barrier", b.barrier)?;
-                if !(b.rebate.is_finite() && b.rebate >= 0.0) {
-                    return Err(McError::invalid("rebate", b.rebate, "must be finite and >= 0"));
-                }
-                if b.monitoring == Monitoring::Discrete(0) {
-                    return Err(McError::invalid("fixings", 0.0, "discrete monitoring needs at least one date"));
-                }
-                Ok(())
-            }
-            Self::AsianGeometric(a) | Self::AsianArithmetic(a) => {
-                let s = &a.schedule;
-                if s.fixings() == 0 {
-                    return Err(McError::invalid("fixings", 0.0, "at least one fixing is needed"));
-                }
-                if s.count > 0 && !(s.first.is_finite() && s.first > 0.0) {
-                    return Err(McError::invalid("first_fixing", s.first, "must be finite and > 0"));
-                }
-                if s.count > 1 && !(s.interval.is_finite() && s.interval > 0.0) {
-                    return Err(McError::invalid("fixing_interval", s.interval, "must be finite and > 0"));
-                }
-                if s.last() > v.maturity * (1.0 + 1e-12) {
-                    return Err(McError::invalid("fixings", s.last(), "the last fixing is after maturity"));
-                }
-                Ok(())
+            other => McError::BadResult(other.to_string()),
+        })?;
+        for (name, x) in [("v0", self.params.v0), ("theta", self.params.theta)] {
+            if x.is_nan() || x > QE_MAX_VARIANCE {
+                return Err(McError::invalid(
+                    name,
+                    x,
+                    "must be <= 1e150 for the QE scheme (its moment match squares the variance)",
+                ));
             }
         }
+        if !(self.grid_maturity.is_finite() && self.grid_maturity > 0.0) {
+            return Err(McError::invalid("grid_maturity", self.grid_maturity, "must be finite and > 0"));
+        }
+        Ok(())
+    }
+    /// The initial volatility `sqrt(v0)` moves, and `params.v0` with it.
+    fn shift_vol(&mut self, h: f64) {
+        let vol = self.vanilla.vol + h;
+        self.vanilla.vol = vol;
+        self.params.v0 = vol * vol;
+    }
+    fn path_steps(&self, steps: u32) -> u32 {
+        steps.saturating_mul(self.substeps(steps))
+    }
+    fn qe_substeps(&self, steps: u32) -> Option<u32> {
+        Some(self.substeps(steps))
     }
 }

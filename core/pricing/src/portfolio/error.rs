@@ -66,8 +66,8 @@ pub enum RowProblem {
         /// The trade's kind.
         kind: &'static str,
     },
-    /// A `kind` other than the six of the spec.
-    #[error("unknown kind {value:?} (expected european, american, barrier, asian_geo, asian_arith or heston)")]
+    /// A `kind` other than those of the product table ([`crate::products::Kind`]).
+    #[error("unknown kind {value:?} (expected {})", crate::products::kind_list())]
     UnknownKind {
         /// The cell's text.
         value: String,

@@ -1,6 +1,6 @@
 //! Trades at expiry (`maturity` 0): each is worth what it pays now, valued on the host.
 //!
-//! | kind | value at `maturity = 0` |
+//! | kind | value at `maturity = 0` (each product's [`crate::products::Product::at_expiry`]) |
 //! | --- | --- |
 //! | european, american, heston | intrinsic `max(w (S - K), 0)` |
 //! | asian_geo, asian_arith | intrinsic: every fixing `T j / n` is today, so the average is `S` |
@@ -16,7 +16,7 @@
 //! diverges (`-S vol / (2 sqrt(2 pi T))`) and, for barriers and Asians, it depends on the
 //! schedule, so it is written empty there.
 
-use super::trade::{Trade, TradeKind};
+use super::trade::Trade;
 use crate::types::Greeks;
 
 /// Price and Greek limits of `trade` at expiry (its maturity is 0). Non-finite Greeks are
@@ -35,19 +35,6 @@ pub(crate) fn at_expiry(trade: &Trade) -> Greeks {
     };
     let gamma = if moneyness == 0.0 { f64::INFINITY } else { 0.0 };
     let carry = if moneyness > 0.0 { w * (v.dividend * s - v.rate * k) } else { 0.0 };
-    let vanilla = Greeks { price: intrinsic, delta: slope, gamma, vega: 0.0, theta: carry, rho: 0.0 };
     let atm_theta = if moneyness == 0.0 { f64::NAN } else { carry };
-    match &trade.kind {
-        TradeKind::European(_) | TradeKind::Heston(_) => Greeks { theta: atm_theta, ..vanilla },
-        TradeKind::American(_) => Greeks { theta: atm_theta.min(0.0), ..vanilla },
-        TradeKind::AsianGeo(_) | TradeKind::AsianArith(_) => Greeks { theta: f64::NAN, ..vanilla },
-        TradeKind::Barrier(b) => {
-            let pays_vanilla = b.barrier_type.breached(s, b.barrier) != b.barrier_type.is_out();
-            if pays_vanilla {
-                Greeks { theta: f64::NAN, ..vanilla }
-            } else {
-                Greeks { price: b.rebate, delta: 0.0, gamma: 0.0, vega: 0.0, theta: f64::NAN, rho: 0.0 }
-            }
-        }
-    }
+    trade.kind.at_expiry(Greeks { price: intrinsic, delta: slope, gamma, vega: 0.0, theta: atm_theta, rho: 0.0 })
 }

@@ -22,8 +22,9 @@ use tenor_ports::Compute;
 use super::price::{row, BookConfig, PriceError};
 use super::write::PricedRow;
 use crate::american::{lsm_price, lsm_price_batch, AmericanError, LsmConfig, LsmResult};
+use crate::engines::LSM;
 use crate::mc::greeks::Bumps;
-use crate::mc::{McPrice, McProduct};
+use crate::mc::McPrice;
 use crate::types::{Greeks, Vanilla};
 
 /// Basis functions of the book's LSM rows.
@@ -49,9 +50,8 @@ fn valuations(v: &Vanilla, greeks: bool) -> (Vec<Vanilla>, Option<Bumps>) {
     if !greeks {
         return (vec![*v], None);
     }
-    let p = McProduct::European(*v);
-    let b = Bumps::for_product(&p);
-    (b.products(&p).iter().map(|q| *q.vanilla()).collect(), Some(b))
+    let b = Bumps::for_product(v);
+    (b.products(v), Some(b))
 }
 
 /// Prices the American rows `rows` (trade index, contract) of `ids` on `compute` by
@@ -88,7 +88,7 @@ pub(crate) fn price_lsm_rows<C: Compute + ?Sized>(
                 .collect::<Result<Vec<_>, _>>()?;
             let base = *prices.first().ok_or(PriceError::NoResult)?;
             let g = bumps.map_or(Greeks { price: base.price, ..Greeks::default() }, |b| b.greeks(&prices));
-            Ok(row(id, &g, Some(base.stderr), config.greeks, "lsm", &backend))
+            Ok(row(id, &g, Some(base.stderr), config.greeks, LSM.method, &backend))
         })
         .collect()
 }

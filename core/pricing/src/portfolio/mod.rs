@@ -3,12 +3,15 @@
 //! * [`parse`]: reads a portfolio CSV exactly per `shared/spec/portfolio-csv.md` (any column
 //!   order, unknown columns rejected by name, empty cell = not applicable, every bad row
 //!   reported with file, line and column while the good rows are kept).
-//! * [`trade`]: one type per kind ([`TradeKind`]).
+//! * [`trade`]: a row's id, line and terms ([`TradeKind`], one kind per row of the product
+//!   table, [`crate::products`]).
+//! * [`cells`]: one row's cells read and checked (the CSV parser's and the C ABI's).
 //! * [`price`]: [`price_book`] dispatches each trade to a closed form or a Monte Carlo engine
 //!   on any [`tenor_ports::Compute`] backend, with Greeks.
 //! * [`write`]: the output rows `id,price,stderr,delta,gamma,vega,theta,rho,method,backend`
 //!   and the portfolio format itself (for generated books).
 
+pub mod cells;
 pub mod error;
 mod expiry;
 pub mod lsm_rows;
@@ -19,7 +22,9 @@ pub mod trade;
 pub mod write;
 
 pub use error::{Location, PortfolioError, RowError, RowProblem};
-pub use parse::{parse_portfolio, read_portfolio, ParsedPortfolio, COLUMNS, REQUIRED_COLUMNS};
+pub use parse::{
+    parse_portfolio, read_portfolio, read_trade, ParsedPortfolio, COLUMNS, COMMON_COLUMNS, REQUIRED_COLUMNS,
+};
 pub use price::{
     past_moment_explosion, price_book, price_book_timed, price_book_with, price_trade, priced_as_symmetric_put,
     BookConfig, BookRun, BookTimes, Engine, PriceError, SettingError, MAX_PATHS, MAX_ROW_PATH_STEPS, MAX_STEPS,

@@ -4,34 +4,95 @@
 
 use rustc_hash::FxHashMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use super::cells::{Cell, Cells, RowReader, Rule};
 use super::error::{Location, PortfolioError, RowError, RowProblem};
-use super::trade::{parse_barrier_type, AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};
+use super::trade::{Kind, Trade};
 use crate::types::{OptionType, Vanilla};
 use tenor_ports::text::excerpt;
 
-/// Every column the format defines, in the order [`super::write_portfolio`] writes them.
-pub const COLUMNS: [&str; 18] = [
-    "id",
-    "kind",
-    "type",
-    "spot",
-    "strike",
-    "maturity",
-    "rate",
-    "dividend",
-    "vol",
-    "barrier",
-    "barrier_type",
-    "rebate",
-    "fixings",
-    "v0",
-    "kappa",
-    "theta",
-    "xi",
-    "rho",
-];
+/// The columns every row has, whatever its kind (`dividend` optional, `vol` as the kind says).
+pub const COMMON_COLUMNS: [&str; 9] = ["id", "kind", "type", "spot", "strike", "maturity", "rate", "dividend", "vol"];
+
+/// Whether two column names are the same (in a constant).
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The common columns, then every kind's own ([`crate::products::Product::COLUMNS`]) in the
+/// product table's order, each once; `out` receives them, the count is returned.
+const fn union(out: &mut [&'static str]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < COMMON_COLUMNS.len() {
+        if n < out.len() {
+            out[n] = COMMON_COLUMNS[i];
+        }
+        n += 1;
+        i += 1;
+    }
+    let kinds = crate::products::KIND_COLUMNS;
+    let mut k = 0;
+    while k < kinds.len() {
+        let mut c = 0;
+        while c < kinds[k].len() {
+            let name = kinds[k][c];
+            let mut seen = false;
+            let mut j = 0;
+            while j < n && j < out.len() {
+                seen = seen || same(out[j], name);
+                j += 1;
+            }
+            if !seen {
+                if n < out.len() {
+                    out[n] = name;
+                }
+                n += 1;
+            }
+            c += 1;
+        }
+        k += 1;
+    }
+    n
+}
+
+/// The number of columns (an upper bound for [`union`]'s scratch: every listed name).
+const fn listed() -> usize {
+    let mut n = COMMON_COLUMNS.len();
+    let kinds = crate::products::KIND_COLUMNS;
+    let mut k = 0;
+    while k < kinds.len() {
+        n += kinds[k].len();
+        k += 1;
+    }
+    n
+}
+
+const COLUMN_COUNT: usize = {
+    let mut scratch = [""; listed()];
+    union(&mut scratch)
+};
+
+/// Every column the format defines, in the order [`super::write_portfolio`] writes them: the
+/// common ones, then each kind's own in the product table's order (`barrier`, `barrier_type`,
+/// `rebate`, `fixings`, `v0`, `kappa`, `theta`, `xi`, `rho`).
+pub const COLUMNS: [&str; COLUMN_COUNT] = {
+    let mut out = [""; COLUMN_COUNT];
+    union(&mut out);
+    out
+};
 
 /// Columns every portfolio must have, whatever its kinds. The others are needed only by the
 /// kinds that use them (`vol` by all but heston, `barrier`/`barrier_type` by barrier, `fixings`
@@ -274,24 +335,23 @@ pub fn parse_portfolio<R: Read>(mut reader: R, file: &Path) -> Result<ParsedPort
             bytes_record = record.into_byte_record();
             continue;
         }
-        let mut row = Row { record: &record, columns: &columns, file, line, errors: Vec::new() };
-        let trade = row.trade();
+        let cells = CsvCells { record: &record, columns: &columns };
+        let mut row = RowReader::new(&cells, file, line);
+        let trade = read_trade(&mut row);
         if let Some(trade) = &trade {
             if let Some(first_line) = seen_ids.get(&trade.id) {
                 row.error(Some("id"), RowProblem::DuplicateId { id: trade.id.clone(), first_line: *first_line });
             }
         }
-        if row.errors.is_empty() {
-            if let Some(trade) = trade {
-                seen_ids.insert(trade.id.clone(), line);
-                out.trades.push(trade);
-            }
-        } else {
+        if row.has_errors() {
             // A bad row still claims its id, so a later row reusing it is reported too.
             if let Some(trade) = &trade {
                 seen_ids.entry(trade.id.clone()).or_insert(line);
             }
-            out.errors.append(&mut row.errors);
+            out.errors.append(&mut row.into_errors());
+        } else if let Some(trade) = trade {
+            seen_ids.insert(trade.id.clone(), line);
+            out.trades.push(trade);
         }
         // The record's buffers are reused for the next row (no allocation per row).
         bytes_record = record.into_byte_record();
@@ -397,43 +457,6 @@ fn unterminated_quote(record: &[u8]) -> Option<OpenQuote> {
     None
 }
 
-/// `problem` with every cell text it quotes cut to an excerpt ([`excerpt`]), so a huge bad
-/// cell is not echoed whole.
-fn shortened(problem: RowProblem) -> RowProblem {
-    match problem {
-        RowProblem::NotNumeric { value } => RowProblem::NotNumeric { value: excerpt(&value) },
-        RowProblem::NotInteger { value } => RowProblem::NotInteger { value: excerpt(&value) },
-        RowProblem::NotApplicable { value, kind } => RowProblem::NotApplicable { value: excerpt(&value), kind },
-        RowProblem::UnknownKind { value } => RowProblem::UnknownKind { value: excerpt(&value) },
-        RowProblem::UnknownOptionType { value } => RowProblem::UnknownOptionType { value: excerpt(&value) },
-        RowProblem::UnknownBarrierType { value } => RowProblem::UnknownBarrierType { value: excerpt(&value) },
-        RowProblem::DuplicateId { id, first_line } => RowProblem::DuplicateId { id: excerpt(&id), first_line },
-        other => other,
-    }
-}
-
-/// Range rules for numeric cells.
-#[derive(Debug, Clone, Copy)]
-enum Rule {
-    Any,
-    Positive,
-    NonNegative,
-    /// Open interval (-1, 1): the Heston pricer needs `|rho| < 1`.
-    Correlation,
-}
-
-impl Rule {
-    fn check(self, x: f64) -> Option<&'static str> {
-        match self {
-            Rule::Any => None,
-            Rule::Positive if x <= 0.0 => Some("must be > 0"),
-            Rule::NonNegative if x < 0.0 => Some("must be >= 0"),
-            Rule::Correlation if !(x > -1.0 && x < 1.0) => Some("must be in (-1, 1)"),
-            _ => None,
-        }
-    }
-}
-
 /// Where each column of [`COLUMNS`] is in the header (cell index), looked up by name without
 /// hashing: a row reads about twenty cells, forty thousand rows a book.
 #[derive(Debug, Default)]
@@ -454,218 +477,83 @@ impl ColumnIndex {
     }
 }
 
-/// One data row being read, with the errors found so far.
-struct Row<'a> {
+/// A CSV record's cells under its header.
+struct CsvCells<'a> {
     record: &'a csv::StringRecord,
     columns: &'a ColumnIndex,
-    file: &'a Path,
-    line: u64,
-    errors: Vec<RowError>,
 }
 
-impl<'a> Row<'a> {
-    fn error(&mut self, column: Option<&str>, problem: RowProblem) {
-        let problem = shortened(problem);
-        self.errors.push(RowError {
-            location: Location { file: PathBuf::from(self.file), line: self.line, column: column.map(str::to_owned) },
-            problem,
-        });
+impl Cells for CsvCells<'_> {
+    fn has(&self, column: &str) -> bool {
+        self.columns.contains(column)
     }
 
-    /// The cell of `column`, `None` when the column is absent or the cell empty.
-    fn cell(&self, column: &str) -> Option<&'a str> {
+    fn get(&self, column: &str) -> Option<Cell<'_>> {
         let i = self.columns.get(column)?;
-        let record: &'a csv::StringRecord = self.record;
-        record.get(i).filter(|s| !s.is_empty())
-    }
-
-    /// A required cell for `kind`: reports a missing column or an empty cell.
-    fn required(&mut self, column: &'static str, kind: Kind) -> Option<&'a str> {
-        if !self.columns.contains(column) {
-            self.error(None, RowProblem::MissingColumnForKind { column, kind: kind.as_str() });
-            return None;
-        }
-        match self.cell(column) {
-            Some(s) => Some(s),
-            None => {
-                self.error(Some(column), RowProblem::Missing { kind: kind.as_str() });
-                None
-            }
-        }
-    }
-
-    fn number(&mut self, column: &'static str, text: &str, rule: Rule) -> Option<f64> {
-        match text.parse::<f64>() {
-            Ok(x) if x.is_finite() => match rule.check(x) {
-                None => Some(x),
-                Some(why) => {
-                    self.error(Some(column), RowProblem::OutOfRange { value: x, rule: why });
-                    None
-                }
-            },
-            _ => {
-                self.error(Some(column), RowProblem::NotNumeric { value: text.to_owned() });
-                None
-            }
-        }
-    }
-
-    fn required_number(&mut self, column: &'static str, kind: Kind, rule: Rule) -> Option<f64> {
-        let text = self.required(column, kind)?;
-        self.number(column, text, rule)
-    }
-
-    /// An optional numeric cell: `default` when empty or absent.
-    fn optional_number(&mut self, column: &'static str, rule: Rule, default: f64) -> Option<f64> {
-        match self.cell(column) {
-            None => Some(default),
-            Some(text) => self.number(column, text, rule),
-        }
-    }
-
-    /// Fixings per trade are at most [`MAX_FIXINGS`] (hourly over 11 years; each is a time step
-    /// of the simulation, so an absurd count would run for hours).
-    fn fixings(&mut self, text: &str) -> Option<u32> {
-        match text.parse::<u64>() {
-            Ok(n) if n > u64::from(MAX_FIXINGS) => {
-                self.error(Some("fixings"), RowProblem::OutOfRange { value: n as f64, rule: "must be at most 100000" });
-                None
-            }
-            Ok(n) if n >= 1 => u32::try_from(n).ok(),
-            _ => {
-                self.error(Some("fixings"), RowProblem::NotInteger { value: text.to_owned() });
-                None
-            }
-        }
-    }
-
-    /// Reports every filled cell among `columns` as not applicable to `kind`.
-    fn not_applicable(&mut self, kind: Kind, columns: &[&'static str]) {
-        for c in columns {
-            if let Some(v) = self.cell(c) {
-                self.error(Some(c), RowProblem::NotApplicable { value: v.to_owned(), kind: kind.as_str() });
-            }
-        }
-    }
-
-    /// Parses the whole row; `None` when a cell needed to build the trade is bad (the errors
-    /// are in `self.errors`). Every cell is checked, so a row with three bad cells reports three.
-    fn trade(&mut self) -> Option<Trade> {
-        let id = self.cell("id").map(str::to_owned);
-        if id.is_none() {
-            self.error(Some("id"), RowProblem::MissingId);
-        }
-        let kind_text = self.cell("kind").unwrap_or_default();
-        let kind = Kind::parse(kind_text);
-        if kind.is_none() {
-            self.error(Some("kind"), RowProblem::UnknownKind { value: kind_text.to_owned() });
-        }
-        // Without a kind, check the common cells anyway so every bad cell shows.
-        let k = kind.unwrap_or(Kind::European);
-        let option = match self.required("type", k) {
-            Some(t) => match t {
-                "call" => Some(OptionType::Call),
-                "put" => Some(OptionType::Put),
-                _ => {
-                    self.error(Some("type"), RowProblem::UnknownOptionType { value: t.to_owned() });
-                    None
-                }
-            },
-            None => None,
-        };
-        let spot = self.required_number("spot", k, Rule::Positive);
-        let strike = self.required_number("strike", k, Rule::Positive);
-        // 0 is an option at expiry, worth its payoff (`super::expiry`); negative is refused.
-        let maturity = self.required_number("maturity", k, Rule::NonNegative);
-        let rate = self.required_number("rate", k, Rule::Any);
-        let dividend = self.optional_number("dividend", Rule::Any, 0.0);
-        let vol = if k == Kind::Heston {
-            self.optional_number("vol", Rule::Positive, 0.0)
-        } else {
-            self.required_number("vol", k, Rule::Positive)
-        };
-        const BARRIER_COLS: [&str; 3] = ["barrier", "barrier_type", "rebate"];
-        const HESTON_COLS: [&str; 5] = ["v0", "kappa", "theta", "xi", "rho"];
-
-        let tail = match kind {
-            // Unknown kind: already reported; kind-specific cells cannot be judged.
-            None => None,
-            Some(Kind::European | Kind::American) => {
-                self.not_applicable(k, &BARRIER_COLS);
-                self.not_applicable(k, &["fixings"]);
-                self.not_applicable(k, &HESTON_COLS);
-                Some(Tail::None)
-            }
-            Some(Kind::Barrier) => {
-                self.not_applicable(k, &HESTON_COLS);
-                let barrier = self.required_number("barrier", k, Rule::Positive);
-                let barrier_type = match self.required("barrier_type", k) {
-                    Some(t) => match parse_barrier_type(t) {
-                        Some(b) => Some(b),
-                        None => {
-                            self.error(Some("barrier_type"), RowProblem::UnknownBarrierType { value: t.to_owned() });
-                            None
-                        }
-                    },
-                    None => None,
-                };
-                let rebate = self.optional_number("rebate", Rule::NonNegative, 0.0);
-                let fixings = match self.cell("fixings") {
-                    None => Some(None),
-                    Some(t) => self.fixings(t).map(Some),
-                };
-                match (barrier, barrier_type, rebate, fixings) {
-                    (Some(b), Some(bt), Some(r), Some(f)) => Some(Tail::Barrier(b, bt, r, f)),
-                    _ => None,
-                }
-            }
-            Some(Kind::AsianGeo | Kind::AsianArith) => {
-                self.not_applicable(k, &BARRIER_COLS);
-                self.not_applicable(k, &HESTON_COLS);
-                let fixings = self.required("fixings", k);
-                fixings.and_then(|t| self.fixings(t)).map(Tail::Asian)
-            }
-            Some(Kind::Heston) => {
-                self.not_applicable(k, &BARRIER_COLS);
-                self.not_applicable(k, &["fixings"]);
-                // The domain of the Heston pricer ([`crate::heston::HestonParams::validate`]),
-                // checked here so a bad cell is named by file, line and column.
-                let v0 = self.required_number("v0", k, Rule::Positive);
-                let kappa = self.required_number("kappa", k, Rule::Positive);
-                let theta = self.required_number("theta", k, Rule::Positive);
-                let xi = self.required_number("xi", k, Rule::Positive);
-                let rho = self.required_number("rho", k, Rule::Correlation);
-                match (v0, kappa, theta, xi, rho) {
-                    (Some(v0), Some(kappa), Some(theta), Some(xi), Some(rho)) => {
-                        Some(Tail::Heston(HestonParams { v0, kappa, theta, xi, rho }))
-                    }
-                    _ => None,
-                }
-            }
-        };
-
-        let (id, kind, option, spot, strike, maturity, rate, dividend, vol, tail) =
-            (id?, kind?, option?, spot?, strike?, maturity?, rate?, dividend?, vol?, tail?);
-        let vanilla = Vanilla { option, spot, strike, maturity, rate, dividend, vol };
-        let kind = match (kind, tail) {
-            (Kind::European, _) => TradeKind::European(vanilla),
-            (Kind::American, _) => TradeKind::American(vanilla),
-            (Kind::Barrier, Tail::Barrier(barrier, barrier_type, rebate, fixings)) => {
-                TradeKind::Barrier(BarrierTrade { vanilla, barrier, barrier_type, rebate, fixings })
-            }
-            (Kind::AsianGeo, Tail::Asian(fixings)) => TradeKind::AsianGeo(AsianTrade { vanilla, fixings }),
-            (Kind::AsianArith, Tail::Asian(fixings)) => TradeKind::AsianArith(AsianTrade { vanilla, fixings }),
-            (Kind::Heston, Tail::Heston(params)) => TradeKind::Heston(HestonTrade { vanilla, params }),
-            _ => return None,
-        };
-        Some(Trade { id, line: self.line, kind })
+        self.record.get(i).filter(|s| !s.is_empty()).map(Cell::Text)
     }
 }
 
-/// Kind-specific fields read from a row.
-enum Tail {
-    None,
-    Barrier(f64, crate::types::BarrierType, f64, Option<u32>),
-    Asian(u32),
-    Heston(HestonParams),
+/// Reads one row's trade from its cells: the common columns, then the kind's own
+/// ([`crate::products::Product::read`]) after every other kind's column is checked empty.
+/// `None` when a cell needed to build the trade is bad (the problems are in `row`). Every cell is
+/// checked, so a row with three bad cells reports three. The parser reads every CSV record
+/// with it, and the C ABI its `TenorTrade` records, so both doors check the same way.
+pub fn read_trade(row: &mut RowReader<'_>) -> Option<Trade> {
+    let id = row.cell("id").map(|c| c.as_text().into_owned());
+    if id.is_none() {
+        row.error(Some("id"), RowProblem::MissingId);
+    }
+    let kind_cell = row.cell("kind");
+    let kind_text = kind_cell.as_ref().map(Cell::as_text).unwrap_or_default();
+    let kind = Kind::parse(&kind_text);
+    if kind.is_none() {
+        row.error(Some("kind"), RowProblem::UnknownKind { value: kind_text.into_owned() });
+    }
+    // Without a kind, check the common cells anyway so every bad cell shows.
+    let k = kind.unwrap_or(Kind::ALL[0]);
+    row.set_kind(k.as_str());
+    let option = match row.required("type") {
+        Some(t) => match t.as_text().as_ref() {
+            "call" => Some(OptionType::Call),
+            "put" => Some(OptionType::Put),
+            other => {
+                let value = other.to_owned();
+                row.error(Some("type"), RowProblem::UnknownOptionType { value });
+                None
+            }
+        },
+        None => None,
+    };
+    let spot = row.required_number("spot", Rule::Positive);
+    let strike = row.required_number("strike", Rule::Positive);
+    // 0 is an option at expiry, worth its payoff (`super::expiry`); negative is refused.
+    let maturity = row.required_number("maturity", Rule::NonNegative);
+    let rate = row.required_number("rate", Rule::Any);
+    let dividend = row.optional_number("dividend", Rule::Any, 0.0);
+    let vol = if k.needs_vol() {
+        row.required_number("vol", Rule::Positive)
+    } else {
+        row.optional_number("vol", Rule::Positive, 0.0)
+    };
+    let vanilla = (|| {
+        Some(Vanilla {
+            option: option?,
+            spot: spot?,
+            strike: strike?,
+            maturity: maturity?,
+            rate: rate?,
+            dividend: dividend?,
+            vol: vol?,
+        })
+    })();
+    // Unknown kind: already reported; kind-specific cells cannot be judged.
+    let kind = kind?;
+    for column in &COLUMNS[COMMON_COLUMNS.len()..] {
+        if !kind.columns().contains(column) {
+            row.not_applicable(std::slice::from_ref(column));
+        }
+    }
+    let terms = kind.read(row, vanilla)?;
+    Some(Trade { id: id?, line: row.line(), kind: terms })
 }

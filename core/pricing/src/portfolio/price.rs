@@ -1,26 +1,17 @@
-//! The book pricer: each trade to the engine that suits it, with Greeks.
+//! The book pricer: each trade to the engine its product picks, with Greeks.
 //!
-//! | kind | [`Engine::Auto`] | [`Engine::Mc`] |
-//! | --- | --- | --- |
-//! | european | Black-Scholes-Merton closed form (`analytic`) | Monte Carlo (`mc`) |
-//! | barrier, continuous | Reiner-Rubinstein closed form (Haug 2007, 4.17.1) | Monte Carlo with the Brownian-bridge correction |
-//! | barrier, `fixings` = n | Monte Carlo on the n monitoring dates | same |
-//! | asian_geo | discrete geometric closed form (Kemna and Vorst 1990) | Monte Carlo |
-//! | asian_arith | Monte Carlo, geometric control variate | same |
-//! | american | Crank-Nicolson finite differences with Rannacher start-up and Richardson extrapolation (`pde`, [`crate::american`]) | Longstaff-Schwartz Monte Carlo on the backend, batched over the book's American rows and their bumped copies (`lsm`, [`super::lsm_rows`]); where early exercise is never optimal (a call with no dividend and `rate >= 0`, Merton 1973; [`crate::american::no_early_exercise`]) the European closed form (`analytic`, `host`); every other call as the American put of the put-call symmetry (McDonald and Schroder 1998, [`priced_as_symmetric_put`]; still `lsm`) |
-//! | heston | semi-analytic characteristic-function price (`analytic`, [`crate::heston`]) | QE Monte Carlo (Andersen 2008) on `steps` time steps (`mc`, [`crate::mc::HestonMcOption`]) |
-//! | any, `maturity` 0 | the payoff now (`intrinsic`, [`super::expiry`]) | same |
+//! A trade at `maturity` 0 is worth its payoff now (`intrinsic`, [`super::expiry`]); every
+//! other trade goes where its product's module says under the [`Engine`] choice
+//! ([`crate::products::Product::route`]; each module's documentation has its table): a closed
+//! form or finite differences on the host (`analytic`, `pde`), the Monte Carlo batch kernels
+//! (`mc`), or Longstaff-Schwartz (`lsm`, [`super::lsm_rows`]). The engine rows are those of
+//! [`crate::engines`].
 //!
-//! Greeks: closed-form delta, gamma, vega, theta, rho for the European; central differences of
-//! the finite-difference price for the American (bump-and-revalue of the Longstaff-Schwartz
-//! price with common random numbers under [`Engine::Mc`]), and of the semi-analytic price for Heston
-//! (vega there is the sensitivity to the initial volatility `sqrt(v0)`, under Monte Carlo too);
-//! central differences of
-//! the closed form for the continuous barrier and the geometric Asian
-//! ([`crate::analytic::bump`]); bump-and-revalue with common random numbers for every Monte
-//! Carlo row ([`crate::mc::greeks`]). On both paths a barrier's spot bumps stay on the side of
-//! the barrier the spot is on (one-sided differences near it,
-//! [`crate::analytic::BumpDomain::barrier_spot`]).
+//! Greeks: those of the product's closed form on the host (closed-form or central differences,
+//! [`crate::analytic::bump`]); bump-and-revalue with common random numbers for every Monte
+//! Carlo and Longstaff-Schwartz row ([`crate::mc::greeks`]), whose bumps the product's
+//! arguments shape ([`crate::mc::McArguments`]: a barrier's spot bumps stay on its side, an
+//! Asian's fixings move with the maturity, a Heston vega is against `sqrt(v0)`).
 //!
 //! Monte Carlo rows run on the `Compute` backend given, in chunks of up to 4096 trades (one batch
 //! launch per stream and kernel each, [`crate::mc::McConfig::batch`]) spread over
@@ -32,27 +23,15 @@
 use tenor_ports::{Compute, Precision};
 use thiserror::Error;
 
-use super::trade::{AsianTrade, BarrierTrade, HestonTrade, Trade, TradeKind};
+use super::trade::Trade;
 use super::write::PricedRow;
-use crate::analytic::asian::{AsianError, GeometricAsian};
-use crate::analytic::bump::{greeks_by_bump, BumpParam, BumpSteps, Bumpable};
-use crate::analytic::{barrier_greeks, black_scholes};
+use crate::analytic::asian::AsianError;
+use crate::engines::{PricingEngine, Route, INTRINSIC, MC};
 use crate::error::PricingError;
-use crate::heston::{heston_price, HestonOption};
-use crate::mc::{
-    self, AsianOption, BarrierOption, FixingSchedule, HestonMcOption, McConfig, McError, McProduct, Monitoring,
-};
-use crate::types::{BarrierSpec, Greeks, Vanilla};
+use crate::mc::{self, McArguments, McConfig, McError, McProduct};
+use crate::types::{Greeks, Vanilla};
 
-/// Which engines may price a row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Engine {
-    /// Closed forms where they exist, Monte Carlo otherwise (the table in the module docs).
-    #[default]
-    Auto,
-    /// Monte Carlo for every supported kind, so the backend carries the whole book.
-    Mc,
-}
+pub use crate::engines::Engine;
 
 /// Settings of [`price_book`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,111 +198,10 @@ pub enum PriceError {
     NoResult,
 }
 
-/// How one trade will be priced.
-pub(crate) enum Route {
-    /// Maturity 0: the payoff now ([`super::expiry`]).
-    Expiry,
-    Analytic,
-    Mc(McProduct),
-    /// An American under [`Engine::Mc`]: Longstaff-Schwartz ([`super::lsm_rows`]).
-    Lsm(Vanilla),
-}
-
-fn asian_product(a: &AsianTrade) -> AsianOption {
-    AsianOption { vanilla: a.vanilla, schedule: FixingSchedule::uniform(a.vanilla.maturity, a.fixings) }
-}
-
-fn barrier_product(b: &BarrierTrade) -> BarrierOption {
-    BarrierOption {
-        vanilla: b.vanilla,
-        barrier_type: b.barrier_type,
-        barrier: b.barrier,
-        rebate: b.rebate,
-        monitoring: b.fixings.map_or(Monitoring::Continuous, Monitoring::Discrete),
-    }
-}
-
-/// The Heston trade as a QE Monte Carlo product (the portfolio's `xi` is the pricer's `sigma`).
-fn heston_product(h: &HestonTrade) -> HestonMcOption {
-    HestonMcOption::new(
-        h.vanilla,
-        crate::heston::HestonParams {
-            v0: h.params.v0,
-            kappa: h.params.kappa,
-            theta: h.params.theta,
-            sigma: h.params.xi,
-            rho: h.params.rho,
-        },
-    )
-}
-
+/// How `engine` prices `trade`: the engine row and the arguments its product fills
+/// ([`crate::products::Product::route`]).
 pub(crate) fn route(trade: &Trade, engine: Engine) -> Route {
-    if trade.kind.vanilla().maturity == 0.0 {
-        return Route::Expiry;
-    }
-    let mc = engine == Engine::Mc;
-    match &trade.kind {
-        TradeKind::European(v) if mc => Route::Mc(McProduct::European(*v)),
-        TradeKind::European(_) => Route::Analytic,
-        TradeKind::Barrier(b) if mc || b.fixings.is_some() => Route::Mc(McProduct::Barrier(barrier_product(b))),
-        TradeKind::Barrier(_) => Route::Analytic,
-        TradeKind::AsianGeo(a) if mc => Route::Mc(McProduct::AsianGeometric(asian_product(a))),
-        TradeKind::AsianGeo(_) => Route::Analytic,
-        TradeKind::AsianArith(a) => Route::Mc(McProduct::AsianArithmetic(asian_product(a))),
-        TradeKind::Heston(h) if mc => Route::Mc(McProduct::Heston(heston_product(h))),
-        // No early exercise premium (Merton's call without dividends): the European closed form.
-        TradeKind::American(v) if mc && american_as_european(trade, engine).is_none() => Route::Lsm(*v),
-        TradeKind::American(_) | TradeKind::Heston(_) => Route::Analytic,
-    }
-}
-
-/// A geometric Asian whose maturity bump shifts every fixing with it (calendar time passing
-/// moves all dates together, as [`crate::mc::greeks`] does for the Monte Carlo Asian).
-#[derive(Debug, Clone, Copy)]
-struct GeoAsianBump {
-    vanilla: Vanilla,
-    fixings: u32,
-    base_maturity: f64,
-}
-
-impl GeoAsianBump {
-    fn price(&self) -> Result<f64, AsianError> {
-        let v = &self.vanilla;
-        let shift = v.maturity - self.base_maturity;
-        let n = f64::from(self.fixings);
-        let times: Vec<f64> =
-            (1..=self.fixings).map(|j| (self.base_maturity * f64::from(j) / n + shift).max(0.0)).collect();
-        GeometricAsian {
-            option: v.option,
-            spot: v.spot,
-            strike: v.strike,
-            rate: v.rate,
-            dividend: v.dividend,
-            vol: v.vol,
-            expiry: v.maturity,
-        }
-        .average_price(&times)
-    }
-}
-
-impl Bumpable for GeoAsianBump {
-    fn get(&self, p: BumpParam) -> f64 {
-        self.vanilla.get(p)
-    }
-    fn set(&mut self, p: BumpParam, value: f64) {
-        self.vanilla.set(p, value);
-    }
-}
-
-/// Whether `trade` is an American that `engine` prices by the European closed form: under
-/// [`Engine::Mc`], one whose early exercise is never optimal
-/// ([`crate::american::no_early_exercise`], Merton 1973), where Longstaff-Schwartz's low bias
-/// was far beyond its standard error (a call at vol 5: 56.5 +/- 2.9 against 97.3).
-pub(super) fn american_as_european(trade: &Trade, engine: Engine) -> Option<&Vanilla> {
-    match &trade.kind {
-        TradeKind::American(v) if engine == Engine::Mc && crate::american::no_early_exercise(v) => Some(v),
-        _ => None,
-    }
+    trade.kind.route(engine)
 }
 
 /// Whether `engine` prices `trade` by Longstaff-Schwartz as the American put of the put-call
@@ -344,109 +222,6 @@ pub fn priced_as_symmetric_put(trade: &Trade, engine: Engine) -> bool {
 pub fn past_moment_explosion(trade: &Trade, engine: Engine) -> bool {
     matches!(route(trade, engine), Route::Mc(p @ McProduct::Heston(_))
         if crate::mc::call_route(&p) == crate::mc::CallRoute::PastMomentExplosion)
-}
-
-/// Prices a trade by closed form on the host (an American by finite differences, or under
-/// [`Engine::Mc`] by the European closed form where [`american_as_european`]).
-fn analytic(trade: &Trade, greeks: bool, engine: Engine) -> Result<Greeks, PriceError> {
-    if let Some(v) = american_as_european(trade, engine) {
-        return Ok(black_scholes(v)?);
-    }
-    match &trade.kind {
-        TradeKind::European(v) => Ok(black_scholes(v)?),
-        TradeKind::Barrier(b) => {
-            let spec =
-                BarrierSpec { vanilla: b.vanilla, barrier: b.barrier, barrier_type: b.barrier_type, rebate: b.rebate };
-            if greeks {
-                Ok(barrier_greeks(&spec)?)
-            } else {
-                Ok(Greeks { price: crate::analytic::barrier_price(&spec)?, ..Greeks::default() })
-            }
-        }
-        TradeKind::AsianGeo(a) => {
-            let g = GeoAsianBump { vanilla: a.vanilla, fixings: a.fixings, base_maturity: a.vanilla.maturity };
-            if greeks {
-                Ok(greeks_by_bump(|q: &GeoAsianBump| q.price(), &g, &BumpSteps::default())?)
-            } else {
-                Ok(Greeks { price: g.price()?, ..Greeks::default() })
-            }
-        }
-        TradeKind::American(v) => {
-            if greeks {
-                Ok(crate::american::american_fd_greeks(v)?)
-            } else {
-                Ok(Greeks { price: crate::american::american_fd(v)?, ..Greeks::default() })
-            }
-        }
-        TradeKind::Heston(h) => {
-            let q = HestonBump {
-                option: HestonOption {
-                    option: h.vanilla.option,
-                    spot: h.vanilla.spot,
-                    strike: h.vanilla.strike,
-                    maturity: h.vanilla.maturity,
-                    rate: h.vanilla.rate,
-                    dividend: h.vanilla.dividend,
-                },
-                params: crate::heston::HestonParams {
-                    v0: h.params.v0,
-                    kappa: h.params.kappa,
-                    theta: h.params.theta,
-                    sigma: h.params.xi,
-                    rho: h.params.rho,
-                },
-            };
-            // The pricer calls the vol of variance `sigma`; the portfolio's column is `xi`.
-            let price = |q: &HestonBump| {
-                heston_price(&q.params, &q.option).map_err(|e| match e {
-                    crate::heston::HestonError::InvalidParameter { name: "sigma", value, reason } => {
-                        crate::heston::HestonError::InvalidParameter { name: "xi", value, reason }
-                    }
-                    other => other,
-                })
-            };
-            if greeks {
-                Ok(greeks_by_bump(price, &q, &BumpSteps::default())?)
-            } else {
-                Ok(Greeks { price: price(&q)?, ..Greeks::default() })
-            }
-        }
-        TradeKind::AsianArith(_) => Err(PriceError::NoResult),
-    }
-}
-
-/// A Heston trade for bump-and-revalue: `Vol` is the initial volatility `sqrt(v0)`.
-#[derive(Debug, Clone, Copy)]
-struct HestonBump {
-    option: HestonOption,
-    params: crate::heston::HestonParams,
-}
-
-impl Bumpable for HestonBump {
-    fn get(&self, p: BumpParam) -> f64 {
-        match p {
-            BumpParam::Spot => self.option.spot,
-            BumpParam::Vol => self.params.v0.sqrt(),
-            BumpParam::Rate => self.option.rate,
-            BumpParam::Maturity => self.option.maturity,
-        }
-    }
-    fn set(&mut self, p: BumpParam, value: f64) {
-        match p {
-            BumpParam::Spot => self.option.spot = value,
-            BumpParam::Vol => self.params.v0 = value * value,
-            BumpParam::Rate => self.option.rate = value,
-            BumpParam::Maturity => self.option.maturity = value,
-        }
-    }
-}
-
-/// The `method` column of a closed-form row.
-fn analytic_method(trade: &Trade, engine: Engine) -> &'static str {
-    match trade.kind {
-        TradeKind::American(_) if american_as_european(trade, engine).is_none() => "pde",
-        _ => "analytic",
-    }
 }
 
 pub(super) fn row(id: &str, g: &Greeks, stderr: Option<f64>, greeks: bool, method: &str, backend: &str) -> PricedRow {
@@ -564,7 +339,7 @@ pub fn price_book_timed<C: Compute + ?Sized>(
     let allocated_before = compute.allocator().report();
     let mut out: Vec<Option<Result<PricedRow, PriceError>>> = Vec::with_capacity(trades.len());
     let mut mc_jobs: Vec<(usize, McProduct)> = Vec::new();
-    let mut analytic_rows: Vec<usize> = Vec::new();
+    let mut analytic_rows: Vec<(usize, &'static PricingEngine)> = Vec::new();
     let mut lsm_jobs: Vec<(usize, Vanilla)> = Vec::new();
     // Rows finished while routing (at expiry, or refused before any work).
     let mut finished = 0;
@@ -573,10 +348,10 @@ pub fn price_book_timed<C: Compute + ?Sized>(
         match route(t, config.engine) {
             Route::Expiry => {
                 let g = super::expiry::at_expiry(t);
-                out[i] = Some(Ok(row(&t.id, &g, None, config.greeks, "intrinsic", "host")));
+                out[i] = Some(Ok(row(&t.id, &g, None, config.greeks, INTRINSIC.method, "host")));
                 finished += 1;
             }
-            Route::Analytic => analytic_rows.push(i),
+            Route::Host(engine) => analytic_rows.push((i, engine)),
             Route::Mc(p) => match work(&p, config) {
                 Err(e) => {
                     out[i] = Some(Err(e));
@@ -593,10 +368,9 @@ pub fn price_book_timed<C: Compute + ?Sized>(
             },
         }
     }
-    let analytic_row = |i: &usize| {
+    let analytic_row = |(i, engine): &(usize, &'static PricingEngine)| {
         let t = &trades[*i];
-        analytic(t, config.greeks, config.engine)
-            .map(|g| row(&t.id, &g, None, config.greeks, analytic_method(t, config.engine), "host"))
+        t.kind.host_price(engine, config.greeks).map(|g| row(&t.id, &g, None, config.greeks, engine.method, "host"))
     };
     let cfg = McConfig {
         paths: config.paths,
@@ -627,7 +401,7 @@ pub fn price_book_timed<C: Compute + ?Sized>(
                     for ((i, _), r) in jobs.iter().zip(results) {
                         out[*i] = Some(r.map_err(PriceError::from).map(|v| {
                             let g = v.greeks.unwrap_or(Greeks { price: v.price.price, ..Greeks::default() });
-                            row(&trades[*i].id, &g, Some(v.price.stderr), config.greeks, "mc", &backend)
+                            row(&trades[*i].id, &g, Some(v.price.stderr), config.greeks, MC.method, &backend)
                         }));
                     }
                 }
@@ -666,14 +440,14 @@ pub fn price_book_timed<C: Compute + ?Sized>(
         // A panic in a closed form leaves its rows without a result (reported as NoResult).
         if let Ok((results, host_time)) = analytic_results {
             times.host = host_time;
-            for (i, r) in analytic_rows.iter().zip(results) {
+            for ((i, _), r) in analytic_rows.iter().zip(results) {
                 out[*i] = Some(r);
             }
         }
     } else {
         let started = std::time::Instant::now();
-        for i in &analytic_rows {
-            out[*i] = Some(analytic_row(i));
+        for r in &analytic_rows {
+            out[r.0] = Some(analytic_row(r));
         }
         times.host = started.elapsed();
         progress(analytic_done);
@@ -689,16 +463,7 @@ pub fn price_book_timed<C: Compute + ?Sized>(
 /// A Monte Carlo row's time steps per path (1, the grid, or the fixings) and valuations (1, or
 /// 9 with Greeks): its work is `paths x steps x valuations` path-steps.
 pub(crate) fn mc_steps_valuations(p: &McProduct, config: &BookConfig) -> (u64, u64) {
-    let steps = u64::from(match p {
-        McProduct::European(_) => 1,
-        McProduct::Barrier(b) => match b.monitoring {
-            Monitoring::Continuous => config.steps,
-            Monitoring::Discrete(n) => n,
-        },
-        McProduct::AsianGeometric(a) | McProduct::AsianArithmetic(a) => a.schedule.count,
-        McProduct::Heston(h) => config.steps.saturating_mul(h.substeps(config.steps)),
-    });
-    (steps, if config.greeks { GREEK_VALUATIONS } else { 1 })
+    (u64::from(p.path_steps(config.steps)), if config.greeks { GREEK_VALUATIONS } else { 1 })
 }
 
 /// An American Longstaff-Schwartz row's exercise dates and valuations (two passes over the
@@ -727,16 +492,16 @@ fn work(p: &McProduct, config: &BookConfig) -> Result<(), PriceError> {
     if path_steps <= MAX_ROW_PATH_STEPS {
         return Ok(());
     }
-    Err(match p {
-        McProduct::Heston(h) => PriceError::TooMuchHestonWork {
+    Err(match p.qe_substeps(config.steps) {
+        Some(substeps) => PriceError::TooMuchHestonWork {
             path_steps,
             paths: config.paths,
             steps: u64::from(config.steps),
-            substeps: u64::from(h.substeps(config.steps)),
-            min_substeps: u64::from(h.substeps(1)),
+            substeps: u64::from(substeps),
+            min_substeps: u64::from(p.qe_substeps(1).unwrap_or(1)),
             valuations,
         },
-        _ => PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations },
+        None => PriceError::TooMuchWork { path_steps, paths: config.paths, steps, valuations },
     })
 }
 

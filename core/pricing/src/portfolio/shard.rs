@@ -20,11 +20,12 @@
 
 use tenor_ports::{shard_by_cost, Devices, Sharding};
 
-use super::price::{american_as_european, lsm_steps_valuations, mc_steps_valuations, route, Route};
-use super::trade::{Trade, TradeKind};
+use super::price::{lsm_steps_valuations, mc_steps_valuations, route};
+use super::trade::Trade;
 use super::write::PricedRow;
 use super::{price_book_timed, BookConfig, BookRun, BookTimes, PriceError};
-use crate::mc::McProduct;
+use crate::engines::{Place, Route, ANALYTIC};
+use crate::mc::McPayoff;
 
 /// Where a row's work runs, for balancing.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,24 +36,16 @@ pub enum TradeCost {
     Host(f64),
 }
 
-/// Host cost of a closed-form row in Black-Scholes evaluations (measured on the example book's
-/// kinds with `cargo test -p tenor-pricing --test portfolio_shard -- --ignored --nocapture`;
-/// ratios, not times): a European closed form with its Greeks is 1; a continuous barrier's
-/// Reiner-Rubinstein price is about four, and its bumped Greeks nine prices; a geometric
-/// Asian's closed form grows with its fixings, and bumped Greeks are nine of them; an
-/// American's finite-difference grid and a Heston quadrature are thousands.
+/// Host cost of a closed-form row in Black-Scholes evaluations, as its product estimates it
+/// under its first host engine (the one `--engine auto` uses;
+/// [`crate::products::Product::host_cost`], measured on the example book's kinds with
+/// `cargo test -p tenor-pricing --test portfolio_shard -- --ignored --nocapture`; ratios, not
+/// times): a European closed form with its Greeks is 1, a finite-difference grid or a Heston
+/// quadrature thousands.
 #[must_use]
 pub fn host_cost(trade: &Trade, greeks: bool) -> f64 {
-    let bumps = if greeks { 9.0 } else { 1.0 };
-    match &trade.kind {
-        TradeKind::European(_) => 1.0,
-        TradeKind::Barrier(_) => 4.0 * bumps,
-        TradeKind::AsianGeo(a) => (1.0 + 0.1 * f64::from(a.fixings)) * bumps,
-        TradeKind::American(_) => 4000.0 * if greeks { 4.0 } else { 1.0 },
-        TradeKind::Heston(_) => 300.0 * bumps,
-        // Arithmetic Asians are always Monte Carlo; at expiry a row is a payoff.
-        TradeKind::AsianArith(_) => 1.0,
-    }
+    let engine = trade.kind().engines().iter().find(|e| e.place == Place::Host).copied().unwrap_or(&ANALYTIC);
+    trade.kind.host_cost(engine, greeks)
 }
 
 /// Estimated cost of pricing `trade` under `config` ([`TradeCost`]).
@@ -60,19 +53,10 @@ pub fn host_cost(trade: &Trade, greeks: bool) -> f64 {
 pub fn trade_cost(trade: &Trade, config: &BookConfig) -> TradeCost {
     match route(trade, config.engine) {
         Route::Expiry => TradeCost::Host(0.1),
-        // An American never worth exercising early takes the European closed form under
-        // `--engine mc` (Merton 1973), at a European's cost, not a finite-difference grid's.
-        Route::Analytic if american_as_european(trade, config.engine).is_some() => TradeCost::Host(1.0),
-        Route::Analytic => TradeCost::Host(host_cost(trade, config.greeks)),
+        Route::Host(engine) => TradeCost::Host(trade.kind.host_cost(engine, config.greeks)),
         Route::Mc(p) => {
             let (steps, valuations) = mc_steps_valuations(&p, config);
-            // A Heston pair-step is two QE steps (a few logarithms and square roots each).
-            let weight = match p {
-                McProduct::AsianArithmetic(_) => 1.25,
-                McProduct::Heston(_) => 2.0,
-                _ => 1.0,
-            };
-            TradeCost::Device(weight * config.paths as f64 * (steps as f64 + 0.15) * valuations as f64)
+            TradeCost::Device(p.cost_weight() * config.paths as f64 * (steps as f64 + 0.15) * valuations as f64)
         }
         Route::Lsm(_) => {
             let (steps, valuations) = lsm_steps_valuations(config);

@@ -11,13 +11,14 @@ pub const OUTPUT_COLUMNS: [&str; 10] =
     ["id", "price", "stderr", "delta", "gamma", "vega", "theta", "rho", "method", "backend"];
 
 /// The `method` values of rows priced by Monte Carlo on the backend: `mc`, and `lsm` (the
-/// Longstaff-Schwartz American of `--engine mc`).
-pub const MONTE_CARLO_METHODS: [&str; 2] = ["mc", "lsm"];
+/// Longstaff-Schwartz American of `--engine mc`); the engine rows that say so
+/// ([`crate::engines::PricingEngine::monte_carlo`]).
+pub const MONTE_CARLO_METHODS: [&str; 2] = [crate::engines::MC.method, crate::engines::LSM.method];
 
-/// Whether a row's `method` is a Monte Carlo one ([`MONTE_CARLO_METHODS`]).
+/// Whether a row's `method` is that of a Monte Carlo engine row ([`crate::engines::ENGINES`]).
 #[must_use]
 pub fn is_monte_carlo(method: &str) -> bool {
-    MONTE_CARLO_METHODS.contains(&method)
+    crate::engines::PricingEngine::by_method(method).is_some_and(|e| e.monte_carlo)
 }
 
 /// One priced trade: a row of the output CSV. Greeks follow the spec's units (vega per 1.00 of
