@@ -1,12 +1,8 @@
 //! Black-Scholes-Merton European price (Merton 1973, continuous dividend yield), used as the
 //! control variate of the finite-difference engine and as the lower bound in tests.
 
+use crate::analytic::normal::norm_cdf;
 use crate::types::{OptionType, Vanilla};
-
-/// Standard normal cumulative distribution, `0.5 erfc(-x / sqrt 2)` (statrs erfc).
-pub fn norm_cdf(x: f64) -> f64 {
-    0.5 * statrs::function::erf::erfc(-x / std::f64::consts::SQRT_2)
-}
 
 /// European price of `v`: `w (S e^{-qT} N(w d1) - K e^{-rT} N(w d2))`, `w` = +1 call, -1 put.
 /// With zero total variance (`vol^2 T = 0`) it is the discounted intrinsic value of the
