@@ -58,11 +58,11 @@ macro_rules! with_shared {
     ($prelude:expr) => {
         concat!(
             include_str!($prelude),
-            include_str!("../common/shared.h"),
+            include_str!("../../../kernels/common/shared.h"),
             asian_f64!(),
-            include_str!("../common/asian.h"),
+            include_str!("../../../kernels/common/asian.h"),
             asian_f32!(),
-            include_str!("../common/asian.h"),
+            include_str!("../../../kernels/common/asian.h"),
             asian_end!()
         )
     };
@@ -76,8 +76,8 @@ macro_rules! language {
             backend: $backend,
             description: $description,
             file: $file,
-            own_prelude: include_str!(concat!("../common/", $prelude)),
-            prelude: with_shared!(concat!("../common/", $prelude)),
+            own_prelude: include_str!(concat!("../../../kernels/common/", $prelude)),
+            prelude: with_shared!(concat!("../../../kernels/common/", $prelude)),
             entry: crate::entry::$fns,
             cache: crate::cache::$fns,
         }

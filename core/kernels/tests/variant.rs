@@ -1,4 +1,4 @@
-//! The `[variant]` rules (kernels/src/variant.rs, ADR 0027): the shipped batch and fp32
+//! The `[variant]` rules (core/kernels/src/variant.rs, ADR 0027): the shipped batch and fp32
 //! kernels follow them, and a manifest that breaks one is refused naming the argument (the build
 //! script runs the same check, so such a manifest fails the build with this message).
 
@@ -6,7 +6,7 @@ use tenor_kernels::variant::{batch_layout, check};
 use tenor_ports::KernelDef;
 
 fn manifest(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name).join("kernel.toml");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels").join(name).join("kernel.toml");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -1,4 +1,4 @@
-//! Entry points generated from the manifests' `[source]` tables (kernels/src/entry.rs, ADR 0015).
+//! Entry points generated from the manifests' `[source]` tables (core/kernels/src/entry.rs, ADR 0015).
 
 use std::path::Path;
 
@@ -6,8 +6,8 @@ use tenor_kernels::entry::generated_source;
 use tenor_kernels::language::LANGUAGES;
 use tenor_ports::KernelDef;
 
-fn kernels_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+fn kernels_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels")
 }
 
 /// The registry holds, for every backend a manifest generates, exactly the generated text, and

@@ -1,12 +1,12 @@
-/* The C ABI contract of libtenor_alloc.so, exercised through the header as PyTorch and CuPy
- * call it. Run by tools/alloc/tests/contract.rs with TENOR_ALLOC_BACKEND=host (host memory,
+/* The C ABI contract of libtenor_allocator.so, exercised through the header as PyTorch and CuPy
+ * call it. Run by tools/allocator/tests/contract.rs with TENOR_ALLOC_BACKEND=host (host memory,
  * tests only), TENOR_ALLOC_CAP=64M and each TENOR_ALLOC_STRATEGY. Exits 1 at the first failed
  * check, naming it. Mode "config": the environment holds a bad value; every call must say so. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tenor_alloc.h"
+#include "tenor_allocator.h"
 
 static int failed = 0;
 #define CHECK(cond, ...)                                                   \

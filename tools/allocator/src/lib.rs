@@ -1,6 +1,6 @@
-//! # libtenor_alloc.so: one Tenor pool for every library in the process
+//! # libtenor_allocator.so: one Tenor pool for every library in the process
 //!
-//! A C ABI (`include/tenor_alloc.h`) over Tenor's allocation toolkit ([`tenor_alloc`]) drawing
+//! A C ABI (`include/tenor_allocator.h`) over Tenor's allocation toolkit ([`tenor_alloc`]) drawing
 //! from Tenor's own CUDA pool ([`tenor_cuda::alloc::ExplicitPool`], `cuMemPoolCreate`; the
 //! device's default pool is never touched), shaped for the two hooks libraries offer:
 //!
@@ -59,7 +59,7 @@ extern "C" fn write_stats_at_exit() {
         if let Some(Ok(s)) = SHARED.get() {
             if let Some(path) = &s.config().stats_path {
                 if let Err(e) = stats::write_atomically(&s.stats(), Path::new(path)) {
-                    eprintln!("libtenor_alloc: statistics file {e}");
+                    eprintln!("libtenor_allocator: statistics file {e}");
                 }
             }
         }

@@ -34,7 +34,11 @@ mod typed;
 mod variant;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The kernel folders live at the top of the repository (`kernels/<name>/`); this crate, the
+    // Rust side of them, lives in core (ADR 0028: no folder imports one that imports it back).
+    let root_buf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels");
+    let root_buf = root_buf.canonicalize().unwrap_or(root_buf);
+    let root = root_buf.as_path();
     let mut dirs: Vec<_> = std::fs::read_dir(root)
         .expect("kernels dir readable")
         .filter_map(|e| e.ok())

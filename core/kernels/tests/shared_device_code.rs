@@ -5,8 +5,8 @@
 //! they hold are only entry points in their `cuda.cu`, `sycl.cpp` and `opencl.cl` (NVRTC, the
 //! SYCL compiler and the OpenCL conformance run then check the code itself).
 
-const SHARED_H: &str = include_str!("../common/shared.h");
-const ASIAN: &str = include_str!("../common/asian.h");
+const SHARED_H: &str = include_str!("../../../kernels/common/shared.h");
+const ASIAN: &str = include_str!("../../../kernels/common/asian.h");
 /// Every language's own prelude, by backend (`tenor_kernels::language::LANGUAGES`).
 fn preludes() -> impl Iterator<Item = (&'static str, &'static str)> {
     tenor_kernels::language::LANGUAGES.iter().map(|l| (l.backend, l.own_prelude))

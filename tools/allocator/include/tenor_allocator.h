@@ -1,7 +1,7 @@
-/* libtenor_alloc.so: Tenor's allocation strategies over Tenor's own CUDA pool, behind the hooks
+/* libtenor_allocator.so: Tenor's allocation strategies over Tenor's own CUDA pool, behind the hooks
  * of PyTorch (torch.cuda.memory.CUDAPluggableAllocator) and CuPy
  * (cupy.cuda.memory.CFunctionAllocator), so every library in a process draws from one pool.
- * Source: tools/alloc (Rust); configuration by TENOR_ALLOC_* variables, see docs/allocators.md.
+ * Source: tools/allocator (Rust); configuration by TENOR_ALLOC_* variables, see docs/allocators.md.
  *
  * Contract: no function aborts or unwinds. A failed call returns NULL / 0 / a code, leaves the
  * allocator unchanged, and sets the calling thread's last error (tenor_alloc_last_error). */

@@ -188,7 +188,7 @@ impl Shared {
             let (code, what, counter) = if lock(&self.freed).contains(&ptr) {
                 (Code::DoubleFree, "double free", &self.double)
             } else {
-                (Code::ForeignPointer, "foreign pointer (not allocated by libtenor_alloc)", &self.foreign)
+                (Code::ForeignPointer, "foreign pointer (not allocated by libtenor_allocator)", &self.foreign)
             };
             counter.fetch_add(1, Ordering::Relaxed);
             return Err(Failure::new(code, format!("free of 0x{ptr:x} on device {device}: {what}; ignored")));

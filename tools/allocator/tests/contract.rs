@@ -1,5 +1,5 @@
-//! The C ABI contract of `libtenor_alloc.so` from a C program built by gcc against the
-//! committed header (tools/alloc/test/contract.c): zero bytes, negative size, another device,
+//! The C ABI contract of `libtenor_allocator.so` from a C program built by gcc against the
+//! committed header (tools/allocator/test/contract.c): zero bytes, negative size, another device,
 //! foreign pointer, double free and out of memory each give NULL and a clear code and message,
 //! and leave the live blocks' bytes and the counts unchanged; for every strategy. The upstream
 //! is host memory (`TENOR_ALLOC_BACKEND=host`, for tests only). Needs gcc (CI has it).
@@ -10,8 +10,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// The statistics file (tools/alloc's `Stats`; read as JSON because this crate's library name,
-/// `tenor_alloc` for the file name `libtenor_alloc.so`, is also the toolkit's).
+/// The statistics file (tools/allocator's `Stats`, read as JSON: the C ABI's view of it).
 struct Stats(Value);
 
 impl Stats {
@@ -33,7 +32,11 @@ fn program() -> &'static Path {
         let here = Path::new(env!("CARGO_MANIFEST_DIR"));
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tenor-alloc-contract");
         let lib = lib_dir();
-        assert!(lib.join("libtenor_alloc.so").exists(), "cargo did not build {}/libtenor_alloc.so", lib.display());
+        assert!(
+            lib.join("libtenor_allocator.so").exists(),
+            "cargo did not build {}/libtenor_allocator.so",
+            lib.display()
+        );
         let st = Command::new("gcc")
             .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
             .arg(&out)
@@ -42,7 +45,7 @@ fn program() -> &'static Path {
             .arg(here.join("include"))
             .arg("-L")
             .arg(&lib)
-            .arg("-ltenor_alloc")
+            .arg("-ltenor_allocator")
             .status()
             .unwrap_or_else(|e| panic!("run gcc: {e}"));
         assert!(st.success(), "gcc failed: {st}");

@@ -1,6 +1,5 @@
 //! The statistics the library reports: a C struct, JSON, and the file written at exit.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -38,7 +37,7 @@ pub struct Stats {
     pub foreign_frees: u64,
 }
 
-/// [`Stats`] as the C struct `tenor_alloc_stats_t` (`tenor_alloc.h`), numbers only.
+/// [`Stats`] as the C struct `tenor_alloc_stats_t` (`tenor_allocator.h`), numbers only.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CStats {
@@ -87,24 +86,17 @@ impl From<&Stats> for CStats {
     }
 }
 
-/// Writes `stats` as JSON to `path` atomically (a temporary file in the same folder, then
-/// rename).
+/// Writes `stats` as JSON to `path` atomically (`tenor_ports::files`: a temporary file created
+/// exclusively under a random name in the same folder, then a rename; a link of another user is
+/// not followed).
 ///
 /// # Errors
 /// The I/O error, with the path.
 pub fn write_atomically(stats: &Stats, path: &Path) -> Result<(), String> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "stats".into());
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
     let text = serde_json::to_string_pretty(stats).map_err(|e| format!("{}: {e}", path.display()))?;
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.write_all(b"\n")?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: {e}", path.display())
+    tenor_ports::files::write_with(path, |w| {
+        w.write_all(text.as_bytes())?;
+        w.write_all(b"\n")
     })
+    .map_err(|e| e.to_string())
 }

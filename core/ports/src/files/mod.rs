@@ -1,17 +1,30 @@
-//! Results files written so that a failure never destroys earlier results.
+//! Results files written so that a failure never destroys earlier results, and so that another
+//! user of the machine cannot redirect them.
 //!
 //! Every result Tenor writes goes through [`AtomicFile`] (one file) or [`OutputDir`] (a folder of
 //! files): the bytes go to a temporary file in the same folder, which is flushed, `fsync`ed and
 //! then renamed over the target (POSIX `rename(2)` replaces the target atomically on one file
 //! system). A kill, a full disk or a write error before the rename leaves the previous file as it
 //! was; the temporary file is removed on every error the process sees (a `SIGKILL` can leave one
-//! behind, named `.<target>.tenor-tmp-<pid>-<n>`, never the target half written). Every error
-//! names the path and what was being done to it.
+//! behind, named `.<target>.tenor-tmp-<16 hex digits>`, never the target half written). Every
+//! error names the path and what was being done to it.
+//!
+//! In a folder other users can write (ADR 0029): temporary files and staging folders are created
+//! exclusively under random names ([`exclusive`]), never through a link; a target that is a link
+//! of this user (or root, or the folder's owner) is written through, atomically beside the file
+//! it points to, and one another user may have planted is refused; `-`, the process's own
+//! standard streams by name (`/dev/stdout`), FIFOs and character devices are written in place as
+//! streams (as `sort -o` and `curl -o` do); folders, sockets and block devices are refused.
+
+pub mod exclusive;
+mod target;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+
+use exclusive::{hidden_prefix, parent_of};
+use target::Target;
 
 /// A write that failed, naming the path and the step.
 #[derive(Debug, thiserror::Error)]
@@ -33,21 +46,9 @@ impl WriteError {
     }
 }
 
-/// Counter that makes temporary names unique within the process.
-static NEXT: AtomicU64 = AtomicU64::new(0);
-
-/// The temporary sibling of `path`: `.<name>.tenor-tmp-<pid>-<n>` in the same folder.
-fn temp_sibling(path: &Path) -> PathBuf {
-    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!(".{name}.tenor-tmp-{}-{n}", std::process::id()))
-}
-
-/// The folder holding `path` (`.` for a bare file name).
-fn parent_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
+impl From<target::Refused> for WriteError {
+    fn from(r: target::Refused) -> Self {
+        Self::new("creating", &r.path, r.error)
     }
 }
 
@@ -59,117 +60,125 @@ fn sync_dir(dir: &Path) {
     }
 }
 
+/// Gives the new file the mode of the file it replaces (a rename would otherwise give the
+/// target the temporary file's mode).
+fn keep_mode(file: &File, mode: Option<u32>) {
+    #[cfg(unix)]
+    if let Some(m) = mode {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(m));
+    }
+    #[cfg(not(unix))]
+    let _ = (file, mode);
+}
+
+/// Where an [`AtomicFile`]'s bytes go.
+#[derive(Debug)]
+enum Sink {
+    /// A temporary file `temp`, renamed over `target` at the commit.
+    Replace { target: PathBuf, temp: PathBuf, file: Option<BufWriter<File>> },
+    /// A stream written in place; the commit flushes it.
+    Stream(Option<BufWriter<File>>),
+}
+
 /// A file being written in place of `path`: writes go to a temporary file in the same folder;
 /// [`AtomicFile::commit`] renames it over `path`. Dropped without a commit, it removes the
-/// temporary file and `path` is untouched.
+/// temporary file and `path` is untouched. A stream target (`-`, `/dev/stdout`, a FIFO, a
+/// character device) is written in place instead, and what was written stays written.
 #[derive(Debug)]
 pub struct AtomicFile {
     path: PathBuf,
-    temp: PathBuf,
-    file: Option<BufWriter<File>>,
+    sink: Sink,
 }
 
 impl AtomicFile {
     /// Starts writing `path` (the folder must exist).
     ///
     /// # Errors
-    /// [`WriteError`] when `path` is a folder or the temporary file cannot be created (it names
-    /// `path`).
+    /// [`WriteError`] naming `path` (or the link on its way) when it is a folder, a socket, a
+    /// block device, a link another user may have planted, or the temporary file cannot be
+    /// created.
     pub fn create(path: &Path) -> Result<Self, WriteError> {
-        if path.is_dir() {
-            // The rename at the end would fail after all the work: refuse now.
-            return Err(WriteError::new(
-                "creating",
-                path,
-                io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
-            ));
-        }
-        // The rename would replace a socket (a live `tenor serve`'s), a FIFO or a device node
-        // with a results file: refuse anything there that is not a regular file.
-        if let Some(kind) = special_file(path) {
-            return Err(WriteError::new(
-                "creating",
-                path,
-                io::Error::new(io::ErrorKind::InvalidInput, format!("is {kind}, not a regular file")),
-            ));
-        }
-        let temp = temp_sibling(path);
-        let file = File::create(&temp).map_err(|e| WriteError::new("creating", path, e))?;
-        Ok(Self { path: path.to_path_buf(), temp, file: Some(BufWriter::new(file)) })
+        let sink = match target::resolve(path)? {
+            Target::Stream(f) => Sink::Stream(Some(BufWriter::new(f))),
+            Target::Replace { path: target, mode } => {
+                let dir = parent_of(&target);
+                let (file, temp) = exclusive::create_file_in(dir, &hidden_prefix(&target))
+                    .map_err(|e| WriteError::new("creating", path, e))?;
+                keep_mode(&file, mode);
+                Sink::Replace { target, temp, file: Some(BufWriter::new(file)) }
+            }
+        };
+        Ok(Self { path: path.to_path_buf(), sink })
     }
 
-    /// The target path.
+    /// The target path as given.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Flushes, `fsync`s and renames the temporary file over the target.
+    /// Whether the target is written in place as a stream (nothing to rename at the commit).
+    pub fn is_stream(&self) -> bool {
+        matches!(self.sink, Sink::Stream(_))
+    }
+
+    /// Flushes, `fsync`s and renames the temporary file over the target (a stream: flushes it).
     ///
     /// # Errors
     /// [`WriteError`] naming the target and the step that failed; the target is then unchanged
     /// and the temporary file removed.
     pub fn commit(mut self) -> Result<(), WriteError> {
-        let Some(w) = self.file.take() else {
-            return Err(WriteError::new("writing", &self.path, io::Error::other("already committed")));
-        };
-        let result = (|| {
-            let file = w.into_inner().map_err(|e| WriteError::new("writing", &self.path, e.into_error()))?;
-            file.sync_all().map_err(|e| WriteError::new("syncing", &self.path, e))?;
-            drop(file);
-            std::fs::rename(&self.temp, &self.path).map_err(|e| WriteError::new("renaming into", &self.path, e))?;
-            sync_dir(parent_of(&self.path));
-            Ok(())
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-        result
-    }
-}
-
-/// What stands at `path` when it is neither missing nor a regular file nor a folder (following
-/// symbolic links): `Some("a socket")`, a FIFO, a device.
-fn special_file(path: &Path) -> Option<&'static str> {
-    let t = std::fs::metadata(path).ok()?.file_type();
-    if t.is_file() || t.is_dir() {
-        return None;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_socket() {
-            return Some("a socket");
-        }
-        if t.is_fifo() {
-            return Some("a FIFO");
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return Some("a device");
+        let path = self.path.clone();
+        match &mut self.sink {
+            Sink::Stream(w) => {
+                let Some(mut w) = w.take() else {
+                    return Err(WriteError::new("writing", &path, io::Error::other("already committed")));
+                };
+                w.flush().map_err(|e| WriteError::new("writing", &path, e))
+            }
+            Sink::Replace { target, temp, file } => {
+                let Some(w) = file.take() else {
+                    return Err(WriteError::new("writing", &path, io::Error::other("already committed")));
+                };
+                let result = (|| {
+                    let file = w.into_inner().map_err(|e| WriteError::new("writing", &path, e.into_error()))?;
+                    file.sync_all().map_err(|e| WriteError::new("syncing", &path, e))?;
+                    drop(file);
+                    std::fs::rename(&*temp, &*target).map_err(|e| WriteError::new("renaming into", target, e))?;
+                    sync_dir(parent_of(target));
+                    Ok(())
+                })();
+                if result.is_err() {
+                    let _ = std::fs::remove_file(&*temp);
+                }
+                result
+            }
         }
     }
-    Some("a special file")
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.file {
-            Some(f) => f.write(buf),
-            None => Err(io::Error::other("already committed")),
+        match &mut self.sink {
+            Sink::Replace { file: Some(f), .. } | Sink::Stream(Some(f)) => f.write(buf),
+            _ => Err(io::Error::other("already committed")),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match &mut self.file {
-            Some(f) => f.flush(),
-            None => Ok(()),
+        match &mut self.sink {
+            Sink::Replace { file: Some(f), .. } | Sink::Stream(Some(f)) => f.flush(),
+            _ => Ok(()),
         }
     }
 }
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
-            let _ = std::fs::remove_file(&self.temp);
+        if let Sink::Replace { temp, file, .. } = &mut self.sink {
+            if file.take().is_some() {
+                let _ = std::fs::remove_file(&*temp);
+            }
         }
     }
 }
@@ -198,39 +207,56 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
 }
 
 /// Writes `path` atomically through a writer that needs a path of its own (a chart library
-/// writing its file itself): `fill` gets a temporary path in the same folder, which is synced
-/// and renamed over `path` when `fill` succeeds, and removed otherwise.
+/// writing its file itself): `fill` gets a path inside a new staging folder of this process
+/// (mode 0700, beside the target), whose file is synced and renamed over `path` when `fill`
+/// succeeds (copied, for a stream target); the staging folder is removed in every case.
 ///
 /// # Errors
 /// `fill`'s error as is (the caller names the target in it); a [`WriteError`] naming `path`
-/// when syncing or renaming fails, converted into `E`.
+/// when it is refused, or syncing or renaming fails, converted into `E`.
 pub fn write_through<E, F>(path: &Path, fill: F) -> Result<(), E>
 where
     F: FnOnce(&Path) -> Result<(), E>,
     E: From<WriteError>,
 {
-    let temp = temp_sibling(path);
+    let target = target::resolve(path).map_err(|r| E::from(r.into()))?;
+    let dir = match &target {
+        Target::Replace { path: t, .. } => parent_of(t).to_path_buf(),
+        Target::Stream(_) => std::env::temp_dir(),
+    };
+    let stage = exclusive::create_dir_in(&dir, &hidden_prefix(path), 0o700)
+        .map_err(|e| E::from(WriteError::new("creating a staging folder for", path, e)))?;
+    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_os_string());
+    let temp = stage.join(name);
     let result = fill(&temp).and_then(|()| {
         let commit = || -> Result<(), WriteError> {
-            let f = File::open(&temp).map_err(|e| WriteError::new("writing", path, e))?;
-            f.sync_all().map_err(|e| WriteError::new("syncing", path, e))?;
-            std::fs::rename(&temp, path).map_err(|e| WriteError::new("renaming into", path, e))?;
-            sync_dir(parent_of(path));
+            match target {
+                Target::Replace { path: t, mode } => {
+                    let f = File::open(&temp).map_err(|e| WriteError::new("writing", path, e))?;
+                    keep_mode(&f, mode);
+                    f.sync_all().map_err(|e| WriteError::new("syncing", path, e))?;
+                    std::fs::rename(&temp, &t).map_err(|e| WriteError::new("renaming into", &t, e))?;
+                    sync_dir(parent_of(&t));
+                }
+                Target::Stream(mut out) => {
+                    let mut f = File::open(&temp).map_err(|e| WriteError::new("writing", path, e))?;
+                    io::copy(&mut f, &mut out).map_err(|e| WriteError::new("writing", path, e))?;
+                }
+            }
             Ok(())
         };
         commit().map_err(E::from)
     });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
+    let _ = std::fs::remove_dir_all(&stage);
     result
 }
 
-/// A folder of results written as a set: files are staged in a hidden folder inside `dir`
-/// and moved into `dir` only by [`OutputDir::commit`], after every one of them was written,
-/// so a failure before the commit leaves the earlier set whole, and a committed set never mixes
-/// with files of an earlier run (the set's names not written this time are removed). Files in
-/// `dir` outside the set are left alone.
+/// A folder of results written as a set: files are staged in a new hidden folder inside `dir`
+/// (created exclusively under a random name, mode 0700) and moved into `dir` only by
+/// [`OutputDir::commit`], after every one of them was written, so a failure before the commit
+/// leaves the earlier set whole, and a committed set never mixes with files of an earlier run
+/// (the set's names not written this time are removed). Files in `dir` outside the set are left
+/// alone.
 #[derive(Debug)]
 pub struct OutputDir {
     dir: PathBuf,
@@ -245,12 +271,13 @@ impl OutputDir {
     /// `names` (plain file names).
     ///
     /// # Errors
-    /// [`WriteError`] naming `dir` or the staging folder.
+    /// [`WriteError`] naming `dir` or the staging folder; `dir` a link another user may have
+    /// planted in a folder others can write.
     pub fn create(dir: &Path, names: &[&str]) -> Result<Self, WriteError> {
+        target::check_folder(dir)?;
         std::fs::create_dir_all(dir).map_err(|e| WriteError::new("creating", dir, e))?;
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let stage = dir.join(format!(".tenor-tmp-{}-{n}", std::process::id()));
-        std::fs::create_dir(&stage).map_err(|e| WriteError::new("creating", &stage, e))?;
+        let stage = exclusive::create_dir_in(dir, ".tenor-tmp-", 0o700)
+            .map_err(|e| WriteError::new("creating a staging folder in", dir, e))?;
         Ok(Self {
             dir: dir.to_path_buf(),
             stage,
@@ -302,7 +329,8 @@ impl OutputDir {
         F: FnOnce(&mut dyn Write) -> io::Result<()>,
     {
         let staged = self.staged_path(name)?;
-        let file = File::create(&staged).map_err(|e| WriteError::new("creating", &self.dir.join(name), e))?;
+        let _ = std::fs::remove_file(&staged);
+        let file = exclusive::create_new(&staged).map_err(|e| WriteError::new("creating", &self.dir.join(name), e))?;
         let mut w = BufWriter::new(file);
         fill(&mut w).map_err(|e| WriteError::new("writing", &self.dir.join(name), e))?;
         let file = w.into_inner().map_err(|e| WriteError::new("writing", &self.dir.join(name), e.into_error()))?;
@@ -337,6 +365,102 @@ impl OutputDir {
 }
 
 impl Drop for OutputDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.stage);
+        }
+    }
+}
+
+/// A new folder written whole: its files go into a staging folder beside `dest` (created
+/// exclusively under a random name, with the usual mode: 0777 less the umask), which [`NewFolder::commit`] renames to `dest` only if
+/// nothing is there by then (`RENAME_NOREPLACE`), so a reader sees the whole folder or none and
+/// an existing folder is never replaced. Dropped without a commit, the staging folder is removed.
+#[derive(Debug)]
+pub struct NewFolder {
+    dest: PathBuf,
+    stage: PathBuf,
+    committed: bool,
+}
+
+impl NewFolder {
+    /// Starts the folder `dest`, which must not exist.
+    ///
+    /// # Errors
+    /// [`WriteError`] naming `dest` when anything is there (a dangling link included) or the
+    /// staging folder cannot be created.
+    pub fn create(dest: &Path) -> Result<Self, WriteError> {
+        if std::fs::symlink_metadata(dest).is_ok() {
+            return Err(WriteError::new(
+                "creating",
+                dest,
+                io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "exists; a new folder is written (remove it or choose another)",
+                ),
+            ));
+        }
+        let stage = exclusive::create_dir_in(parent_of(dest), &hidden_prefix(dest), 0o777)
+            .map_err(|e| WriteError::new("creating a staging folder for", dest, e))?;
+        Ok(Self { dest: dest.to_path_buf(), stage, committed: false })
+    }
+
+    /// The final folder.
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Where `rel` (a relative path of plain names) is staged; its folders are created (inside
+    /// the staging folder only). For writers that need a path.
+    ///
+    /// # Errors
+    /// [`WriteError`] when `rel` is absolute or climbs out (`..`), or a folder cannot be made.
+    pub fn staged_path(&self, rel: &Path) -> Result<PathBuf, WriteError> {
+        use std::path::Component;
+        if !rel.components().all(|c| matches!(c, Component::Normal(_))) || rel.as_os_str().is_empty() {
+            return Err(WriteError::new(
+                "writing",
+                &self.dest.join(rel),
+                io::Error::new(io::ErrorKind::InvalidInput, "not a plain relative path inside the folder"),
+            ));
+        }
+        let p = self.stage.join(rel);
+        if let Some(dir) = p.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| WriteError::new("creating", &self.dest.join(rel), e))?;
+        }
+        Ok(p)
+    }
+
+    /// Writes `rel` with what `fill` writes (created new, synced).
+    ///
+    /// # Errors
+    /// [`WriteError`] naming the file's final path.
+    pub fn write_with<F>(&self, rel: &Path, fill: F) -> Result<(), WriteError>
+    where
+        F: FnOnce(&mut dyn Write) -> io::Result<()>,
+    {
+        let shown = self.dest.join(rel);
+        let p = self.staged_path(rel)?;
+        let file = exclusive::create_new(&p).map_err(|e| WriteError::new("creating", &shown, e))?;
+        let mut w = BufWriter::new(file);
+        fill(&mut w).map_err(|e| WriteError::new("writing", &shown, e))?;
+        let file = w.into_inner().map_err(|e| WriteError::new("writing", &shown, e.into_error()))?;
+        file.sync_all().map_err(|e| WriteError::new("syncing", &shown, e))
+    }
+
+    /// Renames the staging folder to `dest`.
+    ///
+    /// # Errors
+    /// [`WriteError`] naming `dest` when something appeared there meanwhile, or the rename fails.
+    pub fn commit(mut self) -> Result<(), WriteError> {
+        exclusive::rename_new(&self.stage, &self.dest).map_err(|e| WriteError::new("renaming into", &self.dest, e))?;
+        sync_dir(parent_of(&self.dest));
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for NewFolder {
     fn drop(&mut self) {
         if !self.committed {
             let _ = std::fs::remove_dir_all(&self.stage);
@@ -438,16 +562,35 @@ mod tests {
 
     #[test]
     #[cfg(unix)]
-    fn a_socket_or_a_device_is_never_replaced_by_results() {
+    fn a_socket_or_a_block_device_is_never_replaced_by_results() {
         let d = tmp("special");
         let sock = d.join("live.sock");
         let _listener = std::os::unix::net::UnixListener::bind(&sock).expect("bind");
         let e = AtomicFile::create(&sock).expect_err("a socket is refused");
-        assert!(e.to_string().contains("is a socket, not a regular file"), "{e}");
+        assert!(e.to_string().contains("is a socket"), "{e}");
         assert!(std::fs::symlink_metadata(&sock).is_ok(), "the socket is still there");
-        let e = AtomicFile::create(Path::new("/dev/null")).expect_err("a device is refused");
-        assert!(e.to_string().contains("is a device"), "{e}");
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_new_folder_appears_whole_and_never_replaces_one() {
+        let d = tmp("newfolder");
+        let dest = d.join("baseline");
+        let f = NewFolder::create(&dest).expect("stage");
+        f.write_with(Path::new("results/a.csv"), |w| w.write_all(b"x")).expect("write");
+        assert!(f.staged_path(Path::new("../out.csv")).is_err() && f.staged_path(Path::new("/etc/x")).is_err());
+        assert!(!dest.exists(), "nothing before the commit");
+        std::fs::create_dir(&dest).expect("someone made it meanwhile");
+        let e = f.commit().expect_err("never replaces");
+        assert!(e.to_string().contains("baseline"), "{e}");
+        assert_eq!(entries(&d), ["baseline"], "the staging folder is gone");
+        std::fs::remove_dir(&dest).expect("rm");
+        let f = NewFolder::create(&dest).expect("stage");
+        f.write_with(Path::new("results/a.csv"), |w| w.write_all(b"x")).expect("write");
+        f.commit().expect("commit");
+        assert_eq!(std::fs::read_to_string(dest.join("results/a.csv")).expect("read"), "x");
+        assert!(NewFolder::create(&dest).is_err(), "an existing folder is refused");
+        std::fs::remove_dir_all(&d).expect("clean");
     }
 
     #[test]

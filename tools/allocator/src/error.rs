@@ -4,7 +4,7 @@ use std::cell::RefCell;
 
 use thiserror::Error;
 
-/// The result code of every C function (`tenor_alloc_code_t` in `tenor_alloc.h`).
+/// The result code of every C function (`tenor_alloc_code_t` in `tenor_allocator.h`).
 #[repr(i32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
@@ -55,7 +55,7 @@ thread_local! {
 /// `TENOR_ALLOC_VERBOSE=1`).
 pub fn set_last(failure: Failure) {
     if std::env::var("TENOR_ALLOC_VERBOSE").is_ok_and(|v| v == "1") {
-        eprintln!("libtenor_alloc: {}", failure.message);
+        eprintln!("libtenor_allocator: {}", failure.message);
     }
     LAST.with(|l| *l.borrow_mut() = Some(failure));
 }
