@@ -1,7 +1,7 @@
 //! Swap cost (3): the example book and the option strategy run unchanged, through the same
 //! code, on every backend this build has, and agree with the CPU reference. With
-//! `TENOR_REQUIRE_BACKENDS=sycl` (scripts/test) a backend that is asked for and missing fails
-//! the test instead of being skipped.
+//! `TENOR_REQUIRE_BACKENDS=sycl` (scripts/test; parsed by `tenor_conformance::require`) a
+//! backend that is asked for and missing fails the test instead of being skipped.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -16,20 +16,10 @@ fn root() -> &'static Path {
 }
 
 fn backends() -> Vec<(String, Arc<dyn Compute>)> {
-    let required: Vec<String> = std::env::var("TENOR_REQUIRE_BACKENDS")
-        .unwrap_or_default()
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
-    let mut out = Vec::new();
-    for name in tenor_registry::names() {
-        match tenor_registry::open(name) {
-            Ok(c) => out.push((name.to_owned(), c)),
-            Err(e) => assert!(!required.iter().any(|r| r == name), "required backend {name} unavailable: {e}"),
-        }
-    }
-    out
+    let required = tenor_conformance::require::Required::from_env().unwrap_or_else(|e| panic!("{e}"));
+    tenor_registry::names()
+        .filter_map(|name| required.device_or_skip(name, tenor_registry::open(name)).map(|c| (name.to_owned(), c)))
+        .collect()
 }
 
 /// Every non-European trade of the example book and every 40th European.

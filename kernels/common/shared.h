@@ -40,6 +40,13 @@
 // registers, whereas a whole-block function compiles byte for byte as the code it replaced.
 
 // ---------------------------------------------------------------------------------------------
+// The standard normal distribution function, Phi(z) = erfc(-z / sqrt 2) / 2 with each backend's
+// erfc: the device twin of tenor_kernels::black::norm_cdf (the CPU references), used by
+// heston_price's control variate and implied_vol's normalised Black function.
+#define TENOR_FRAC_1_SQRT_2 0.7071067811865476
+TENOR_DEVICE_INLINE double tenor_norm_cdf(double z) { return 0.5 * TENOR_MATH(erfc)(-z * TENOR_FRAC_1_SQRT_2); }
+
+// ---------------------------------------------------------------------------------------------
 // The batch kernels over products (mc_barrier_batch, mc_asian_batch, heston_qe_batch; ADR 0009):
 // launch block b is block b mod B of product b / B, with B = max(ceil(pairs / TENOR_BLOCK), 1)
 // blocks per product, so each product's blocks are those of its single kernel launched alone.
@@ -301,7 +308,6 @@ TENOR_DEVICE_INLINE void tenor_curve_build_one(TENOR_GLOBAL const double* par, T
 // frequency axis onto (0, 1), integrated with the caller's Gauss-Legendre nodes. The same
 // operations in the same order as kernels/src/heston.rs, whose module documentation gives the
 // formulas, sources and accuracy.
-#define TENOR_HP_FRAC_1_SQRT_2 0.7071067811865476
 #define TENOR_HP_FRAC_1_PI 0.3183098861837907
 
 struct tenor_hp_cx { double re, im; };
@@ -380,7 +386,6 @@ TENOR_DEVICE tenor_hp_cx tenor_hp_log_cf(double v0, double kappa, double theta, 
     return tenor_hp_add(c, tenor_hp_scale(dd, v0));
 }
 
-TENOR_DEVICE_INLINE double tenor_hp_norm_cdf(double z) { return 0.5 * TENOR_MATH(erfc)(-z * TENOR_HP_FRAC_1_SQRT_2); }
 
 TENOR_DEVICE_INLINE bool tenor_hp_pos(double v) { return TENOR_MATH(isfinite)(v) && v > 0.0; }
 
@@ -428,8 +433,8 @@ TENOR_DEVICE_INLINE double tenor_heston_price_item(tenor_u64 i, tenor_u64 quotes
     const double sd = TENOR_MATH(sqrt)(w);
     const double d1 = TENOR_MATH(log)(f / k) / sd + 0.5 * sd;
     const double d2 = d1 - sd;
-    const double bs = k >= f ? f * tenor_hp_norm_cdf(d1) - k * tenor_hp_norm_cdf(d2)
-                             : k * tenor_hp_norm_cdf(-d2) - f * tenor_hp_norm_cdf(-d1);
+    const double bs = k >= f ? f * tenor_norm_cdf(d1) - k * tenor_norm_cdf(d2)
+                             : k * tenor_norm_cdf(-d2) - f * tenor_norm_cdf(-d1);
     const double intrinsic = TENOR_MATH(fmax)(call ? f - k : k - f, 0.0);
     return TENOR_MATH(fmax)(df * (intrinsic + bs + correction), 0.0);
 }
@@ -442,7 +447,6 @@ TENOR_DEVICE_INLINE double tenor_heston_price_item(tenor_u64 i, tenor_u64 quotes
 // upper bound, 3 invalid input, 4 no convergence.
 #define TENOR_IV_INV_SQRT_2PI 0.3989422804014327
 #define TENOR_IV_SQRT_2PI 2.5066282746310007
-#define TENOR_IV_FRAC_1_SQRT_2 0.7071067811865476
 #define TENOR_IV_EPS 2.220446049250313e-16
 #define TENOR_IV_ASYMPTOTIC_H (-10.0)
 #define TENOR_IV_SMALL_T 0.21
@@ -453,7 +457,6 @@ TENOR_DEVICE_INLINE double tenor_heston_price_item(tenor_u64 i, tenor_u64 quotes
 TENOR_DEVICE_INLINE double tenor_iv_nan() { return TENOR_NAN_F64(); }
 
 // Standard normal distribution function erfc(-z / sqrt 2) / 2.
-TENOR_DEVICE_INLINE double tenor_iv_norm_cdf(double z) { return 0.5 * TENOR_MATH(erfc)(-z * TENOR_IV_FRAC_1_SQRT_2); }
 
 // m(z) = Phi(z) / phi(z) and 1 + z m(z) (Laplace's continued fraction below z = -3).
 TENOR_DEVICE_INLINE void tenor_iv_mills(double z, double* m, double* a) {
@@ -464,7 +467,7 @@ TENOR_DEVICE_INLINE void tenor_iv_mills(double z, double* m, double* a) {
         *m = 1.0 / (y + c);
         *a = c * *m;
     } else {
-        *m = tenor_iv_norm_cdf(z) * TENOR_IV_SQRT_2PI * TENOR_MATH(exp)(0.5 * z * z);
+        *m = tenor_norm_cdf(z) * TENOR_IV_SQRT_2PI * TENOR_MATH(exp)(0.5 * z * z);
         *a = 1.0 + z * *m;
     }
 }
@@ -516,7 +519,7 @@ TENOR_DEVICE double tenor_iv_black_otm(double x, double s) {
     const double h = x / s;
     const double t = 0.5 * s;
     if (h + t > 0.85) {
-        return TENOR_MATH(fmax)(tenor_iv_norm_cdf(h + t) * TENOR_MATH(exp)(0.5 * x) - tenor_iv_norm_cdf(h - t) * TENOR_MATH(exp)(-0.5 * x), 0.0);
+        return TENOR_MATH(fmax)(tenor_norm_cdf(h + t) * TENOR_MATH(exp)(0.5 * x) - tenor_norm_cdf(h - t) * TENOR_MATH(exp)(-0.5 * x), 0.0);
     }
     const double factor = TENOR_IV_INV_SQRT_2PI * TENOR_MATH(exp)(-0.5 * (h * h + t * t));
     if (factor == 0.0) return 0.0;
@@ -538,7 +541,7 @@ TENOR_DEVICE double tenor_iv_black_otm(double x, double s) {
 TENOR_DEVICE_INLINE double tenor_iv_distance_to_upper(double x, double s) {
     const double h = x / s;
     const double t = 0.5 * s;
-    return TENOR_MATH(exp)(0.5 * x) * tenor_iv_norm_cdf(-h - t) + TENOR_MATH(exp)(-0.5 * x) * tenor_iv_norm_cdf(h - t);
+    return TENOR_MATH(exp)(0.5 * x) * tenor_norm_cdf(-h - t) + TENOR_MATH(exp)(-0.5 * x) * tenor_norm_cdf(h - t);
 }
 
 // Normalised vega db/ds = exp(-(h^2 + t^2) / 2) / sqrt(2 pi).

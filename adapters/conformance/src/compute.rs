@@ -1,10 +1,13 @@
 //! A [`Compute`] wrapper that counts what reaches the port, for tests that assert how many
-//! kernel launches and device synchronisations a pricing path costs.
+//! kernel launches and device synchronisations a pricing path costs, and that can change one
+//! kernel's outputs, for tests that show a check catches a wrong kernel.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tenor_ports::{Allocator, Arg, Compute, ComputeError, DeviceBuffer, DeviceInfo, GemmDesc, Kernel, KernelDef};
+use tenor_ports::{
+    Access, Allocator, Arg, ArgType, Compute, ComputeError, DeviceBuffer, DeviceInfo, GemmDesc, Kernel, KernelDef,
+};
 use tenor_ports::{Pending, Stream};
 
 /// Forwards every [`Compute`] call unchanged to an inner device and counts two of them:
@@ -24,18 +27,72 @@ use tenor_ports::{Pending, Stream};
 /// wrapper is `Send + Sync` like every device and can be shared as `Arc<dyn Compute>` by
 /// threads that launch concurrently; each launch is counted once, and the name list holds
 /// the launches in the order they took the lock.
+///
+/// Made by [`Counting::corrupting`], it also changes what one kernel writes: after each launch
+/// of that kernel, every element of each buffer the manifest marks written (`write`,
+/// `read_write`) is multiplied by `1 + error` (`f64`, `f32`) or increased by 1 (`u32`, `u64`),
+/// through the inner device's download and upload, in stream order. The device describes
+/// itself as the inner one does, so a corrupted CPU backend is still the CPU reference to the
+/// conformance suite (`tests/references.rs`: each check catches its kernel 5% off without a
+/// second backend).
 #[derive(Debug)]
 pub struct Counting {
     inner: Arc<dyn Compute>,
     launches: AtomicU64,
     kernels: Mutex<Vec<String>>,
     syncs: AtomicU64,
+    /// The kernel whose outputs are changed, and the relative error.
+    corrupt: Option<(String, f64)>,
 }
 
 impl Counting {
     /// Wraps `inner` with all counts at zero.
     pub fn new(inner: Arc<dyn Compute>) -> Self {
-        Self { inner, launches: AtomicU64::new(0), kernels: Mutex::new(Vec::new()), syncs: AtomicU64::new(0) }
+        Self {
+            inner,
+            launches: AtomicU64::new(0),
+            kernels: Mutex::new(Vec::new()),
+            syncs: AtomicU64::new(0),
+            corrupt: None,
+        }
+    }
+
+    /// Wraps `inner`, changing the outputs of every launch of `kernel` by `error` (relative;
+    /// integers by one; nothing when `error` is 0): see [`Counting`].
+    pub fn corrupting(inner: Arc<dyn Compute>, kernel: &str, error: f64) -> Self {
+        Self { corrupt: Some((kernel.to_owned(), error)), ..Self::new(inner) }
+    }
+
+    /// Changes the buffers `kernel` wrote in a launch with `args`, by `error` (nothing at 0).
+    fn corrupt(&self, stream: &Stream, kernel: &Kernel, args: &[Arg<'_>], error: f64) -> Result<(), ComputeError> {
+        if error == 0.0 {
+            return Ok(());
+        }
+        for (a, def) in args.iter().zip(&kernel.def().args) {
+            let Arg::Buf(buf, access) = a else { continue };
+            if *access == Access::Read {
+                continue;
+            }
+            let mut bytes = self.inner.download(stream, buf, 0, buf.len())?.wait()?;
+            let eight = |c: &[u8]| <[u8; 8]>::try_from(c).unwrap_or_default();
+            let four = |c: &[u8]| <[u8; 4]>::try_from(c).unwrap_or_default();
+            match def.ty {
+                ArgType::PtrF64 => bytes
+                    .chunks_exact_mut(8)
+                    .for_each(|c| c.copy_from_slice(&(f64::from_ne_bytes(eight(c)) * (1.0 + error)).to_ne_bytes())),
+                ArgType::PtrU64 => bytes
+                    .chunks_exact_mut(8)
+                    .for_each(|c| c.copy_from_slice(&u64::from_ne_bytes(eight(c)).wrapping_add(1).to_ne_bytes())),
+                ArgType::PtrF32 => bytes.chunks_exact_mut(4).for_each(|c| {
+                    c.copy_from_slice(&(f32::from_ne_bytes(four(c)) * (1.0 + error as f32)).to_ne_bytes())
+                }),
+                _ => bytes
+                    .chunks_exact_mut(4)
+                    .for_each(|c| c.copy_from_slice(&u32::from_ne_bytes(four(c)).wrapping_add(1).to_ne_bytes())),
+            }
+            self.inner.upload(stream, buf, 0, &bytes)?;
+        }
+        Ok(())
     }
 
     /// Wraps a fresh CPU reference backend ([`tenor_cpu::cpu`]).
@@ -97,7 +154,11 @@ impl Compute for Counting {
     fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
         self.launches.fetch_add(1, Ordering::SeqCst);
         self.kernels.lock().unwrap_or_else(PoisonError::into_inner).push(kernel.def().name.clone());
-        self.inner.launch(stream, kernel, items, args)
+        self.inner.launch(stream, kernel, items, args)?;
+        match &self.corrupt {
+            Some((name, error)) if *name == kernel.def().name => self.corrupt(stream, kernel, args, *error),
+            _ => Ok(()),
+        }
     }
     fn gemm(
         &self,

@@ -1,20 +1,31 @@
 //! # tenor-conformance: one suite, every backend
 //!
-//! Each check takes a device under test as `&dyn Compute` and compares it with an independent
-//! value: the Philox known-answer vectors and the Rust generator (bitwise), the CPU reference
-//! backend (fp64 within [`FP64_RTOL`] relative, fp32 within [`FP32_RTOL`]), or a hand-computed
-//! product for gemm. Backends call [`run_all`] from their own test entry points (the CPU and
-//! simulated devices in CI, CUDA on the GPU machine, SYCL on the OpenCL CPU device in CI).
+//! Each check takes a device under test as `&dyn Compute` and compares it with references of
+//! its own ([`reference`]): Philox4x32-10 against Random123's known answers, closed forms
+//! (Black, barriers by the reflection principle, the geometric Asian), published prices
+//! (Lewis's Heston values, Haug's barrier table), hand-computed cases (payoffs, sums, regression
+//! rows computed on the host from the inputs, a hand-computed gemm) and Monte Carlo estimates
+//! within stated standard errors of their closed forms; and, on every backend but the CPU
+//! reference itself, with the CPU reference backend (fp64 within [`FP64_RTOL`] relative, fp32
+//! within [`FP32_RTOL`]), whose kernels are the numerical oracle of the device backends. On the
+//! CPU the first kind is the check: a CPU kernel is never its own reference (issue 29). Backends
+//! call [`run_all`] from their own test entry points (the CPU and simulated devices in CI, CUDA
+//! on the GPU machine, SYCL and OpenCL on the OpenCL CPU runtime in CI).
 //!
 //! [`bounds::short_buffers`] checks the launch length checks (a too-short buffer is a typed
 //! error, never a write); backends call it from their test entry points too.
 //!
 //! [`compute::Counting`] wraps a device and counts the kernel launches and synchronisations
-//! that reach the port, for tests that assert what a pricing path costs.
+//! that reach the port, for tests that assert what a pricing path costs; it can also change one
+//! kernel's outputs, for tests that show a check catches a wrong kernel.
+//!
+//! [`require`] parses `TENOR_REQUIRE_BACKENDS` once for every backend's tests.
 
 pub mod bounds;
 pub mod compute;
 pub mod kernels;
+pub mod reference;
+pub mod require;
 
 use tenor_ports::{Compute, ComputeError, ComputeExt, GemmDesc, Precision, Transpose};
 

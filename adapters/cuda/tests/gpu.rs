@@ -15,20 +15,10 @@ use tenor_cuda::alloc::{
 use tenor_cuda::{cuda, cuda_with_allocator, CudaCompute};
 use tenor_ports::{AllocError, Allocator, Compute, ComputeExt};
 
-/// The device, or `None` after saying why it did not run; panics when CUDA is required.
+/// The device, or `None` after saying why it did not run; panics when CUDA is required
+/// (`TENOR_REQUIRE_BACKENDS`, parsed by `tenor_conformance::require`).
 fn device() -> Option<CudaCompute> {
-    match cuda() {
-        Ok(d) => Some(d),
-        Err(e) => {
-            let required = std::env::var("TENOR_REQUIRE_BACKENDS").unwrap_or_default();
-            assert!(
-                !required.split(',').any(|b| b.trim() == "cuda"),
-                "TENOR_REQUIRE_BACKENDS={required} asks for cuda, which is unavailable: {e}"
-            );
-            eprintln!("CUDA TEST DID NOT RUN: {e}");
-            None
-        }
-    }
+    tenor_conformance::require::device_or_skip("cuda", cuda())
 }
 
 fn ctx_of(d: &CudaCompute) -> Arc<tenor_cuda::Context> {

@@ -95,7 +95,11 @@ impl IvStatus {
     }
 }
 
-/// Standard normal distribution function `Φ(z) = erfc(-z / √2) / 2`.
+/// Standard normal distribution function `Φ(z) = erfc(-z / √2) / 2` (libm's erfc): the CPU
+/// references' Φ, the same operations as the device code's `tenor_norm_cdf`
+/// (`kernels/common/shared.h`) so the references follow the devices to the last few ulps. The
+/// pricing library's analytic formulas use `tenor_pricing::analytic::normal::norm_cdf` (Cody's
+/// rational approximations, full relative precision in the tails).
 pub fn norm_cdf(z: f64) -> f64 {
     0.5 * libm::erfc(-z * FRAC_1_SQRT_2)
 }

@@ -2,7 +2,7 @@
 //! form written out here by hand (Hull, *Options, Futures and Other Derivatives*, ch. 19), and
 //! the put-call parity of the Monte Carlo prices on common random numbers.
 
-use tenor_pricing::analytic::asian::norm_cdf;
+use tenor_pricing::analytic::normal::norm_cdf;
 use tenor_pricing::mc::{self, McConfig, McProduct};
 use tenor_pricing::types::{Greeks, OptionType, Vanilla};
 

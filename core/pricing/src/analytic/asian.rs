@@ -13,9 +13,9 @@
 //! Units: prices in currency units, times in years, rates continuously compounded per year,
 //! volatility per square-root year.
 
-use statrs::function::erf::erfc;
 use thiserror::Error;
 
+use crate::analytic::normal::norm_cdf;
 use crate::types::OptionType;
 
 /// An invalid input to a closed form, naming the parameter.
@@ -50,11 +50,6 @@ pub struct GeometricAsian {
     pub vol: f64,
     /// Exercise (payment) time in years.
     pub expiry: f64,
-}
-
-/// Standard normal distribution function, `N(x) = erfc(-x / sqrt 2) / 2`.
-pub fn norm_cdf(x: f64) -> f64 {
-    0.5 * erfc(-x * std::f64::consts::FRAC_1_SQRT_2)
 }
 
 fn invalid(parameter: &'static str, value: f64, reason: &'static str) -> AsianError {
