@@ -244,7 +244,7 @@ fn main() {
             writeln!(cpu_table, "    ({name:?}, {name}::run as CpuKernelFn),").ok();
         }
     }
-    for f in ["prelude.cuh", "prelude.hpp", "prelude.cl", "shared.h", "asian.h"] {
+    for f in ["prelude.cuh", "prelude.hpp", "prelude.cl", "shared.h", "asian.h", "basket.h"] {
         println!("cargo:rerun-if-changed={}", root.join("common").join(f).display());
     }
     let list = names.join(" ");

@@ -10,19 +10,20 @@ const HPP: &str = include_str!("../common/prelude.hpp");
 const CL: &str = include_str!("../common/prelude.cl");
 const SHARED_H: &str = include_str!("../common/shared.h");
 const ASIAN: &str = include_str!("../common/asian.h");
+const BASKET: &str = include_str!("../common/basket.h");
 /// The three preludes, by backend.
 const PRELUDES: [(&str, &str); 3] = [("cuda", CUH), ("sycl", HPP), ("opencl", CL)];
 /// What tenor_kernels::prelude defines around the two copies of asian.h (not the preludes).
 const INSTANTIATION: [&str; 3] = ["TENOR_T", "TENOR_ASIAN", "TENOR_ASIAN_F64"];
 
-/// shared.h and asian.h, the text the preludes must serve.
+/// shared.h, asian.h and basket.h, the text the preludes must serve.
 fn shared() -> String {
-    format!("{SHARED_H}\n{ASIAN}")
+    format!("{SHARED_H}\n{ASIAN}\n{BASKET}")
 }
 
 /// The built-in kernels whose code is in `shared.h`, with the call each of their two sources
 /// makes.
-const SHARED_KERNELS: [(&str, &str); 23] = [
+const SHARED_KERNELS: [(&str, &str); 29] = [
     ("curve_build", "tenor_curve_build_one("),
     ("heston_price", "tenor_heston_price_item("),
     ("implied_vol", "tenor_implied_vol_item("),
@@ -46,6 +47,12 @@ const SHARED_KERNELS: [(&str, &str); 23] = [
     ("payoff_european", "tenor_payoff_european("),
     ("payoff_asian", "tenor_payoff_asian("),
     ("payoff_barrier", "tenor_payoff_barrier("),
+    ("basket_paths", "tenor_basket_paths("),
+    ("basket_backward", "tenor_basket_backward("),
+    ("basket_solve", "tenor_basket_solve("),
+    ("basket_value", "tenor_basket_value("),
+    ("basket_sens", "tenor_basket_sens("),
+    ("basket_moments", "tenor_basket_moments("),
 ];
 
 /// The built-in kernels whose CUDA and SYCL sources compute differently on purpose (docs/kernels.md):
@@ -103,6 +110,7 @@ fn every_prelude_ends_with_the_shared_code_and_both_asian_instantiations() {
         let f64_at = p.find("#define TENOR_T double").unwrap_or(usize::MAX);
         let f32_at = p.find("#define TENOR_T float").unwrap_or(usize::MAX);
         assert!(f64_at < f32_at && f32_at < p.len(), "{backend}: fp64 then fp32");
+        assert!(p.ends_with(BASKET), "{backend}: basket.h last");
     }
 }
 
@@ -163,7 +171,10 @@ fn the_shared_kernels_sources_are_entry_points_calling_the_shared_code() {
     for (kernel, call) in SHARED_KERNELS {
         let def = tenor_kernels::get(kernel).expect("built-in kernel");
         let name = call.split(['<', '(']).next().unwrap_or(call);
-        assert!(defines_at_file_scope(SHARED_H, name) || in_asian(name), "shared.h and asian.h do not define {name}");
+        assert!(
+            defines_at_file_scope(SHARED_H, name) || defines_at_file_scope(BASKET, name) || in_asian(name),
+            "shared.h, asian.h and basket.h do not define {name}"
+        );
         for backend in ["cuda", "sycl", "opencl"] {
             let src = def.sources.get(backend).unwrap_or_else(|| panic!("{kernel} has no {backend} source"));
             let words = identifiers(src, "");

@@ -12,6 +12,7 @@
 //! [`compute::Counting`] wraps a device and counts the kernel launches and synchronisations
 //! that reach the port, for tests that assert what a pricing path costs.
 
+pub mod basket;
 pub mod bounds;
 pub mod compute;
 pub mod kernels;
