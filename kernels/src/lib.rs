@@ -5,7 +5,8 @@
 //! oracle for every backend), and one source per GPU backend (`cuda.cu`, `sycl.cpp`,
 //! `opencl.cl`). `build.rs` embeds them; [`registry`] parses and validates the manifests once.
 //! From the same manifests `build.rs` generates [`typed`], one typed launch struct per kernel
-//! (`McBarrier { partials: &p, seed, pairs, .. }.launch(compute, stream)`), and
+//! (`McBarrier { partials: &p, seed, pairs, .. }.launch(compute, stream)`) with its owned
+//! scalars and, for a `[variant]` ([`variant`]), a batch kernel's host-side columns; and
 //! [`for_each_kernel!`], the kernel list adapters/conformance builds its checks from.
 //!
 //! Random numbers come from Philox4x32-10 ([`philox`]) indexed by (seed, path, step), so every
@@ -23,6 +24,7 @@ pub mod heston;
 pub mod philox;
 mod simd;
 pub mod typed;
+pub mod variant;
 
 use std::sync::OnceLock;
 

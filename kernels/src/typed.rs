@@ -76,7 +76,7 @@
 //! In-house (user) kernels have no generated struct: they keep the dynamic path,
 //! [`Compute::launch`] with an [`Arg`] slice checked against their manifest by the device.
 
-use tenor_ports::{Access, Arg, Compute, ComputeError, DeviceBuffer, Kernel, Stream};
+use tenor_ports::{Access, Arg, Compute, ComputeError, ComputeExt, DeviceBuffer, Kernel, Stream};
 
 /// What every generated launch struct offers, for code generic over kernels (a benchmark loop
 /// over several kernels, a test that launches any of them).

@@ -162,6 +162,38 @@ pub struct SourceSpec {
     pub opencl_scratch: bool,
 }
 
+/// A manifest's `[variant]` table: this kernel takes the arguments of kernel `of` in another
+/// form, and `tenor_kernels::typed` converts `of`'s owned scalars into this kernel's launch.
+///
+/// ```toml
+/// [variant]
+/// of = "mc_barrier"
+/// kind = "batch"
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    /// The kernel this one is a variant of (a built-in kernel's name).
+    pub of: String,
+    /// How this kernel's arguments relate to `of`'s.
+    pub kind: VariantKind,
+}
+
+/// How a variant's arguments relate to those of the kernel it is a variant of ([`VariantSpec`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantKind {
+    /// One launch for many products of `of` (ADR 0009): each scalar of `of` that differs per
+    /// product is a read-only column (a buffer of `len = "products"` elements of the scalar's
+    /// type, of the same name); the scalars that do not are scalars here too (the same for
+    /// every product); `of`'s buffers hold every product's values; `products` and the launch's
+    /// `items` are scalars of their own.
+    Batch,
+    /// `of` in single precision: the same arguments in the same order, every `f64` scalar an
+    /// `f32`.
+    Fp32,
+}
+
 /// A parsed kernel manifest plus the sources available for it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -181,6 +213,9 @@ pub struct KernelDef {
     /// Entry points generated from the manifest (`[source]`), if any.
     #[serde(default)]
     pub source: Option<SourceSpec>,
+    /// The kernel this one is a variant of (`[variant]`), if any.
+    #[serde(default)]
+    pub variant: Option<VariantSpec>,
     /// Backend name (`cuda`, `sycl`, `opencl`) to source text. Filled by the registry, not the
     /// manifest.
     #[serde(skip)]
@@ -218,6 +253,11 @@ impl KernelDef {
             }
             if src.generate.is_empty() {
                 return bad("source.generate names no backend".into());
+            }
+        }
+        if let Some(v) = &self.variant {
+            if v.of == self.name {
+                return bad("variant.of names the kernel itself".into());
             }
         }
         for (i, a) in self.args.iter().enumerate() {

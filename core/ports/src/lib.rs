@@ -49,7 +49,7 @@ pub use compute::{Compute, ComputeExt, DeviceInfo, GemmDesc, Precision, Transpos
 pub use device::{Device, Driver};
 pub use error::{AllocError, ComputeError};
 pub use expr::{Expr, ExprError};
-pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape, SourceSpec};
+pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape, SourceSpec, VariantKind, VariantSpec};
 pub use multi::{shard_by_cost, Devices, PeerAccess, Sharding};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 

@@ -11,7 +11,7 @@
 
 use tenor_ports::{Compute, ComputeExt, DeviceBuffer, Kernel, Pending, Stream};
 
-use super::launch::{self, Batch, Launch, Shape};
+use super::launch::{self, Batch, Launch};
 use super::plan::f64s;
 use super::McError;
 
@@ -43,45 +43,15 @@ impl Member {
     }
 }
 
-/// The members' parameters as one [`Batch`] of the first member's kind.
+/// The members' scalars as one [`Batch`] of the first member's kernel.
 fn batch(members: &[Member]) -> Result<Batch, McError> {
-    let mismatch = |m: &Member| {
-        McError::BadResult(format!(
-            "{} in a batch of {}: one batch has one kernel",
-            m.launch.kernel(),
-            members[0].kernel
-        ))
-    };
     let first = members.first().ok_or_else(|| McError::BadResult("empty batch".into()))?;
-    Ok(match first.launch {
-        Launch::European(_) => Batch::European(
-            members
-                .iter()
-                .map(|m| if let Launch::European(p) = m.launch { Ok(p) } else { Err(mismatch(m)) })
-                .collect::<Result<_, _>>()?,
-        ),
-        Launch::Barrier(_) => Batch::Barrier(
-            members
-                .iter()
-                .map(|m| if let Launch::Barrier(p) = m.launch { Ok(p) } else { Err(mismatch(m)) })
-                .collect::<Result<_, _>>()?,
-        ),
-        Launch::Asian(_) => Batch::Asian(
-            members
-                .iter()
-                .map(|m| if let Launch::Asian(p) = m.launch { Ok(p) } else { Err(mismatch(m)) })
-                .collect::<Result<_, _>>()?,
-        ),
-        Launch::Heston(_) => Batch::Heston(
-            members
-                .iter()
-                .map(|m| if let Launch::Heston(p) = m.launch { Ok(p) } else { Err(mismatch(m)) })
-                .collect::<Result<_, _>>()?,
-        ),
-        Launch::EuropeanF32(_) | Launch::AsianF32(_) => {
-            return Err(McError::BadResult(format!("{} has no batch kernel", first.launch.kernel())))
-        }
-    })
+    let mut batch = Batch::of(&first.launch)
+        .ok_or_else(|| McError::BadResult(format!("{} has no batch kernel", first.launch.kernel())))?;
+    for m in members {
+        batch.push(&m.launch)?;
+    }
+    Ok(batch)
 }
 
 /// Loads the batch kernel of `members` (those of one group: one kernel) on `dev`.
@@ -103,14 +73,14 @@ pub(crate) type Enqueued = Result<(Vec<DeviceBuffer>, Pending<Vec<u8>>), McError
 pub(crate) fn enqueue<C: Compute + ?Sized>(dev: &C, stream: &Stream, kernel: &Kernel, members: &[Member]) -> Enqueued {
     let batch = batch(members)?;
     let first = &members[0];
-    let (seed, pairs, width) = (first.seed, first.pairs, first.width);
+    let (pairs, width) = (first.pairs, first.width);
     let products = u32::try_from(members.len())
         .map_err(|_| McError::BadResult(format!("{} products in one batch", members.len())))?;
     let block = u64::from(kernel.def().launch.block);
     let per_product = pairs.div_ceil(block).max(1);
     let items = u64::from(products) * per_product * block;
     let partials = dev.alloc_elems::<f64>(stream, width * (u64::from(products) * per_product) as usize)?;
-    let inputs = batch.enqueue(dev, stream, kernel, &partials, Shape { products, seed, pairs, items })?;
+    let inputs = batch.enqueue(dev, stream, kernel, &partials, items)?;
     let pending = dev.download(stream, &partials, 0, partials.len())?;
     let mut bufs = vec![partials];
     bufs.extend(inputs);
