@@ -176,6 +176,7 @@ pub fn basis(xi: f64, nu: f64, nb: usize, phi: &mut [f64; MAX_BASIS]) {
 
 /// The continuation value `sum_j coef[j] phi[j]` (summed from j = 0 up).
 #[inline(always)]
+#[allow(clippy::needless_range_loop)]
 pub fn continuation(coef: &[f64], phi: &[f64; MAX_BASIS], nb: usize) -> f64 {
     let mut c = 0.0;
     for j in 0..nb {
@@ -216,6 +217,8 @@ pub fn accumulate(acc: &mut [f64], phi: &[f64; MAX_BASIS], y: f64, nb: usize) {
 /// [`PIVOT_TOLERANCE`] times its diagonal entry (the fit uses the functions before it; the
 /// others get 0). Fewer than `2 nb` in-the-money rows (`(X^T X)_{00}` counts them) or no
 /// usable function: `coef = (+inf, 0, ..)`, never exercise at that date.
+// Index loops: the device code (`tenor_basket_solve`) performs the same operations in this order.
+#[allow(clippy::needless_range_loop)]
 pub fn solve(ne: &[f64], nb: usize, coef: &mut [f64]) {
     let mut l = [[0.0f64; MAX_BASIS]; MAX_BASIS];
     let mut m = 0;
@@ -379,7 +382,17 @@ pub fn payoff_change(b: f64, db: f64, e: f64, strike: f64, sign: f64) -> f64 {
 /// `rho`); [`slot::BUMP`] is 0. Andersen (2008), sections 3.2.4 (the moments of v: `e`, `s2a`,
 /// `s2b`) and 4.2-4.2.1 (K1 to K4 with gamma1 = gamma2 = 0.5, A and the uncorrected K0).
 #[allow(clippy::too_many_arguments)]
-pub fn record(spot: f64, weight: f64, drift: f64, v0: f64, kappa: f64, theta: f64, xi: f64, rho: f64, dt: f64) -> [f64; RECORD] {
+pub fn record(
+    spot: f64,
+    weight: f64,
+    drift: f64,
+    v0: f64,
+    kappa: f64,
+    theta: f64,
+    xi: f64,
+    rho: f64,
+    dt: f64,
+) -> [f64; RECORD] {
     let e = (-kappa * dt).exp();
     let k1 = 0.5 * dt * (kappa * rho / xi - 0.5) - rho / xi;
     let k2 = 0.5 * dt * (kappa * rho / xi - 0.5) + rho / xi;

@@ -112,11 +112,31 @@ fn bad_values_name_their_key() {
         (edit("dividend = 0.0\n", "dividend = 0.0\nvol = 0.2\n"), "asset[0].vol", "unknown key"),
         (edit("[market]", "[markets]"), "markets", "unknown key"),
         (edit("[[asset]]\nname = \"X\"", "[[asset]]\nname = \"\""), "asset[0].name", "empty"),
-        (edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[1.0, 0.3], [0.2, 1.0]]"), "correlation.prices[0][1]", "symmetric"),
-        (edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[0.9, 0.3], [0.3, 1.0]]"), "correlation.prices[0][0]", "diagonal"),
-        (edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[1.0, 1.3], [1.3, 1.0]]"), "correlation.prices[0][1]", "[-1, 1]"),
-        (edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[1.0, 0.3]]"), "correlation.prices", "1 rows; expected 2"),
-        (edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[1.0, 0.3], [0.3]]"), "correlation.prices[1]", "1 entries"),
+        (
+            edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[1.0, 0.3], [0.2, 1.0]]"),
+            "correlation.prices[0][1]",
+            "symmetric",
+        ),
+        (
+            edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[0.9, 0.3], [0.3, 1.0]]"),
+            "correlation.prices[0][0]",
+            "diagonal",
+        ),
+        (
+            edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[1.0, 1.3], [1.3, 1.0]]"),
+            "correlation.prices[0][1]",
+            "[-1, 1]",
+        ),
+        (
+            edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[1.0, 0.3]]"),
+            "correlation.prices",
+            "1 rows; expected 2",
+        ),
+        (
+            edit("prices = [[1.0, 0.3], [0.3, 1.0]]", "prices = [[1.0, 0.3], [0.3]]"),
+            "correlation.prices[1]",
+            "1 entries",
+        ),
         (edit("prices = [[1.0, 0.3], [0.3, 1.0]]", ""), "correlation.prices", "required when N > 1"),
     ];
     for (text, key, why) in cases {
@@ -156,14 +176,14 @@ fn a_matrix_that_is_not_positive_semi_definite_is_refused_with_why() {
 #[test]
 fn a_full_matrix_must_agree_with_prices_and_rho() {
     let full = |x: f64| {
-        format!(
-            "full = [[1.0, 0.3, -0.7, 0.0], [0.3, 1.0, 0.0, -0.2], [-0.7, 0.0, 1.0, {x}], [0.0, -0.2, {x}, 1.0]]\n"
-        )
+        format!("full = [[1.0, 0.3, -0.7, 0.0], [0.3, 1.0, 0.0, -0.2], [-0.7, 0.0, 1.0, {x}], [0.0, -0.2, {x}, 1.0]]\n")
     };
     let ok = format!("{TWO}{}", full(0.1));
     let job = BasketJob::from_toml(&ok).expect("a valid full matrix");
     assert_eq!(job.factor_correlation()[2][3], 0.1);
-    let bad_rho = ok.replace("[0.3, 1.0, 0.0, -0.2]", "[0.3, 1.0, 0.0, -0.3]").replace("[0.0, -0.2, 0.1, 1.0]", "[0.0, -0.3, 0.1, 1.0]");
+    let bad_rho = ok
+        .replace("[0.3, 1.0, 0.0, -0.2]", "[0.3, 1.0, 0.0, -0.3]")
+        .replace("[0.0, -0.2, 0.1, 1.0]", "[0.0, -0.3, 0.1, 1.0]");
     let (key, reason) = refused(&bad_rho);
     assert_eq!(key, "correlation.full[1][3]");
     assert!(reason.contains("asset[1].rho"), "{reason}");
@@ -210,4 +230,16 @@ fn the_engine_refuses_an_invalid_job_before_any_work() {
         Err(BasketError::Invalid { key, .. }) => assert_eq!(key, "simulation.paths"),
         other => panic!("{other:?}"),
     }
+}
+
+/// `docs/basket-job.md` carries the shared specification into a clone: it must stay the same
+/// text.
+#[test]
+fn the_format_document_in_docs_is_the_shared_specification() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let ours = std::fs::read_to_string(root.join("docs/basket-job.md")).expect("docs/basket-job.md");
+    let spec_path = tenor_testdata::shared("spec/basket-job.md");
+    let spec = std::fs::read_to_string(&spec_path).unwrap_or_else(|e| panic!("{}: {e}", spec_path.display()));
+    let body = ours.split_once("-->\n\n").map_or(ours.as_str(), |(_, b)| b);
+    assert_eq!(body, spec, "docs/basket-job.md differs from {}", spec_path.display());
 }

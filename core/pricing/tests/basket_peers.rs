@@ -23,8 +23,9 @@ fn data(name: &str) -> PathBuf {
 
 /// Runs `scripts/basket_reference.py` with `args` and returns its lines split in words.
 fn reference(args: &[&str]) -> Vec<Vec<String>> {
-    let python = std::env::var("TENOR_BASKET_PYTHON")
-        .unwrap_or_else(|_| panic!("TENOR_BASKET_PYTHON is not set: run scripts/basket-venv and point it at its bin/python"));
+    let python = std::env::var("TENOR_BASKET_PYTHON").unwrap_or_else(|_| {
+        panic!("TENOR_BASKET_PYTHON is not set: run scripts/basket-venv and point it at its bin/python")
+    });
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/basket_reference.py");
     let out = Command::new(&python).arg(&script).args(args).output().unwrap_or_else(|e| panic!("{python}: {e}"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -80,6 +81,9 @@ fn correlated_heston_basket_against_euler() {
         let (v, se) = (row.value, row.stderr.expect("stderr"));
         let tol = 4.0 * (se * se + ese * ese).sqrt() + 0.02 * e.abs();
         eprintln!("{greek:18} {a:?} {b:?}: Tenor {v:.6} +/- {se:.6}, Euler {e:.6} +/- {ese:.6}");
-        assert!((v - e).abs() <= tol, "{greek} {a:?} {b:?}: Tenor {v} +/- {se} against Euler {e} +/- {ese} (tolerance {tol})");
+        assert!(
+            (v - e).abs() <= tol,
+            "{greek} {a:?} {b:?}: Tenor {v} +/- {se} against Euler {e} +/- {ese} (tolerance {tol})"
+        );
     }
 }

@@ -23,7 +23,19 @@ type Asset = (&'static str, f64, f64, f64, f64, f64, f64, f64);
 
 /// A job's TOML text.
 #[allow(clippy::too_many_arguments)]
-fn job_text(payoff: &str, exercise: &str, strike: f64, maturity: f64, weights: &[f64], rate: f64, assets: &[Asset], prices: &[Vec<f64>], paths: u64, steps: u32, seed: u64) -> String {
+fn job_text(
+    payoff: &str,
+    exercise: &str,
+    strike: f64,
+    maturity: f64,
+    weights: &[f64],
+    rate: f64,
+    assets: &[Asset],
+    prices: &[Vec<f64>],
+    paths: u64,
+    steps: u32,
+    seed: u64,
+) -> String {
     let list = |v: &[f64]| v.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(", ");
     let mut s = format!(
         "[option]\npayoff = \"{payoff}\"\nexercise = \"{exercise}\"\nstrike = {strike:?}\nmaturity = {maturity:?}\nweights = [{}]\n\n[market]\nrate = {rate:?}\n\n",
@@ -65,7 +77,10 @@ fn check(out: &BasketOutcome, greek: &str, a: Option<usize>, b: Option<usize>, r
         (v - reference).abs() <= tol,
         "{greek} {a:?} {b:?}: {v} +/- {se} against the reference {reference} (tolerance {tol}: 4 se + {allowance})"
     );
-    eprintln!("{greek:18} {a:?} {b:?}: {v:.6} +/- {se:.6}, reference {reference:.6} (|d| {:.2} se)", (v - reference).abs() / se.max(1e-300));
+    eprintln!(
+        "{greek:18} {a:?} {b:?}: {v:.6} +/- {se:.6}, reference {reference:.6} (|d| {:.2} se)",
+        (v - reference).abs() / se.max(1e-300)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -76,7 +91,19 @@ fn check(out: &BasketOutcome, greek: &str, a: Option<usize>, b: Option<usize>, r
 fn one_asset_european_heston_against_the_characteristic_function() {
     let (spot, q, v0, kappa, theta, xi, rho, r, k, t) = (100.0, 0.01, 0.05, 2.0, 0.04, 0.5, -0.7, 0.03, 100.0, 1.0);
     let steps = 32;
-    let text = job_text("put", "european", k, t, &[1.0], r, &[("S", spot, q, v0, kappa, theta, xi, rho)], &[vec![1.0]], 40_000, steps, 7);
+    let text = job_text(
+        "put",
+        "european",
+        k,
+        t,
+        &[1.0],
+        r,
+        &[("S", spot, q, v0, kappa, theta, xi, rho)],
+        &[vec![1.0]],
+        40_000,
+        steps,
+        7,
+    );
     let out = run(&text);
     let cf = |spot: f64, v0: f64, kappa: f64, theta: f64, xi: f64, r: f64, t: f64| {
         let p = HestonParams { v0, kappa, theta, sigma: xi, rho };
@@ -217,7 +244,19 @@ fn two_lognormals_every_greek_against_quadrature() {
         ("A", m.spot[0], m.q[0], m.v0[0], m.kappa[0], m.theta[0], xi, 0.0),
         ("B", m.spot[1], m.q[1], m.v0[1], m.kappa[1], m.theta[1], xi, 0.0),
     ];
-    let text = job_text("put", "european", m.k, m.t, &m.w, m.r, &assets, &[vec![1.0, m.corr], vec![m.corr, 1.0]], 40_000, steps, 11);
+    let text = job_text(
+        "put",
+        "european",
+        m.k,
+        m.t,
+        &m.w,
+        m.r,
+        &assets,
+        &[vec![1.0, m.corr], vec![m.corr, 1.0]],
+        40_000,
+        steps,
+        11,
+    );
     let out = run(&text);
     let put = |x: &Two| x.put();
     let base = put(&m);
@@ -236,7 +275,8 @@ fn two_lognormals_every_greek_against_quadrature() {
         let delta = d(&|s| with(&|x| x.spot[i] = s), m.spot[i], 1e-3 * m.spot[i]);
         check(&out, "delta", Some(i), None, delta, allow(delta));
         let h = GAMMA_BUMP * m.spot[i];
-        let gamma = (with(&|x| x.spot[i] = m.spot[i] + h) - 2.0 * base + with(&|x| x.spot[i] = m.spot[i] - h)) / (h * h);
+        let gamma =
+            (with(&|x| x.spot[i] = m.spot[i] + h) - 2.0 * base + with(&|x| x.spot[i] = m.spot[i] - h)) / (h * h);
         check(&out, "gamma", Some(i), None, gamma, allow(gamma));
         let sd = m.v0[i].sqrt();
         let vega = d(&|s| with(&|x| x.v0[i] = s * s), sd, 1e-4);
@@ -249,10 +289,12 @@ fn two_lognormals_every_greek_against_quadrature() {
         check(&out, "model_vega_xi", Some(i), None, 0.0, 1e-3);
     }
     let (h0, h1) = (GAMMA_BUMP * m.spot[0], GAMMA_BUMP * m.spot[1]);
-    let at = |a: f64, b: f64| with(&|x| {
-        x.spot[0] = m.spot[0] + a;
-        x.spot[1] = m.spot[1] + b;
-    });
+    let at = |a: f64, b: f64| {
+        with(&|x| {
+            x.spot[0] = m.spot[0] + a;
+            x.spot[1] = m.spot[1] + b;
+        })
+    };
     let cross = (at(h0, h1) - at(h0, -h1) - at(-h0, h1) + at(-h0, -h1)) / (4.0 * h0 * h1);
     check(&out, "cross_gamma", Some(0), Some(1), cross, allow(cross));
     let cv = d(&|c| with(&|x| x.corr = c), m.corr, 1e-4);
@@ -292,10 +334,30 @@ fn bermudan_tree(v: &Vanilla, n: usize, every: usize) -> f64 {
 /// exercise rule is not the optimal one).
 #[test]
 fn one_asset_american_against_finite_differences() {
-    let v = Vanilla { option: OptionType::Put, spot: 100.0, strike: 105.0, maturity: 1.0, rate: 0.05, dividend: 0.0, vol: 0.25 };
+    let v = Vanilla {
+        option: OptionType::Put,
+        spot: 100.0,
+        strike: 105.0,
+        maturity: 1.0,
+        rate: 0.05,
+        dividend: 0.0,
+        vol: 0.25,
+    };
     let steps = 50;
     let var = v.vol * v.vol;
-    let text = job_text("put", "american", v.strike, v.maturity, &[1.0], v.rate, &[("S", v.spot, v.dividend, var, 1.0, var, 1e-4, 0.0)], &[vec![1.0]], 40_000, steps, 3);
+    let text = job_text(
+        "put",
+        "american",
+        v.strike,
+        v.maturity,
+        &[1.0],
+        v.rate,
+        &[("S", v.spot, v.dividend, var, 1.0, var, 1e-4, 0.0)],
+        &[vec![1.0]],
+        40_000,
+        steps,
+        3,
+    );
     let out = run(&text);
     let fd = american_fd(&v).expect("finite differences");
     let gap = bermudan_tree(&v, 5000, 100) - bermudan_tree(&v, 5000, 1);
@@ -367,7 +429,19 @@ fn measure_gamma_bump() {
         let bias = (delta(s0 + h) - delta(s0 - h)) / (2.0 * h) - exact;
         let (mut mean, mut se) = (0.0, 0.0);
         for seed in 0..4u64 {
-            let text = job_text("put", "european", m.k, m.t, &m.w, m.r, &assets, &[vec![1.0, m.corr], vec![m.corr, 1.0]], 100_000, 24, 40 + seed);
+            let text = job_text(
+                "put",
+                "european",
+                m.k,
+                m.t,
+                &m.w,
+                m.r,
+                &assets,
+                &[vec![1.0, m.corr], vec![m.corr, 1.0]],
+                100_000,
+                24,
+                40 + seed,
+            );
             let job = BasketJob::from_toml(&text).expect("job");
             let out = price_basket_with(&dev, &job, &BasketSettings { gamma_bump: bump, ..BasketSettings::default() })
                 .expect("price");

@@ -118,10 +118,9 @@ fn kind(v: &Value) -> &'static str {
 /// Refuses keys of `table` (at `prefix`) outside `known`.
 fn known_keys(table: &Table, prefix: &str, known: &[&str]) -> Result<(), BasketError> {
     match table.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(k) => Err(BasketError::invalid(
-            join(prefix, k),
-            format!("unknown key (expected one of {})", known.join(", ")),
-        )),
+        Some(k) => {
+            Err(BasketError::invalid(join(prefix, k), format!("unknown key (expected one of {})", known.join(", "))))
+        }
         None => Ok(()),
     }
 }
@@ -222,7 +221,9 @@ impl BasketJob {
         let payoff = match string(opt, "option", "payoff")? {
             "call" => OptionType::Call,
             "put" => OptionType::Put,
-            other => return Err(BasketError::invalid("option.payoff", format!("{other:?}; expected \"call\" or \"put\""))),
+            other => {
+                return Err(BasketError::invalid("option.payoff", format!("{other:?}; expected \"call\" or \"put\"")))
+            }
         };
         let exercise = match string(opt, "option", "exercise")? {
             "american" => Exercise::American,
@@ -235,10 +236,14 @@ impl BasketJob {
             }
         };
         let weights = match required(opt, "option", "weights")? {
-            Value::Array(a) => {
-                a.iter().enumerate().map(|(i, x)| number(x, &format!("option.weights[{i}]"))).collect::<Result<_, _>>()?
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .map(|(i, x)| number(x, &format!("option.weights[{i}]")))
+                .collect::<Result<_, _>>()?,
+            other => {
+                return Err(BasketError::invalid("option.weights", format!("expected an array, found {}", kind(other))))
             }
-            other => return Err(BasketError::invalid("option.weights", format!("expected an array, found {}", kind(other)))),
         };
         let option = BasketOption {
             payoff,
@@ -425,9 +430,7 @@ impl BasketJob {
         let n = self.n();
         let mut c = vec![vec![0.0; 2 * n]; 2 * n];
         for i in 0..n {
-            for j in 0..n {
-                c[i][j] = self.prices[i][j];
-            }
+            c[i][..n].copy_from_slice(&self.prices[i]);
             c[n + i][n + i] = 1.0;
             c[i][n + i] = self.assets[i].rho;
             c[n + i][i] = self.assets[i].rho;
@@ -441,13 +444,11 @@ impl BasketJob {
         let key = if let Some(f) = &self.full {
             check_unit_symmetric(f, "correlation.full")?;
             for i in 0..n {
-                for j in 0..n {
-                    if f[i][j] != self.prices[i][j] {
-                        return Err(BasketError::invalid(
-                            format!("correlation.full[{i}][{j}]"),
-                            format!("{} differs from correlation.prices[{i}][{j}] = {}", f[i][j], self.prices[i][j]),
-                        ));
-                    }
+                if let Some(j) = (0..n).find(|&j| f[i][j] != self.prices[i][j]) {
+                    return Err(BasketError::invalid(
+                        format!("correlation.full[{i}][{j}]"),
+                        format!("{} differs from correlation.prices[{i}][{j}] = {}", f[i][j], self.prices[i][j]),
+                    ));
                 }
                 if f[i][n + i] != self.assets[i].rho {
                     return Err(BasketError::invalid(

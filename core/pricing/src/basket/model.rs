@@ -15,7 +15,7 @@ pub const PATHWISE_BUMP: f64 = 1e-5;
 
 /// Relative spot bump of the gammas and cross gammas (differences of pathwise deltas of the
 /// spot-rescaled scenarios; ADR 0027 has the bias and noise measured at other sizes).
-pub const GAMMA_BUMP: f64 = 0.01;
+pub const GAMMA_BUMP: f64 = 0.02;
 
 /// Pivots of the factor matrix's Cholesky factorisation at or under this are taken as 0 (a
 /// positive semi-definite matrix of rank below 2N).
