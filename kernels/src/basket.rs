@@ -18,7 +18,7 @@
 //! **Numbers.** Philox4x32-10 (ADR 0003) with key = seed and counter `(step, set 2^31 + j,
 //! path mod 2^32, path / 2^32)` gives the fp64 normals of factors `2j` and `2j + 1` at that
 //! step by ADR 0003's Box-Muller (`r cos`, `r sin`); `set` is 0 for the regression paths and 1
-//! for the valuation paths (independent sets: the out-of-sample estimator, ADR 0027).
+//! for the valuation paths (independent sets: the out-of-sample estimator, ADR 0029).
 //!
 //! **Asset records.** Each asset's constants are one record of [`RECORD`] f64 ([`slot`]),
 //! computed on the host (`tenor_pricing::basket`): the base records (`assets`), and for the
