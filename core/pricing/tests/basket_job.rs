@@ -243,3 +243,20 @@ fn the_format_document_in_docs_is_the_shared_specification() {
     let body = ours.split_once("-->\n\n").map_or(ours.as_str(), |(_, b)| b);
     assert_eq!(body, spec, "docs/basket-job.md differs from {}", spec_path.display());
 }
+
+/// `greeks.csv`: the spec's header, assets by name (quoted where the name needs it), shortest
+/// round-trip numbers, an empty stderr where none is estimated.
+#[test]
+fn greeks_csv_names_the_assets_and_writes_round_trip_numbers() {
+    use tenor_pricing::basket::{greeks_csv, GreekRow};
+    let job = BasketJob::from_toml(&TWO.replacen("name = \"Y\"", "name = \"Y, \\\"b\\\"\"", 1)).expect("valid");
+    let rows = vec![
+        GreekRow { greek: "price", asset: None, other: None, value: 0.1 + 0.2, stderr: Some(1e-20) },
+        GreekRow { greek: "cross_gamma", asset: Some(0), other: Some(1), value: -2.5, stderr: None },
+    ];
+    let text = greeks_csv(&job, &rows);
+    assert_eq!(
+        text,
+        "greek,asset,other,value,stderr\nprice,,,0.30000000000000004,1e-20\ncross_gamma,X,\"Y, \"\"b\"\"\",-2.5,\n"
+    );
+}

@@ -8,11 +8,13 @@
 //! * [`engine`]: [`price_basket`] on the `Compute` port: Andersen's QE paths, Longstaff-Schwartz
 //!   on the basket at every grid date (regression and valuation on independent paths), every
 //!   Greek by pathwise derivatives and exact rescaling with the path's normals drawn once.
+//! * [`write`]: `greeks.csv`.
 
 pub mod engine;
 pub mod error;
 pub mod job;
 pub mod model;
+pub mod write;
 
 pub use engine::{
     price_basket, price_basket_with, BasketOutcome, BasketSettings, GreekRow, PhaseTimes, MOMENT_CHUNK, NBASIS,
@@ -20,3 +22,4 @@ pub use engine::{
 pub use error::BasketError;
 pub use job::{BasketAsset, BasketJob, BasketOption, Exercise, Simulation, DEFAULT_SIMULATION};
 pub use model::{Model, GAMMA_BUMP, PATHWISE_BUMP};
+pub use write::{greeks_csv, GREEKS_HEADER};
