@@ -8,7 +8,7 @@
 //! * [`engine`]: [`price_basket`] on the `Compute` port: Andersen's QE paths, Longstaff-Schwartz
 //!   on the basket at every grid date (regression and valuation on independent paths), every
 //!   Greek by pathwise derivatives and exact rescaling with the path's normals drawn once.
-//! * [`write`]: `greeks.csv`.
+//! * [`write`]: the `greeks.csv` output.
 
 pub mod engine;
 pub mod error;
