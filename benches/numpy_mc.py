@@ -10,7 +10,7 @@ stay in cache-friendly sizes; numpy's Generator (PCG64, ziggurat normals) suppli
 Prints `european_paths_per_s <x>` and `asian_path_steps_per_s <y>` (median of --repeats runs) and
 the prices as a sanity check.
 
-With `--jsonl FILE` it runs the pilot's problems instead (pilot/src/pilot/workloads.rs: r = 0.03,
+With `--jsonl FILE` it runs the pilot's problems instead (pilot/src/workloads.rs: r = 0.03,
 q = 0.01, spot = strike = 100, vol = 0.2, one year; the quick suite's largest sizes, 2^20 paths
 for the European and 2^15 paths for the Asian) and also writes one JSON line
 {peer, workload, size, unit, rate} per problem (mc_european_f64, mc_asian_f64) for

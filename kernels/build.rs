@@ -8,7 +8,8 @@
 //!   host-side columns and an fp32 kernel's conversion (`build/typed.rs`);
 //! * `for_each_kernel!`, the list of kernel names that adapters/conformance builds its checks from;
 //! * the entry points of kernels whose manifest has a `[source]` table (`src/entry.rs`): written
-//!   to `OUT_DIR/entry/` and embedded in place of a hand-written `kernels/<name>/cuda.cu`.
+//!   to `OUT_DIR/entry/` and embedded in place of a hand-written `kernels/<name>/cuda.cu`; the
+//!   languages, their files and writers are the rows of `src/language.rs`.
 //!
 //! The manifests are parsed with `tenor_ports::KernelDef::from_toml`, the parser the registry uses
 //! at run time, so a manifest the registry would refuse fails the build with the same message.
@@ -17,8 +18,16 @@ use std::path::Path;
 
 use tenor_ports::KernelDef;
 
+// The library's modules the build script needs, compiled here too: the entry-point writers, the
+// language table (which names them and the caches) and the variant rules.
+#[path = "src/cache.rs"]
+#[allow(dead_code)] // the build script reads no cache; the table names the functions
+mod cache;
 #[path = "src/entry.rs"]
 mod entry;
+#[path = "src/language.rs"]
+#[allow(dead_code)] // the build script walks the table; the lookup by name is the library's
+mod language;
 #[path = "build/typed.rs"]
 mod typed;
 #[path = "src/variant.rs"]
@@ -62,15 +71,16 @@ fn main() {
         let origin = format!("kernels/{name}/kernel.toml");
         if let Some(spec) = &def.source {
             for b in &spec.generate {
+                let known: Vec<&str> = language::LANGUAGES.iter().map(|l| l.backend).collect();
                 assert!(
-                    entry::GENERATED_BACKENDS.contains(&b.as_str()),
-                    "{origin}: source.generate names {b:?}; entry points are generated for {:?} only",
-                    entry::GENERATED_BACKENDS
+                    known.contains(&b.as_str()),
+                    "{origin}: source.generate names {b:?}, which is no kernel language; the languages are {known:?}"
                 );
             }
         }
         let mut sources = String::new();
-        for (backend, file) in [("cuda", "cuda.cu"), ("sycl", "sycl.cpp"), ("opencl", "opencl.cl")] {
+        for lang in language::LANGUAGES {
+            let (backend, file) = (lang.backend, lang.file);
             let f = d.join(file);
             let path = match (f.is_file(), entry::generated_source(def, backend)) {
                 (true, Some(_)) => panic!(
@@ -104,9 +114,8 @@ fn main() {
             writeln!(cpu_table, "    ({name:?}, {name}::run as CpuKernelFn),").ok();
         }
     }
-    for f in ["prelude.cuh", "prelude.hpp", "prelude.cl", "shared.h", "asian.h", "basket.h"] {
-        println!("cargo:rerun-if-changed={}", root.join("common").join(f).display());
-    }
+    // kernels/common (the preludes, shared.h, asian.h, basket.h): under the folder above, and included by
+    // the language table compiled into this script.
     let list = names.join(" ");
     let quoted = names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
     std::fs::write(

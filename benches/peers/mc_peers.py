@@ -3,7 +3,7 @@
 CuPy, written the way a user of those libraries would (framework RNG, elementwise ops,
 reductions), timed with CUDA events after a warm-up, median of repetitions.
 
-Problems (the pilot's, pilot/src/pilot/workloads.rs): European call spot = strike = 100,
+Problems (the pilot's, pilot/src/workloads.rs): European call spot = strike = 100,
 maturity 1 year, r = 0.03, q = 0.01, vol = 0.2, antithetic pairs (2 paths each) in fp32 and fp64
 at 2^30 paths (the largest size of the pilot's default sweep); arithmetic-average Asian call,
 252 steps, fp32, 2^24 paths, as path-steps/s. Large problems are processed in chunks that fit
@@ -18,7 +18,7 @@ import math
 import sys
 import time
 
-# The pilot's GBM parameters (pilot/src/pilot/workloads.rs): spot, strike, r, q, vol, maturity.
+# The pilot's GBM parameters (pilot/src/workloads.rs): spot, strike, r, q, vol, maturity.
 SPOT, STRIKE, RATE, DIV, VOL, MATURITY = 100.0, 100.0, 0.03, 0.01, 0.2, 1.0
 # Problem name here -> the pilot's workload name.
 WORKLOAD = {"european_f32": "mc_european_f32", "european_f64": "mc_european_f64", "asian_f32": "mc_asian_f32"}

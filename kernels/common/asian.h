@@ -119,3 +119,22 @@ TENOR_DEVICE_INLINE void TENOR_ASIAN(tenor_mc_asian)(TENOR_GLOBAL double* __rest
                                       spot_fixing, drift_first, vol_first, drift_dt, vol_sqrt_dt,
                                       discount TENOR_SCRATCH_ARG);
 }
+
+// mc_asian_batch: mc_asian for `products` products in one launch (fp64: the fp32 instantiation
+// is unused), product i's scalars from element i of each column; each product's blocks are
+// tenor_mc_asian_block's for it alone (shared.h's tenor_batch_blocks).
+TENOR_DEVICE_INLINE void TENOR_ASIAN(tenor_mc_asian_batch)(
+    TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL const tenor_u32* __restrict__ steps,
+    TENOR_GLOBAL const TENOR_T* __restrict__ spot, TENOR_GLOBAL const TENOR_T* __restrict__ strike,
+    TENOR_GLOBAL const tenor_u32* __restrict__ is_call, TENOR_GLOBAL const tenor_u32* __restrict__ spot_fixing,
+    TENOR_GLOBAL const TENOR_T* __restrict__ drift_first, TENOR_GLOBAL const TENOR_T* __restrict__ vol_first,
+    TENOR_GLOBAL const TENOR_T* __restrict__ drift_dt, TENOR_GLOBAL const TENOR_T* __restrict__ vol_sqrt_dt,
+    TENOR_GLOBAL const TENOR_T* __restrict__ discount, tenor_u32 products, tenor_u64 seed, tenor_u64 pairs,
+    tenor_u64 items TENOR_SCRATCH_PARAM) {
+    const tenor_u64 per_product = tenor_batch_blocks(pairs), b = TENOR_BLOCK_INDEX(), i = b / per_product;
+    (void)items;
+    if (i >= products) return;
+    TENOR_ASIAN(tenor_mc_asian_block)(partials + 5 * i * per_product, b % per_product, seed, pairs, steps[i], spot[i],
+                                      strike[i], is_call[i], spot_fixing[i], drift_first[i], vol_first[i],
+                                      drift_dt[i], vol_sqrt_dt[i], discount[i] TENOR_SCRATCH_ARG);
+}

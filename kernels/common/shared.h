@@ -40,6 +40,16 @@
 // registers, whereas a whole-block function compiles byte for byte as the code it replaced.
 
 // ---------------------------------------------------------------------------------------------
+// The batch kernels over products (mc_barrier_batch, mc_asian_batch, heston_qe_batch; ADR 0009):
+// launch block b is block b mod B of product b / B, with B = max(ceil(pairs / TENOR_BLOCK), 1)
+// blocks per product, so each product's blocks are those of its single kernel launched alone.
+// A block past the last product returns as a whole (no barrier is skipped by part of it).
+TENOR_DEVICE_INLINE tenor_u64 tenor_batch_blocks(tenor_u64 pairs) {
+    const tenor_u64 b = (pairs + TENOR_BLOCK - 1) / TENOR_BLOCK;
+    return b == 0 ? 1 : b;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Barrier path valuation of payoff_barrier and mc_barrier (semantics in their manifests; the
 // same steps as kernels/src/barrier.rs).
 #define TENOR_BRIDGE_CUTOFF 40.0
@@ -151,6 +161,25 @@ TENOR_DEVICE_INLINE void tenor_mc_barrier(TENOR_GLOBAL double* __restrict__ part
                                           double vol_sqrt_dt, double rate_dt, double discount TENOR_SCRATCH_PARAM) {
     tenor_mc_barrier_block(partials, TENOR_BLOCK_INDEX(), seed, pairs, steps, spot, strike, barrier, rebate, is_call,
                            kind, continuous, drift_dt, vol_sqrt_dt, rate_dt, discount TENOR_SCRATCH_ARG);
+}
+
+// mc_barrier_batch: mc_barrier for `products` products in one launch, product i's scalars from
+// element i of each column; each product's blocks are tenor_mc_barrier_block's for it alone.
+TENOR_DEVICE_INLINE void tenor_mc_barrier_batch(
+    TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL const tenor_u32* __restrict__ steps,
+    TENOR_GLOBAL const double* __restrict__ spot, TENOR_GLOBAL const double* __restrict__ strike,
+    TENOR_GLOBAL const double* __restrict__ barrier, TENOR_GLOBAL const double* __restrict__ rebate,
+    TENOR_GLOBAL const tenor_u32* __restrict__ is_call, TENOR_GLOBAL const tenor_u32* __restrict__ kind,
+    TENOR_GLOBAL const tenor_u32* __restrict__ continuous, TENOR_GLOBAL const double* __restrict__ drift_dt,
+    TENOR_GLOBAL const double* __restrict__ vol_sqrt_dt, TENOR_GLOBAL const double* __restrict__ rate_dt,
+    TENOR_GLOBAL const double* __restrict__ discount, tenor_u32 products, tenor_u64 seed, tenor_u64 pairs,
+    tenor_u64 items TENOR_SCRATCH_PARAM) {
+    const tenor_u64 per_product = tenor_batch_blocks(pairs), b = TENOR_BLOCK_INDEX(), i = b / per_product;
+    (void)items;
+    if (i >= products) return;
+    tenor_mc_barrier_block(partials + 2 * i * per_product, b % per_product, seed, pairs, steps[i], spot[i], strike[i],
+                           barrier[i], rebate[i], is_call[i], kind[i], continuous[i], drift_dt[i], vol_sqrt_dt[i],
+                           rate_dt[i], discount[i] TENOR_SCRATCH_ARG);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -774,6 +803,25 @@ TENOR_DEVICE_INLINE void tenor_heston_qe_mc(TENOR_GLOBAL double* __restrict__ pa
                                             double sigma, double rho, double discount TENOR_SCRATCH_PARAM) {
     tenor_heston_qe_block(partials, TENOR_BLOCK_INDEX(), seed, pairs, steps, spot, strike, is_call, drift_dt, dt, v0,
                           kappa, theta, sigma, rho, discount TENOR_SCRATCH_ARG);
+}
+
+// heston_qe_batch: heston_qe_mc for `products` products in one launch, product i's scalars from
+// element i of each column; each product's blocks are tenor_heston_qe_block's for it alone.
+TENOR_DEVICE_INLINE void tenor_heston_qe_batch(
+    TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL const tenor_u32* __restrict__ steps,
+    TENOR_GLOBAL const double* __restrict__ spot, TENOR_GLOBAL const double* __restrict__ strike,
+    TENOR_GLOBAL const tenor_u32* __restrict__ is_call, TENOR_GLOBAL const double* __restrict__ drift_dt,
+    TENOR_GLOBAL const double* __restrict__ dt, TENOR_GLOBAL const double* __restrict__ v0,
+    TENOR_GLOBAL const double* __restrict__ kappa, TENOR_GLOBAL const double* __restrict__ theta,
+    TENOR_GLOBAL const double* __restrict__ sigma, TENOR_GLOBAL const double* __restrict__ rho,
+    TENOR_GLOBAL const double* __restrict__ discount, tenor_u32 products, tenor_u64 seed, tenor_u64 pairs,
+    tenor_u64 items TENOR_SCRATCH_PARAM) {
+    const tenor_u64 per_product = tenor_batch_blocks(pairs), b = TENOR_BLOCK_INDEX(), i = b / per_product;
+    (void)items;
+    if (i >= products) return;
+    tenor_heston_qe_block(partials + 2 * i * per_product, b % per_product, seed, pairs, steps[i], spot[i], strike[i],
+                          is_call[i], drift_dt[i], dt[i], v0[i], kappa[i], theta[i], sigma[i], rho[i],
+                          discount[i] TENOR_SCRATCH_ARG);
 }
 
 // ---------------------------------------------------------------------------------------------

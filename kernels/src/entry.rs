@@ -25,93 +25,124 @@
 //! OpenCL C one is `__kernel void NAME(ARGS) { [TENOR_KERNEL_SCRATCH;] SHARED(NAMES[ TENOR_SCRATCH_ARG]); }`
 //! with `__global [const] T* restrict` buffers and `uint`/`ulong`/`int`/`float`/`double` scalars
 //! (`opencl_scratch`: the shared function takes the work-group scratch of
-//! `kernels/common/prelude.cl`, as the block reductions do). SYCL entry points stay hand-written.
-//! Kernels with bodies of their own per language keep their files. This module is compiled
-//! twice: by the build script (`#[path]`) and into the library, so tests can compare what the
-//! registry holds with what this function writes.
+//! `kernels/common/prelude.cl`, as the block reductions do). The SYCL one (ADR 0027) is
+//!
+//! ```text
+//! extern "C" SYCL_EXT_ONEAPI_FUNCTION_PROPERTY((syclexp::nd_range_kernel<1>))
+//! void NAME(ARGS) { SHARED(NAMES); }
+//! ```
+//!
+//! with `[const] T *` buffers and `uint32_t`/`uint64_t`/`int32_t`/`float`/`double` scalars, the
+//! free-function kernel DPC++'s kernel compiler and AdaptiveCpp build. Each language's writer is
+//! named by its row of [`crate::language::LANGUAGES`]. Kernels with bodies of their own per
+//! language keep their files. This module is compiled twice: by the build script (`#[path]`)
+//! and into the library, so tests can compare what the registry holds with what this function
+//! writes.
 
-use tenor_ports::{Access, ArgType, KernelDef};
-
-/// The backends whose entry points can be generated.
-pub const GENERATED_BACKENDS: &[&str] = &["cuda", "opencl"];
-
-/// The CUDA type of argument type `t` with access `access` (`None` for a scalar).
-fn cuda_type(t: ArgType, access: Option<Access>) -> String {
-    let elem = match t {
-        ArgType::U32 | ArgType::PtrU32 => "u32",
-        ArgType::I32 => "int",
-        ArgType::U64 | ArgType::PtrU64 => "u64",
-        ArgType::F32 | ArgType::PtrF32 => "float",
-        ArgType::F64 | ArgType::PtrF64 => "double",
-    };
-    if !t.is_pointer() {
-        return elem.to_owned();
-    }
-    match access {
-        Some(Access::Read) => format!("const {elem}* __restrict__"),
-        _ => format!("{elem}* __restrict__"),
-    }
-}
+use tenor_ports::{Access, ArgType, KernelDef, SourceSpec};
 
 /// The generated source of `def` for `backend`, or `None` when the manifest does not ask for
-/// one (no `[source]` table, or `backend` not in its `generate` list).
+/// one (no `[source]` table, or `backend` not in its `generate` list) or `backend` has no kernel
+/// language.
 ///
-/// The text is the entry point only; the CUDA adapter prefixes the defines and the prelude
-/// (`kernels/common/prelude.cuh`, `shared.h`) as for a hand-written `cuda.cu`.
+/// The text is the entry point only; the adapter prefixes the defines and the language's
+/// prelude ([`crate::prelude`]) as for a hand-written source.
 pub fn generated_source(def: &KernelDef, backend: &str) -> Option<String> {
     let spec = def.source.as_ref()?;
     if !spec.generate.iter().any(|b| b == backend) {
         return None;
     }
-    match backend {
-        "cuda" => Some(cuda(def, &spec.shared, spec.cuda_launch_bounds)),
-        "opencl" => Some(opencl(def, &spec.shared, spec.opencl_scratch)),
-        _ => None,
+    crate::language::language(backend).map(|l| (l.entry)(def, spec))
+}
+
+/// The element or scalar type of `t` in a language whose spellings are `[u32, i32, u64, f32,
+/// f64]`.
+fn spelled(t: ArgType, names: [&'static str; 5]) -> &'static str {
+    match t {
+        ArgType::U32 | ArgType::PtrU32 => names[0],
+        ArgType::I32 => names[1],
+        ArgType::U64 | ArgType::PtrU64 => names[2],
+        ArgType::F32 | ArgType::PtrF32 => names[3],
+        ArgType::F64 | ArgType::PtrF64 => names[4],
     }
 }
 
-/// The OpenCL C type of argument type `t` with access `access`.
-fn opencl_type(t: ArgType, access: Option<Access>) -> String {
-    let elem = match t {
-        ArgType::U32 | ArgType::PtrU32 => "uint",
-        ArgType::I32 => "int",
-        ArgType::U64 | ArgType::PtrU64 => "ulong",
-        ArgType::F32 | ArgType::PtrF32 => "float",
-        ArgType::F64 | ArgType::PtrF64 => "double",
-    };
-    if !t.is_pointer() {
-        return elem.to_owned();
-    }
-    match access {
-        Some(Access::Read) => format!("__global const {elem}* restrict"),
-        _ => format!("__global {elem}* restrict"),
-    }
-}
-
-fn opencl(def: &KernelDef, shared: &str, scratch: bool) -> String {
-    let params: Vec<String> = def.args.iter().map(|a| format!("{} {}", opencl_type(a.ty, a.access), a.name)).collect();
+/// `def`'s parameters written by `param(type, access, name)`, and its argument names, both
+/// comma-separated in manifest order.
+fn signature(def: &KernelDef, param: impl Fn(ArgType, Option<Access>, &str) -> String) -> (String, String) {
+    let params: Vec<String> = def.args.iter().map(|a| param(a.ty, a.access, &a.name)).collect();
     let names: Vec<&str> = def.args.iter().map(|a| a.name.as_str()).collect();
-    let (declare, pass) = if scratch { ("    TENOR_KERNEL_SCRATCH;\n", " TENOR_SCRATCH_ARG") } else { ("", "") };
+    (params.join(", "), names.join(", "))
+}
+
+/// The comment that heads every generated entry point.
+fn header(def: &KernelDef, shared: &str) -> String {
     format!(
         "// {name} (see kernel.toml): generated by kernels/build.rs from the manifest's [source] table, the\n\
-         // shared code's {shared} called with every argument in manifest order.\n\
-         __kernel void {name}({params}) {{\n{declare}    {shared}({names}{pass});\n}}\n",
-        name = def.name,
-        params = params.join(", "),
-        names = names.join(", "),
+         // shared code's {shared} called with every argument in manifest order.\n",
+        name = def.name
     )
 }
 
-fn cuda(def: &KernelDef, shared: &str, launch_bounds: bool) -> String {
-    let params: Vec<String> = def.args.iter().map(|a| format!("{} {}", cuda_type(a.ty, a.access), a.name)).collect();
-    let names: Vec<&str> = def.args.iter().map(|a| a.name.as_str()).collect();
-    let bounds = if launch_bounds { "__launch_bounds__(TENOR_THREADS) " } else { "" };
+/// The CUDA C++ entry point: `extern "C" __global__ void [__launch_bounds__(TENOR_THREADS)]`,
+/// buffers `[const] T* __restrict__`, scalars the prelude's `u32`/`u64`, `int`, `float`, `double`.
+pub fn cuda(def: &KernelDef, spec: &SourceSpec) -> String {
+    let (params, names) = signature(def, |t, access, name| {
+        let elem = spelled(t, ["u32", "int", "u64", "float", "double"]);
+        match (t.is_pointer(), access) {
+            (false, _) => format!("{elem} {name}"),
+            (true, Some(Access::Read)) => format!("const {elem}* __restrict__ {name}"),
+            (true, _) => format!("{elem}* __restrict__ {name}"),
+        }
+    });
+    let bounds = if spec.cuda_launch_bounds { "__launch_bounds__(TENOR_THREADS) " } else { "" };
     format!(
-        "// {name} (see kernel.toml): generated by kernels/build.rs from the manifest's [source] table, the\n\
-         // shared code's {shared} called with every argument in manifest order.\n\
-         extern \"C\" __global__ void {bounds}{name}({params}) {{\n    {shared}({names});\n}}\n",
+        "{}extern \"C\" __global__ void {bounds}{name}({params}) {{\n    {shared}({names});\n}}\n",
+        header(def, &spec.shared),
         name = def.name,
-        params = params.join(", "),
-        names = names.join(", "),
+        shared = spec.shared,
+    )
+}
+
+/// The OpenCL C entry point: `__kernel void`, buffers `__global [const] T* restrict`, scalars
+/// `uint`/`ulong`/`int`/`float`/`double`; with `opencl_scratch` the work-group scratch declared
+/// and passed last.
+pub fn opencl(def: &KernelDef, spec: &SourceSpec) -> String {
+    let (params, names) = signature(def, |t, access, name| {
+        let elem = spelled(t, ["uint", "int", "ulong", "float", "double"]);
+        match (t.is_pointer(), access) {
+            (false, _) => format!("{elem} {name}"),
+            (true, Some(Access::Read)) => format!("__global const {elem}* restrict {name}"),
+            (true, _) => format!("__global {elem}* restrict {name}"),
+        }
+    });
+    let (declare, pass) =
+        if spec.opencl_scratch { ("    TENOR_KERNEL_SCRATCH;\n", " TENOR_SCRATCH_ARG") } else { ("", "") };
+    format!(
+        "{}__kernel void {name}({params}) {{\n{declare}    {shared}({names}{pass});\n}}\n",
+        header(def, &spec.shared),
+        name = def.name,
+        shared = spec.shared,
+    )
+}
+
+/// The SYCL C++ entry point: a free-function kernel (`extern "C"`, the oneAPI
+/// `nd_range_kernel<1>` property), buffers `[const] T *`, scalars
+/// `uint32_t`/`uint64_t`/`int32_t`/`float`/`double`.
+pub fn sycl(def: &KernelDef, spec: &SourceSpec) -> String {
+    let (params, names) = signature(def, |t, access, name| {
+        let elem = spelled(t, ["uint32_t", "int32_t", "uint64_t", "float", "double"]);
+        match (t.is_pointer(), access) {
+            (false, _) => format!("{elem} {name}"),
+            (true, Some(Access::Read)) => format!("const {elem} *{name}"),
+            (true, _) => format!("{elem} *{name}"),
+        }
+    });
+    format!(
+        "{}extern \"C\" SYCL_EXT_ONEAPI_FUNCTION_PROPERTY((syclexp::nd_range_kernel<1>))\n\
+         void {name}({params}) {{\n    {shared}({names});\n}}\n",
+        header(def, &spec.shared),
+        name = def.name,
+        shared = spec.shared,
     )
 }

@@ -2,12 +2,13 @@
 //!
 //! One folder per kernel under `kernels/`: `kernel.toml` (the manifest, see
 //! [`tenor_ports::KernelDef`]), `cpu.rs` (the Rust reference implementation, the numerical
-//! oracle for every backend), and one source per GPU backend (`cuda.cu`, `sycl.cpp`,
-//! `opencl.cl`). `build.rs` embeds them; [`registry`] parses and validates the manifests once.
-//! From the same manifests `build.rs` generates [`typed`], one typed launch struct per kernel
-//! (`McBarrier { partials: &p, seed, pairs, .. }.launch(compute, stream)`) with its owned
-//! scalars and, for a `[variant]` ([`variant`]), a batch kernel's host-side columns; and
-//! [`for_each_kernel!`], the kernel list adapters/conformance builds its checks from.
+//! oracle for every backend), and one source per kernel language ([`language::LANGUAGES`]:
+//! `cuda.cu`, `sycl.cpp`, `opencl.cl`), written by hand or generated from the manifest's
+//! `[source]` table ([`entry`]). `build.rs` embeds them; [`registry`] parses and validates the
+//! manifests once. From the same manifests `build.rs` generates [`typed`], one typed launch
+//! struct per kernel (`McBarrier { partials: &p, seed, pairs, .. }.launch(compute, stream)`)
+//! with its owned scalars and, for a `[variant]` ([`variant`]), a batch kernel's host-side
+//! columns; and [`for_each_kernel!`], the kernel list adapters/conformance builds its checks from.
 //!
 //! Random numbers come from Philox4x32-10 ([`philox`]) indexed by (seed, path, step), so every
 //! backend generates the same paths and no result depends on launch geometry or thread count.
@@ -21,6 +22,7 @@ pub mod curve;
 pub mod entry;
 pub mod fastmath;
 pub mod heston;
+pub mod language;
 pub mod philox;
 mod simd;
 pub mod typed;
@@ -38,55 +40,18 @@ struct Entry {
 
 include!(concat!(env!("OUT_DIR"), "/registry.rs"));
 
-// Around the two copies of kernels/common/asian.h in each prelude: its precision, whether it is
-// fp64, and the suffix of the names it defines (asian.h explains why it is included twice).
-macro_rules! asian_f64 {
-    () => {
-        "\n#define TENOR_T double\n#define TENOR_ASIAN_F64 1\n#define TENOR_ASIAN(name) name##_f64\n"
-    };
-}
-macro_rules! asian_f32 {
-    () => {
-        "\n#undef TENOR_T\n#undef TENOR_ASIAN_F64\n#undef TENOR_ASIAN\n#define TENOR_T float\n#define TENOR_ASIAN_F64 0\n#define TENOR_ASIAN(name) name##_f32\n"
-    };
-}
-macro_rules! asian_end {
-    () => {
-        "\n#undef TENOR_T\n#undef TENOR_ASIAN_F64\n#undef TENOR_ASIAN\n"
-    };
-}
-// A backend's prelude file, then the device code shared by all three backends.
-macro_rules! with_shared {
-    ($prelude:literal) => {
-        concat!(
-            include_str!($prelude),
-            include_str!("../common/shared.h"),
-            asian_f64!(),
-            include_str!("../common/asian.h"),
-            asian_f32!(),
-            include_str!("../common/asian.h"),
-            asian_end!(),
-            include_str!("../common/basket.h")
-        )
-    };
-}
-
 /// The shared device-code prelude for a backend (`cuda`, `sycl`, `opencl`), prepended to every
 /// kernel source of that backend: Philox and the normal transform written once per language
-/// (`kernels/common/prelude.{cuh,hpp,cl}`), then `kernels/common/shared.h` and
+/// (`kernels/common/prelude.{cuh,hpp,cl}`), then `kernels/common/shared.h`,
 /// `kernels/common/asian.h` (twice: fp64, then fp32) and `kernels/common/basket.h` (the STAC-A2
 /// basket's kernels), the code of every built-in kernel except the tuned `mc_european` family and
 /// `philox_bits`, written once for the three languages (the
 /// common subset of CUDA C++, SYCL C++ and OpenCL C 1.2) through the spellings
 /// (`TENOR_DEVICE_INLINE`, `TENOR_MATH`, `TENOR_FOR_ITEMS`, `TENOR_GLOBAL`, ...) each prelude
-/// defines. An unknown backend has an empty prelude.
+/// defines: the `prelude` of the backend's row of [`language::LANGUAGES`]. A backend without a
+/// kernel language has an empty prelude.
 pub fn prelude(backend: &str) -> &'static str {
-    match backend {
-        "cuda" => with_shared!("../common/prelude.cuh"),
-        "sycl" => with_shared!("../common/prelude.hpp"),
-        "opencl" => with_shared!("../common/prelude.cl"),
-        _ => "",
-    }
+    language::language(backend).map_or("", |l| l.prelude)
 }
 
 static REGISTRY: OnceLock<Result<Vec<KernelDef>, ComputeError>> = OnceLock::new();

@@ -5,16 +5,18 @@
 //! they hold are only entry points in their `cuda.cu`, `sycl.cpp` and `opencl.cl` (NVRTC, the
 //! SYCL compiler and the OpenCL conformance run then check the code itself).
 
-const CUH: &str = include_str!("../common/prelude.cuh");
-const HPP: &str = include_str!("../common/prelude.hpp");
-const CL: &str = include_str!("../common/prelude.cl");
 const SHARED_H: &str = include_str!("../common/shared.h");
 const ASIAN: &str = include_str!("../common/asian.h");
 const BASKET: &str = include_str!("../common/basket.h");
-/// The three preludes, by backend.
-const PRELUDES: [(&str, &str); 3] = [("cuda", CUH), ("sycl", HPP), ("opencl", CL)];
+/// Every language's own prelude, by backend (`tenor_kernels::language::LANGUAGES`).
+fn preludes() -> impl Iterator<Item = (&'static str, &'static str)> {
+    tenor_kernels::language::LANGUAGES.iter().map(|l| (l.backend, l.own_prelude))
+}
 /// What tenor_kernels::prelude defines around the two copies of asian.h (not the preludes).
 const INSTANTIATION: [&str; 3] = ["TENOR_T", "TENOR_ASIAN", "TENOR_ASIAN_F64"];
+/// What every adapter defines before the prelude: the manifest's `launch.block` (the CUDA
+/// adapter's NVRTC unit, the SYCL adapter's translation unit, the OpenCL adapter's program text).
+const LAUNCH_DEFINES: [&str; 1] = ["TENOR_BLOCK"];
 
 /// shared.h, asian.h and basket.h, the text the preludes must serve.
 fn shared() -> String {
@@ -30,12 +32,12 @@ const SHARED_KERNELS: [(&str, &str); 29] = [
     ("mc_asian", "tenor_mc_asian_f64("),
     ("mc_asian_f32", "tenor_mc_asian_f32("),
     ("mc_barrier", "tenor_mc_barrier("),
-    ("mc_barrier_batch", "tenor_mc_barrier_block("),
-    ("mc_asian_batch", "tenor_mc_asian_block_f64("),
+    ("mc_barrier_batch", "tenor_mc_barrier_batch("),
+    ("mc_asian_batch", "tenor_mc_asian_batch_f64("),
     ("reduce_sum_sumsq", "tenor_reduce_sum_sumsq("),
     ("heston_qe", "tenor_heston_qe("),
     ("heston_qe_mc", "tenor_heston_qe_mc("),
-    ("heston_qe_batch", "tenor_heston_qe_block("),
+    ("heston_qe_batch", "tenor_heston_qe_batch("),
     ("lsm_paths", "tenor_lsm_paths("),
     ("lsm_basis", "tenor_lsm_basis("),
     ("lsm_exercise", "tenor_lsm_exercise("),
@@ -103,7 +105,7 @@ fn defines_at_file_scope(text: &str, name: &str) -> bool {
 
 #[test]
 fn every_prelude_ends_with_the_shared_code_and_both_asian_instantiations() {
-    for (backend, own) in PRELUDES {
+    for (backend, own) in preludes() {
         let p = tenor_kernels::prelude(backend);
         assert!(p.starts_with(&format!("{own}{SHARED_H}")), "{backend} prelude");
         assert_eq!(p.matches(ASIAN).count(), 2, "{backend}: asian.h twice (fp64, fp32)");
@@ -118,7 +120,7 @@ fn every_prelude_ends_with_the_shared_code_and_both_asian_instantiations() {
 fn every_spelling_of_the_shared_code_is_defined_by_every_prelude() {
     let text = shared();
     let mut spellings: Vec<&str> = identifiers(&text, "TENOR_");
-    spellings.retain(|s| !defines(&text, s) && !INSTANTIATION.contains(s));
+    spellings.retain(|s| !defines(&text, s) && !INSTANTIATION.contains(s) && !LAUNCH_DEFINES.contains(s));
     spellings.extend(["tenor_u32", "tenor_u64"]);
     for s in [
         "TENOR_MATH",
@@ -136,7 +138,7 @@ fn every_spelling_of_the_shared_code_is_defined_by_every_prelude() {
         assert!(spellings.contains(&s), "the shared code no longer uses {s}: {spellings:?}");
     }
     for s in spellings {
-        for (backend, own) in PRELUDES {
+        for (backend, own) in preludes() {
             assert!(defines(own, s), "the {backend} prelude does not define {s}, which the shared code uses");
         }
     }
@@ -151,7 +153,7 @@ fn every_function_the_shared_code_calls_is_defined_by_it_or_by_every_prelude() {
         assert!(outside.contains(&s), "the shared code no longer takes {s} from the preludes: {outside:?}");
     }
     for s in outside {
-        for (backend, own) in PRELUDES {
+        for (backend, own) in preludes() {
             assert!(
                 defines_at_file_scope(own, s) || defines(own, s),
                 "the {backend} prelude does not define {s}, which the shared code uses"
@@ -175,7 +177,7 @@ fn the_shared_kernels_sources_are_entry_points_calling_the_shared_code() {
             defines_at_file_scope(SHARED_H, name) || defines_at_file_scope(BASKET, name) || in_asian(name),
             "shared.h, asian.h and basket.h do not define {name}"
         );
-        for backend in ["cuda", "sycl", "opencl"] {
+        for (backend, _) in preludes() {
             let src = def.sources.get(backend).unwrap_or_else(|| panic!("{kernel} has no {backend} source"));
             let words = identifiers(src, "");
             for f in ["exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "sincos", "erfc", "fmax", "TENOR_MATH"] {

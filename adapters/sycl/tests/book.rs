@@ -3,7 +3,7 @@
 //! block differs), and each is within 5 standard errors (plus the source's tolerance) of the
 //! published value. The book is the Haug European table, the discrete geometric Asian and the
 //! Haug barrier table of `shared/oracles/`, through the fused kernels directly; the example
-//! book (examples/spx_book.csv) through `tenor price` is pilot/tests/sycl_book.rs.
+//! book (examples/spx_book.csv) through `tenor price` is cli/tests/sycl_book.rs.
 #![cfg(feature = "runtime")]
 
 use std::collections::HashMap;

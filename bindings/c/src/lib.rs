@@ -19,9 +19,9 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use tenor_app::trades::FlatTrade;
 use tenor_ports::Compute;
-use tenor_pricing::portfolio::{self, AsianTrade, BarrierTrade, BookConfig, Engine, Trade, TradeKind};
-use tenor_pricing::types::{BarrierType, OptionType, Vanilla};
+use tenor_pricing::portfolio::{self, BookConfig, Kind, Trade};
 
 /// The result of every call.
 #[repr(C)]
@@ -294,69 +294,34 @@ pub unsafe extern "C" fn tenor_device_backend(device: *const TenorDevice, buf: *
     })
 }
 
-fn option_type(code: u32, i: usize) -> Result<OptionType, String> {
-    match code {
-        0 => Ok(OptionType::Call),
-        1 => Ok(OptionType::Put),
-        c => Err(format!("trade {i}: field `option_type` is {c}; expected 0 (call) or 1 (put)")),
-    }
-}
-
-fn barrier_type(code: u32, i: usize) -> Result<BarrierType, String> {
-    match code {
-        0 => Ok(BarrierType::DownOut),
-        1 => Ok(BarrierType::DownIn),
-        2 => Ok(BarrierType::UpOut),
-        3 => Ok(BarrierType::UpIn),
-        c => Err(format!("trade {i}: field `barrier_type` is {c}; expected 0..=3")),
-    }
-}
-
-/// The library's trade for C trade `t` at index `i` (id = the index, line 0), or why not.
+/// The library's trade for C trade `t` at index `i` ([`tenor_app::trades::FlatTrade`]).
 fn to_trade(t: &TenorTrade, i: usize) -> Result<Trade, String> {
-    let vanilla = Vanilla {
-        option: option_type(t.option_type, i)?,
+    let kind = match t.kind {
+        TenorKind::European => Kind::European,
+        TenorKind::American => Kind::American,
+        TenorKind::Barrier => Kind::Barrier,
+        TenorKind::AsianGeo => Kind::AsianGeo,
+        TenorKind::AsianArith => Kind::AsianArith,
+    };
+    FlatTrade {
+        kind,
+        option_type: t.option_type,
         spot: t.spot,
         strike: t.strike,
         maturity: t.maturity,
         rate: t.rate,
         dividend: t.dividend,
         vol: t.vol,
-    };
-    vanilla.validate().map_err(|e| format!("trade {i}: {e}"))?;
-    let asian = |fixings: u32| {
-        if fixings == 0 {
-            Err(format!("trade {i}: field `fixings` is 0; an Asian needs at least 1"))
-        } else {
-            Ok(AsianTrade { vanilla, fixings })
-        }
-    };
-    let kind = match t.kind {
-        TenorKind::European => TradeKind::European(vanilla),
-        TenorKind::American => TradeKind::American(vanilla),
-        TenorKind::Barrier => TradeKind::Barrier(BarrierTrade {
-            vanilla,
-            barrier: t.barrier,
-            barrier_type: barrier_type(t.barrier_type, i)?,
-            rebate: t.rebate,
-            fixings: (t.fixings > 0).then_some(t.fixings),
-        }),
-        TenorKind::AsianGeo => TradeKind::AsianGeo(asian(t.fixings)?),
-        TenorKind::AsianArith => TradeKind::AsianArith(asian(t.fixings)?),
-    };
-    Ok(Trade { id: i.to_string(), line: 0, kind })
+        barrier: t.barrier,
+        barrier_type: t.barrier_type,
+        rebate: t.rebate,
+        fixings: t.fixings,
+    }
+    .to_trade(i)
 }
 
 fn config(c: &TenorBookConfig) -> Result<BookConfig, String> {
-    let engine = match c.engine {
-        0 => Engine::Auto,
-        1 => Engine::Mc,
-        e => return Err(format!("config field `engine` is {e}; expected 0 (auto) or 1 (mc)")),
-    };
-    let streams = usize::try_from(c.streams).map_err(|_| "config field `streams` too large".to_owned())?;
-    let config = BookConfig { engine, paths: c.paths, seed: c.seed, steps: c.steps, streams, greeks: c.greeks != 0 };
-    config.check().map_err(|e| format!("config field {e}"))?;
-    Ok(config)
+    tenor_app::trades::book_config(c.engine, c.paths, c.seed, c.steps, c.streams, c.greeks != 0)
 }
 
 const NOT_PRICED: TenorPriced = TenorPriced {

@@ -1,6 +1,6 @@
 //! The allocation toolkit from Python (`tenor.alloc.profile`, `replay`, `advise`): the
 //! `tenor-alloc` code of `tenor alloc profile|replay|advise` on a trace file
-//! (`tenor_pilot::alloc_trace::read_trace`, the command line's reader), with the GIL released.
+//! (`tenor_app::alloc::trace::read_trace`, the command line's reader), with the GIL released.
 //! Sizes are in bytes (the command line prints MiB).
 
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 use tenor_alloc::advisor::{advise, Profile};
 use tenor_alloc::replay::{replay, Kind, ReplayOptions, ReplayResult};
 use tenor_alloc::Trace;
-use tenor_pilot::alloc_trace::{frees, read_trace, size_histogram, TraceFileError};
+use tenor_app::alloc::trace::{frees, read_trace, size_histogram, TraceFileError};
 
 use crate::errors::{input_error, parameter_error, Problem, TenorError};
 

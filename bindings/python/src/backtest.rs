@@ -361,7 +361,7 @@ fn engine(py: Python<'_>, costs: Costs, insufficient_cash: &str) -> PyResult<Eng
             ))
         }
     };
-    let settings = tenor_pilot::backtest_config::Settings {
+    let settings = tenor_app::backtest::Settings {
         cash,
         per_share,
         commission_bps,
@@ -370,9 +370,9 @@ fn engine(py: Python<'_>, costs: Costs, insufficient_cash: &str) -> PyResult<Eng
         periods_per_year,
         cash_policy,
     };
-    tenor_pilot::backtest_config::engine_config(&settings)
+    tenor_app::backtest::engine_config(&settings)
         .map(Engine::new)
-        .map_err(|e| parameter_error(py, &e.flag.trim_start_matches('-').replace('-', "_"), e.to_string()))
+        .map_err(|e| parameter_error(py, e.flag, e.to_string()))
 }
 
 /// Cash, commission per share, commission bps, minimum commission, slippage bps, periods per

@@ -1,4 +1,4 @@
-//! Heston calibration from Python (`tenor.calibrate_heston`): `tenor_pilot::calibration::calibrate`,
+//! Heston calibration from Python (`tenor.calibrate_heston`): `tenor_app::calibration::calibrate`,
 //! the code of `tenor calibrate heston`, with the GIL released. The parameters come back as the
 //! JSON of `params.json`, the per-quote fit as the columns of `fit.csv` (unrounded).
 
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tenor_pilot::calibration::{calibrate, CalibrationError, HestonSettings, Pricer};
+use tenor_app::calibration::{calibrate, CalibrationError, HestonSettings, Pricer};
 
 use crate::device::Device;
 use crate::errors::{market_error, parameter_error, BackendError, TenorError};

@@ -1,6 +1,6 @@
 //! Backends and book pricing: `backends()`, `open(name)` and `Device.price_csv(...)`.
 //!
-//! A book is priced by `tenor_pilot::book_pricing::price_parsed`, the function `tenor price` calls,
+//! A book is priced by `tenor_app::book::collect::price_parsed`, the function `tenor price` calls,
 //! with the GIL released while the device works, so prices are those of the command line bit
 //! for bit.
 
@@ -84,7 +84,7 @@ impl Device {
                     Some(t) => portfolio::parse_portfolio(t.as_bytes(), &file)?,
                     None => portfolio::read_portfolio(&file)?,
                 };
-                let book = tenor_pilot::book_pricing::price_parsed(
+                let book = tenor_app::book::collect::price_parsed(
                     compute.as_ref(),
                     &parsed,
                     &file,

@@ -1,6 +1,6 @@
 //! `tenor._tenor`: the native module of the Python package `tenor` (PyO3, abi3 for CPython
 //! 3.9+). The Python side (`python/tenor/`) wraps it into DataFrames; every computation is the
-//! library code the `tenor` command runs (`tenor_pilot::book_pricing`, `tenor-backtest`,
+//! library code the `tenor` command runs (`tenor_app::book::collect`, `tenor-backtest`,
 //! `tenor-market`), so results are those of the command line bit for bit.
 //!
 //! Errors are Python exceptions of the hierarchy in [`errors`]; nothing panics into Python

@@ -1,20 +1,19 @@
 //! Market tools from Python: implied volatilities of a whole chain on a device and the
 //! per-expiry SVI fits with their no-arbitrage checks (`tenor surface`), and the Treasury zero
 //! curve (`tenor surface --rates`, `tenor book spx`). Chains are read by
-//! `tenor_pilot::chains::load_chain`, the command line's reader.
+//! `tenor_app::chains::load_chain`, the command line's reader.
 
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tenor_market::iv::chain_vols;
-use tenor_market::surface::{fit_slice, VolSurface};
+use tenor_market::surface::VolSurface;
 
 use crate::device::Device;
 use crate::errors::{input_error, market_error, parameter_error, Problem};
 
-fn chain_error(py: Python<'_>, e: &tenor_pilot::chains::ChainError) -> PyErr {
-    use tenor_pilot::chains::ChainError as C;
+fn chain_error(py: Python<'_>, e: &tenor_app::chains::ChainError) -> PyErr {
+    use tenor_app::chains::ChainError as C;
     match e {
         C::Market(m) => market_error(py, m),
         C::Read(_) => {
@@ -52,19 +51,16 @@ fn surface<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let as_of = date(py, "as_of", as_of)?;
     let compute = device.compute.clone();
-    let chain = py.allow_threads(|| tenor_pilot::chains::load_chain(&chain, as_of)).map_err(|e| chain_error(py, &e))?;
-    let (forwards, missing) = tenor_market::parity::parity_forwards(&chain);
-    let mut warnings: Vec<String> = missing.iter().map(ToString::to_string).collect();
-    let vols =
-        py.allow_threads(|| chain_vols(compute.as_ref(), &chain, &forwards)).map_err(|e| market_error(py, &e))?;
-    let mut slices = Vec::new();
-    for f in &forwards {
-        match fit_slice(&chain, &vols, f) {
-            Ok(s) => slices.push(s),
-            Err(e) => warnings.push(e.to_string()),
-        }
-    }
-    let surface = VolSurface::new(slices).map_err(|e| market_error(py, &e))?;
+    let chain = py.allow_threads(|| tenor_app::chains::load_chain(&chain, as_of)).map_err(|e| chain_error(py, &e))?;
+    let fitted = py
+        .allow_threads(|| tenor_app::surface::fit(compute.as_ref(), chain, &tenor_ports::NoProgress))
+        .map_err(|e| market_error(py, &e))?;
+    let tenor_app::surface::SurfaceFit { chain, vols, surface, warnings, .. } = fitted;
+    // No slice fitted: the error of an empty surface, as before.
+    let surface = match surface {
+        Some(s) => s,
+        None => VolSurface::new(Vec::new()).map_err(|e| market_error(py, &e))?,
+    };
     let q = PyDict::new(py);
     let quotes = &chain.quotes;
     q.set_item("symbol", quotes.iter().map(|x| x.symbol.clone()).collect::<Vec<_>>())?;
@@ -136,24 +132,22 @@ fn treasury_curve(
     maturities: Option<Vec<f64>>,
 ) -> PyResult<CurvePoints> {
     let when = self::date(py, "date", date)?;
-    let table = tenor_market::treasury::load_treasury(&file).map_err(|e| market_error(py, &e))?;
-    let row = match when {
-        Some(d) => table.latest_on_or_before(d),
-        None => table.rows.iter().max_by_key(|r| r.date),
+    let t = match tenor_app::curves::treasury_zero_curve(&file, when) {
+        Ok(t) => t,
+        Err(e @ tenor_market::MarketError::Insufficient(_)) => {
+            let msg = e.to_string();
+            return Err(input_error(py, msg.clone(), (Some(file.display().to_string()), None, None, msg), vec![]));
+        }
+        Err(e) => return Err(market_error(py, &e)),
     };
-    let Some(row) = row else {
-        let at: Problem = (Some(file.display().to_string()), None, None, String::new());
-        let msg = format!("{}: no par yields on or before {}", file.display(), date.unwrap_or("the end"));
-        return Err(input_error(py, msg.clone(), (at.0, None, None, msg), vec![]));
-    };
-    let curve = tenor_market::curve::DiscountCurve::bootstrap_par(&row.points).map_err(|e| market_error(py, &e))?;
-    let ts = maturities.unwrap_or_else(|| row.points.iter().map(|p| p.0).collect());
+    let (curve, row_date) = (t.curve, t.date);
+    let ts = maturities.unwrap_or_else(|| t.points.iter().map(|p| p.0).collect());
     if let Some(bad) = ts.iter().find(|t| !(t.is_finite() && **t > 0.0)) {
         return Err(parameter_error(py, "maturities", format!("maturities: {bad} is not a finite number > 0")));
     }
     let zeros = ts.iter().map(|t| curve.zero_rate(*t)).collect();
     let discounts = ts.iter().map(|t| curve.discount(*t)).collect();
-    Ok((row.date.to_string(), ts, zeros, discounts))
+    Ok((row_date.to_string(), ts, zeros, discounts))
 }
 
 /// Adds the functions to the module.

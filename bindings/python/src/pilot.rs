@@ -1,4 +1,4 @@
-//! The pilot from Python (`tenor.pilot.run`): `tenor_pilot::pilot::run`, the harness of `tenor pilot
+//! The pilot from Python (`tenor.pilot.run`): `tenor_pilot::run`, the harness of `tenor pilot
 //! run`, with the GIL released; the report comes back as the JSON of `report.json`.
 
 use pyo3::prelude::*;
@@ -12,8 +12,8 @@ use crate::errors::{parameter_error, BackendError, TenorError};
 #[pyo3(signature = (backends, suite="quick", max_mib=1024))]
 fn pilot_run(py: Python<'_>, backends: Vec<String>, suite: &str, max_mib: u64) -> PyResult<String> {
     let suite = match suite {
-        "quick" => tenor_pilot::pilot::Suite::Quick,
-        "default" => tenor_pilot::pilot::Suite::Default,
+        "quick" => tenor_pilot::Suite::Quick,
+        "default" => tenor_pilot::Suite::Default,
         other => {
             return Err(parameter_error(py, "suite", format!("suite {other:?}: expected \"quick\" or \"default\"")))
         }
@@ -21,10 +21,17 @@ fn pilot_run(py: Python<'_>, backends: Vec<String>, suite: &str, max_mib: u64) -
     if max_mib == 0 {
         return Err(parameter_error(py, "max_mib", "max_mib must be at least 1".into()));
     }
+    let build = tenor_pilot::BuildInfo {
+        version: env!("CARGO_PKG_VERSION").into(),
+        commit: "unknown".into(),
+        dirty: None,
+        code: Vec::new(),
+    };
     let opts =
-        tenor_pilot::pilot::Options { backends, suite, max_bytes: max_mib.saturating_mul(1 << 20), devices: None };
-    let report =
-        py.allow_threads(|| tenor_pilot::pilot::run(&opts)).map_err(|e| BackendError::new_err(e.to_string()))?;
+        tenor_pilot::Options { backends, suite, max_bytes: max_mib.saturating_mul(1 << 20), devices: None, build };
+    let report = py
+        .allow_threads(|| tenor_pilot::run(&opts, &tenor_ports::NoProgress))
+        .map_err(|e| BackendError::new_err(e.to_string()))?;
     serde_json::to_string(&report).map_err(|e| TenorError::new_err(format!("pilot report: {e}")))
 }
 

@@ -30,7 +30,7 @@ def shared() -> pathlib.Path:
 @pytest.fixture(scope="session")
 def tenor_bin() -> pathlib.Path:
     b = pathlib.Path(os.environ.get("TENOR_BIN", ROOT / "target" / "debug" / "tenor"))
-    assert b.is_file(), f"the tenor command is missing: {b} (cargo build -p tenor-pilot, or set TENOR_BIN)"
+    assert b.is_file(), f"the tenor command is missing: {b} (cargo build -p tenor-cli, or set TENOR_BIN)"
     return b
 
 

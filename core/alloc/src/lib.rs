@@ -17,7 +17,7 @@
 //! real streams: the CUDA run), [`replay`] of a trace against every strategy on a
 //! hazard-checked device (the [`tenor_ports::CheckedDevice`] port: the simulated device), and
 //! the [`advisor`]. Traces recorded from Tenor's own pricing kernels are the command line's
-//! (`tenor_pilot::alloc_pricing`). This crate depends on `tenor-ports` only (ADR 0016).
+//! (`crate::alloc::pricing`). This crate depends on `tenor-ports` only (ADR 0016).
 //!
 //! **Reports**: a strategy's [`tenor_ports::Allocator::report`] gives exact current used and
 //! reserved bytes (once no call is in flight) and the exact reserved high watermark; its

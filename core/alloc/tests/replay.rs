@@ -1,6 +1,6 @@
 //! Replay on the simulated device: the desk trace against every strategy, determinism and the
 //! advisor's decision table (traces recorded from Tenor's own pricing kernels:
-//! `pilot/tests/alloc_pricing.rs`).
+//! `app/tests/alloc_pricing.rs`).
 
 use tenor_alloc::advisor::{advise, Choice, Profile};
 use tenor_alloc::desk::{desk_trace, DeskConfig};

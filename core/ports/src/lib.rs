@@ -39,6 +39,7 @@ pub mod files;
 pub mod kernel;
 pub mod multi;
 pub mod number;
+pub mod progress;
 pub mod stream;
 pub mod text;
 
@@ -51,6 +52,7 @@ pub use error::{AllocError, ComputeError};
 pub use expr::{Expr, ExprError};
 pub use kernel::{ArgDef, ArgType, Kernel, KernelDef, LaunchShape, SourceSpec, VariantKind, VariantSpec};
 pub use multi::{shard_by_cost, Devices, PeerAccess, Sharding};
+pub use progress::{NoProgress, Progress};
 pub use stream::{Event, EventImpl, Pending, Stream, StreamImpl};
 
 /// Result alias for port operations.

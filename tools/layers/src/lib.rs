@@ -2,16 +2,17 @@
 //!
 //! Reads the workspace's `cargo metadata --format-version 1 --no-deps` (every crate with its
 //! declared dependencies, optional ones included, since a feature may turn them on) and names
-//! each dependency that breaks the layering of `docs/architecture.md` (ADR 0016). A crate's
-//! layer is its folder:
+//! each dependency that breaks the layering of `docs/architecture.md` (ADR 0016, amended by ADR
+//! 0028). A crate's layer is its folder:
 //!
 //! | folder | layer |
 //! | --- | --- |
-//! | `core/*`, `kernels` | core |
+//! | `core/*`, `kernels`, `backtest` | core (the domain: ports, kernels, pricing, market, backtests) |
 //! | `adapters/registry` | registry (the one crate that knows every backend) |
 //! | `adapters/conformance` | conformance (the suite every backend runs; a test crate) |
 //! | `adapters/*` (the rest) | adapter |
-//! | `pilot`, `bindings/*` | composition root |
+//! | `app`, `pilot` | application (the library under every door, and the harness) |
+//! | `cli`, `bindings/*` | door (the `tenor` command, Python, C) |
 //! | `benches*`, `tools/*` | tool (benchmarks and tools of one adapter; unconstrained) |
 //!
 //! The rules ([`Rule`]); "reaches" follows normal and build dependencies transitively:
@@ -19,10 +20,17 @@
 //! 1. A core crate reaches no crate under `adapters/` (no adapter, no registry, no suite).
 //! 2. An adapter reaches no other crate under `adapters/`.
 //! 3. The conformance suite reaches no adapter but the CPU reference (`adapters/cpu`).
-//! 4. A composition root names no crate under `adapters/` but the registry as a normal or build
-//!    dependency: it opens backends through the registry.
+//! 4. An application or door crate names no crate under `adapters/` but the registry as a
+//!    normal or build dependency: it opens backends through the registry.
 //! 5. A dev-dependency of a core crate, an adapter or the suite on a crate under `adapters/` is
 //!    one of the test backends: `adapters/cpu`, `adapters/sim`, `adapters/conformance`.
+//! 6. No crate depends on a door (`cli`, `bindings/*`), in any dependency kind: doors are leaves.
+//! 7. No top-level folder imports (normal or build dependencies of its crates) a folder that
+//!    imports it back: the folders show the layers.
+//!
+//! [`Workspace::crate_map`] and [`Workspace::folder_graph`] write the crate map and the folder
+//! graph of `docs/architecture.md` from the same metadata, so the document cannot drift (a test
+//! compares them).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
@@ -34,7 +42,7 @@ use thiserror::Error;
 /// Where a crate sits, from its folder (see the crate documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
-    /// `core/*` and `kernels`.
+    /// `core/*`, `kernels` and `backtest`.
     Core,
     /// `adapters/*` but the registry and the suite.
     Adapter,
@@ -42,23 +50,44 @@ pub enum Layer {
     Registry,
     /// `adapters/conformance`.
     Conformance,
-    /// `pilot` and `bindings/*`.
+    /// `app` and `pilot`: the application library and the harness.
     Root,
+    /// `cli` and `bindings/*`: the doors.
+    Door,
     /// Anything else (`benches`, `tools/*`).
     Tool,
 }
 
+/// The first component of a folder path (`core` of `core/alloc`).
+pub fn top_folder(folder: &str) -> &str {
+    folder.split('/').next().unwrap_or(folder)
+}
+
 impl Layer {
+    /// The layer's name in the documentation.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Core => "core",
+            Layer::Adapter => "adapter",
+            Layer::Registry => "registry",
+            Layer::Conformance => "conformance",
+            Layer::Root => "application",
+            Layer::Door => "door",
+            Layer::Tool => "tool",
+        }
+    }
+
     /// The layer of a crate in `folder` (relative to the workspace root, `/`-separated).
     pub fn of(folder: &str) -> Layer {
         match folder {
             "adapters/registry" => Layer::Registry,
             "adapters/conformance" => Layer::Conformance,
-            "kernels" => Layer::Core,
-            "pilot" => Layer::Root,
+            "kernels" | "backtest" => Layer::Core,
+            "pilot" | "app" => Layer::Root,
+            "cli" => Layer::Door,
             f if f.starts_with("core/") => Layer::Core,
             f if f.starts_with("adapters/") => Layer::Adapter,
-            f if f.starts_with("bindings/") => Layer::Root,
+            f if f.starts_with("bindings/") => Layer::Door,
             _ => Layer::Tool,
         }
     }
@@ -78,10 +107,14 @@ pub enum Rule {
     AdapterToAdapter,
     /// 3: the suite reaches no adapter but the CPU reference.
     ConformanceBeyondCpu,
-    /// 4: a composition root names no crate under `adapters/` but the registry.
+    /// 4: an application or door crate names no crate under `adapters/` but the registry.
     RootBypassesRegistry,
     /// 5: a dev-dependency on `adapters/` is a test backend.
     DevOnNonTestBackend,
+    /// 6: nothing depends on a door.
+    DependsOnDoor,
+    /// 7: two top-level folders import each other (the path is the cycle of folders).
+    FolderCycle,
 }
 
 /// Dependency kinds as `cargo metadata` names them.
@@ -96,7 +129,7 @@ pub enum Kind {
 }
 
 /// One workspace crate and its dependencies on other workspace crates.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Crate {
     /// Package name (`tenor-alloc`).
     pub name: String,
@@ -104,6 +137,12 @@ pub struct Crate {
     pub folder: String,
     /// Dependencies on workspace crates: (package name, kind).
     pub deps: Vec<(String, Kind)>,
+    /// The package's `description`.
+    pub description: String,
+    /// Its library target's name (`tenor_alloc`), if it has one.
+    pub lib: Option<String>,
+    /// Its binary targets' names.
+    pub bins: Vec<String>,
 }
 
 /// A dependency that breaks a rule.
@@ -209,7 +248,20 @@ impl Workspace {
                 };
                 deps.push((field(d, "name")?.to_owned(), kind));
             }
-            raw.push(Crate { name: field(p, "name")?.to_owned(), folder, deps });
+            let mut lib = None;
+            let mut bins = Vec::new();
+            for t in p.get("targets").and_then(Value::as_array).into_iter().flatten() {
+                let kinds: Vec<&str> =
+                    t.get("kind").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+                let name = t.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+                if kinds.iter().any(|k| matches!(*k, "lib" | "rlib" | "cdylib" | "staticlib" | "dylib")) {
+                    lib = Some(name);
+                } else if kinds.contains(&"bin") {
+                    bins.push(name);
+                }
+            }
+            let description = p.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
+            raw.push(Crate { name: field(p, "name")?.to_owned(), folder, deps, description, lib, bins });
         }
         let names: Vec<String> = raw.iter().map(|c| c.name.clone()).collect();
         for mut c in raw {
@@ -261,7 +313,9 @@ impl Workspace {
                     Layer::Conformance if target.under_adapters() && folder(to) != "adapters/cpu" => {
                         Some(Rule::ConformanceBeyondCpu)
                     }
-                    Layer::Root if path.len() == 2 && target.under_adapters() && target != Layer::Registry => {
+                    Layer::Root | Layer::Door
+                        if path.len() == 2 && target.under_adapters() && target != Layer::Registry =>
+                    {
                         Some(Rule::RootBypassesRegistry)
                     }
                     _ => None,
@@ -277,7 +331,118 @@ impl Workspace {
                     }
                 }
             }
+            for (d, _) in &c.deps {
+                if self.layer(d) == Layer::Door {
+                    out.push(Violation { rule: Rule::DependsOnDoor, path: vec![c.name.clone(), d.clone()] });
+                }
+            }
         }
         out
+    }
+
+    /// The top-level folder of crate `name` (`core` for `core/alloc`).
+    fn top(&self, name: &str) -> String {
+        self.crates.get(name).map_or_else(String::new, |c| top_folder(&c.folder).to_owned())
+    }
+
+    /// Top-level folder -> the top-level folders its crates import (normal and build
+    /// dependencies), each with one crate edge that shows it.
+    pub fn folder_edges(&self) -> BTreeMap<String, BTreeMap<String, (String, String)>> {
+        let mut g: BTreeMap<String, BTreeMap<String, (String, String)>> = BTreeMap::new();
+        for c in self.crates.values() {
+            let from = self.top(&c.name);
+            g.entry(from.clone()).or_default();
+            for (d, kind) in &c.deps {
+                let to = self.top(d);
+                if *kind != Kind::Dev && to != from && !to.is_empty() {
+                    g.entry(from.clone()).or_default().entry(to).or_insert_with(|| (c.name.clone(), d.clone()));
+                }
+            }
+        }
+        g
+    }
+
+    /// Rule 7: every pair of top-level folders that reach each other, once, as the folder path
+    /// of the cycle (`core -> kernels -> core`) with the crate edges that make it.
+    pub fn folder_cycles(&self) -> Vec<Violation> {
+        let g = self.folder_edges();
+        let reach = |from: &str| -> Vec<Vec<String>> {
+            let mut seen = vec![from.to_owned()];
+            let mut queue = VecDeque::from([vec![from.to_owned()]]);
+            let mut out = Vec::new();
+            while let Some(path) = queue.pop_front() {
+                let Some(next) = path.last().and_then(|n| g.get(n)) else { continue };
+                for to in next.keys() {
+                    let mut p = path.clone();
+                    p.push(to.clone());
+                    if to == from {
+                        out.push(p);
+                    } else if !seen.contains(to) {
+                        seen.push(to.clone());
+                        queue.push_back(p);
+                    }
+                }
+            }
+            out
+        };
+        let mut out = Vec::new();
+        let mut reported: Vec<Vec<String>> = Vec::new();
+        for f in g.keys() {
+            for cycle in reach(f) {
+                let mut key = cycle[..cycle.len() - 1].to_vec();
+                key.sort();
+                if reported.contains(&key) {
+                    continue;
+                }
+                reported.push(key);
+                let path = cycle
+                    .windows(2)
+                    .map(|w| {
+                        let (a, b) = g.get(&w[0]).and_then(|e| e.get(&w[1])).cloned().unwrap_or_default();
+                        format!("{} ({a} -> {b})", w[0])
+                    })
+                    .chain(cycle.last().cloned())
+                    .collect();
+                out.push(Violation { rule: Rule::FolderCycle, path });
+            }
+        }
+        out
+    }
+
+    /// The crate map of `docs/architecture.md`: one Markdown row per crate (folder, package,
+    /// library or binary, layer, description), by folder.
+    pub fn crate_map(&self) -> String {
+        let mut rows: Vec<&Crate> = self.crates.values().collect();
+        rows.sort_by(|a, b| a.folder.cmp(&b.folder));
+        let mut s = String::from(
+            "| folder | package | library / binary | layer | what it is |\n| --- | --- | --- | --- | --- |\n",
+        );
+        for c in rows {
+            let mut targets: Vec<String> = c.lib.iter().map(|l| format!("`{l}`")).collect();
+            targets.extend(c.bins.iter().map(|b| format!("binary `{b}`")));
+            s += &format!(
+                "| `{}` | `{}` | {} | {} | {} |\n",
+                c.folder,
+                c.name,
+                targets.join(", "),
+                Layer::of(&c.folder).name(),
+                c.description.replace('|', "\\|")
+            );
+        }
+        s
+    }
+
+    /// The folder graph of `docs/architecture.md`: each top-level folder and the folders it
+    /// imports (normal and build dependencies), one Markdown list item each.
+    pub fn folder_graph(&self) -> String {
+        let mut s = String::new();
+        for (from, to) in self.folder_edges() {
+            let names: Vec<String> = to.keys().map(|t| format!("`{t}/`")).collect();
+            s += &format!(
+                "- `{from}/` imports {}\n",
+                if names.is_empty() { "nothing of the workspace".to_owned() } else { names.join(", ") }
+            );
+        }
+        s
     }
 }

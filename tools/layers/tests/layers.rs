@@ -102,7 +102,10 @@ fn layers_come_from_folders() {
     assert_eq!(Layer::of("adapters/opencl"), Layer::Adapter);
     assert_eq!(Layer::of("adapters/registry"), Layer::Registry);
     assert_eq!(Layer::of("adapters/conformance"), Layer::Conformance);
-    assert_eq!(Layer::of("bindings/python"), Layer::Root);
+    assert_eq!(Layer::of("backtest"), Layer::Core);
+    assert_eq!(Layer::of("bindings/python"), Layer::Door);
+    assert_eq!(Layer::of("cli"), Layer::Door);
+    assert_eq!(Layer::of("app"), Layer::Root);
     assert_eq!(Layer::of("pilot"), Layer::Root);
     assert_eq!(Layer::of("tools/alloc"), Layer::Tool);
     assert_eq!(Layer::of("benches"), Layer::Tool);
@@ -112,4 +115,76 @@ fn layers_come_from_folders() {
 fn malformed_metadata_is_a_typed_error() {
     let e = Workspace::from_metadata(&json!({"packages": []})).expect_err("no root");
     assert!(e.to_string().contains("workspace_root"), "{e}");
+}
+
+#[test]
+fn nothing_depends_on_a_door_and_backtest_is_checked_as_core() {
+    let json = metadata(&[
+        ("core/ports", "tenor-ports", &[]),
+        ("adapters/cpu", "tenor-cpu", &[("tenor-ports", None)]),
+        ("app", "tenor-app", &[("tenor-ports", None)]),
+        ("cli", "tenor-cli", &[("tenor-app", None)]),
+        ("bindings/python", "tenor-python", &[("tenor-app", None), ("tenor-cli", DEV)]),
+        ("backtest", "tenor-backtest", &[("tenor-cpu", None)]),
+    ]);
+    assert_eq!(
+        rules(&json),
+        vec![
+            (Rule::CoreToAdapter, "tenor-backtest -> tenor-cpu".to_owned()),
+            (Rule::DependsOnDoor, "tenor-python -> tenor-cli".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn a_folder_that_imports_one_importing_it_back_is_a_cycle() {
+    // main before ADR 0028: kernels used the ports' types while pricing used the kernels
+    let json = metadata(&[
+        ("core/ports", "tenor-ports", &[]),
+        ("kernels", "tenor-kernels", &[("tenor-ports", None)]),
+        ("core/pricing", "tenor-pricing", &[("tenor-kernels", None), ("tenor-ports", None)]),
+    ]);
+    let ws = Workspace::from_metadata(&json).expect("metadata");
+    let cycles: Vec<(Rule, String)> = ws.folder_cycles().into_iter().map(|v| (v.rule, v.path.join(" -> "))).collect();
+    assert_eq!(
+        cycles,
+        vec![(
+            Rule::FolderCycle,
+            "core (tenor-pricing -> tenor-kernels) -> kernels (tenor-kernels -> tenor-ports) -> core".to_owned()
+        )]
+    );
+}
+
+/// The text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in `doc`.
+fn section<'a>(doc: &'a str, name: &str) -> Option<(usize, usize, &'a str)> {
+    let begin = format!("<!-- {name}:begin -->\n");
+    let end = format!("<!-- {name}:end -->");
+    let a = doc.find(&begin)? + begin.len();
+    let b = a + doc[a..].find(&end)?;
+    Some((a, b, &doc[a..b]))
+}
+
+#[test]
+fn the_architecture_document_is_the_workspace_s_own() {
+    // The crate map and the folder graph of docs/architecture.md are made from cargo metadata;
+    // `TENOR_BLESS=1 cargo test -p tenor-tools-layers --test layers` rewrites them.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let ws = Workspace::load(&root.join("Cargo.toml")).expect("cargo metadata");
+    let path = root.join("docs/architecture.md");
+    let mut doc = std::fs::read_to_string(&path).expect("docs/architecture.md");
+    let bless = std::env::var("TENOR_BLESS").is_ok_and(|v| v == "1");
+    for (name, want) in [("crate-map", ws.crate_map()), ("folder-graph", ws.folder_graph())] {
+        let (a, b, have) = section(&doc, name).unwrap_or_else(|| panic!("docs/architecture.md has no {name} section"));
+        if bless {
+            doc.replace_range(a..b, &want);
+        } else {
+            assert_eq!(
+                have, want,
+                "docs/architecture.md's {name} differs from cargo metadata (TENOR_BLESS=1 rewrites it)"
+            );
+        }
+    }
+    if bless {
+        std::fs::write(&path, doc).expect("write docs/architecture.md");
+    }
 }
