@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 mod alloc;
 mod backtest;
+mod basket;
 mod calibrate;
 mod device;
 mod errors;
@@ -23,6 +24,7 @@ fn _tenor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     device::register(m)?;
     alloc::register(m)?;
     backtest::register(m)?;
+    basket::register(m)?;
     calibrate::register(m)?;
     market::register(m)?;
     pilot::register(m)?;

@@ -16,7 +16,8 @@
 
 use tenor_kernels::basket::{sens_rows, value_rows, MAX_BASIS};
 use tenor_kernels::typed::{BasketBackward, BasketMoments, BasketPaths, BasketSens, BasketSolve, BasketValue};
-use tenor_ports::{Compute, ComputeExt, DeviceBuffer, Stream};
+use tenor_ports::progress::Steps;
+use tenor_ports::{Compute, ComputeExt, DeviceBuffer, NoProgress, Progress, Stream};
 
 use super::error::BasketError;
 use super::job::{BasketJob, Exercise};
@@ -117,6 +118,21 @@ pub fn price_basket_with<C: Compute + ?Sized>(
     job: &BasketJob,
     settings: &BasketSettings,
 ) -> Result<BasketOutcome, BasketError> {
+    price_basket_observed(dev, job, settings, &NoProgress)
+}
+
+/// [`price_basket_with`] reporting to `progress`: one step for the regression's paths, one per
+/// exercise date of the backward induction, one per valuation kernel (steps are counted when
+/// their work is enqueued: on an asynchronous device they run ahead of it).
+///
+/// # Errors
+/// As [`price_basket_with`].
+pub fn price_basket_observed<C: Compute + ?Sized>(
+    dev: &C,
+    job: &BasketJob,
+    settings: &BasketSettings,
+    progress: &dyn Progress,
+) -> Result<BasketOutcome, BasketError> {
     job.validate()?;
     if !(1..=NBASIS).contains(&settings.nbasis) {
         return Err(BasketError::invalid("nbasis", format!("{}; must be 1 to {NBASIS}", settings.nbasis)));
@@ -127,6 +143,9 @@ pub fn price_basket_with<C: Compute + ?Sized>(
     let greeks = settings.greeks;
     let nbasis = settings.nbasis;
     let mut clock = Clock::new(dev, settings.time_phases);
+    let american = job.option.exercise == Exercise::American && job.simulation.steps > 1;
+    let total = if american { u64::from(job.simulation.steps) + 1 } else { 0 } + 1 + u64::from(greeks);
+    let steps_done = Steps::new(progress, total);
     let model = Model::new(job, greeks)?;
     let stream = dev.default_stream().clone();
     let sim = job.simulation;
@@ -138,11 +157,12 @@ pub fn price_basket_with<C: Compute + ?Sized>(
     let assets = dev.upload_slice(&stream, &model.assets)?;
     let factor = dev.upload_slice(&stream, &model.factor)?;
     let coef = never_exercise(dev, &stream, steps, nbasis)?;
-    if job.option.exercise == Exercise::American && steps > 1 {
-        regress(dev, &stream, job, &model, &assets, &factor, &coef, nbasis)?;
+    if american {
+        regress(dev, &stream, job, &model, &assets, &factor, &coef, nbasis, &steps_done)?;
     }
     let regression_s = clock.lap()?;
 
+    progress.message("valuation paths");
     let rows1 = if greeks { value_rows(n) } else { 1 };
     let contrib1 = dev.alloc_elems::<f64>(&stream, rows1 * paths as usize)?;
     BasketValue {
@@ -166,8 +186,10 @@ pub fn price_basket_with<C: Compute + ?Sized>(
     .launch(dev, &stream)?;
     let m1 = moments(dev, &stream, &contrib1, rows1, paths)?;
     drop(contrib1);
+    steps_done.inc();
     let value_s = clock.lap()?;
     let m2 = if greeks {
+        progress.message("bumped paths");
         let rows2 = sens_rows(n);
         let contrib2 = dev.alloc_elems::<f64>(&stream, rows2 * paths as usize)?;
         let bumped = dev.upload_slice(&stream, &model.bumped)?;
@@ -193,11 +215,14 @@ pub fn price_basket_with<C: Compute + ?Sized>(
             maturity_bump: model.maturity_bump,
         }
         .launch(dev, &stream)?;
-        moments(dev, &stream, &contrib2, rows2, paths)?
+        let m = moments(dev, &stream, &contrib2, rows2, paths)?;
+        steps_done.inc();
+        m
     } else {
         Vec::new()
     };
     let sens_s = clock.lap()?;
+    progress.finish();
     let mut out = assemble(n, &m1, &m2, greeks);
     out.phases = settings.time_phases.then_some(PhaseTimes { regression_s, value_s, sens_s });
     Ok(out)
@@ -254,8 +279,10 @@ fn regress<C: Compute + ?Sized>(
     factor: &DeviceBuffer,
     coef: &DeviceBuffer,
     nbasis: u32,
+    progress: &Steps<'_>,
 ) -> Result<(), BasketError> {
     let sim = job.simulation;
+    progress.sink().message("regression paths");
     let (paths, steps) = (sim.paths, sim.steps);
     let cells = paths as usize * steps as usize;
     let basket = dev.alloc_elems::<f64>(stream, cells)?;
@@ -273,6 +300,8 @@ fn regress<C: Compute + ?Sized>(
         strike: job.option.strike,
     }
     .launch(dev, stream)?;
+    progress.inc();
+    progress.sink().message("backward induction");
     let nblocks = paths.div_ceil(BACKWARD_BLOCK);
     let cash = dev.upload_slice(stream, &vec![0.0f64; paths as usize])?;
     let partials = dev.alloc_elems::<f64>(stream, SLOTS * nblocks as usize)?;
@@ -299,6 +328,7 @@ fn regress<C: Compute + ?Sized>(
             BasketSolve { coef, partials: &partials, nblocks, steps, step: s - 1, nbasis }
                 .launch_loaded(dev, stream, &solve)?;
         }
+        progress.inc();
     }
     Ok(())
 }

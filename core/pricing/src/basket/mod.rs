@@ -17,7 +17,8 @@ pub mod model;
 pub mod write;
 
 pub use engine::{
-    price_basket, price_basket_with, BasketOutcome, BasketSettings, GreekRow, PhaseTimes, MOMENT_CHUNK, NBASIS,
+    price_basket, price_basket_observed, price_basket_with, BasketOutcome, BasketSettings, GreekRow, PhaseTimes,
+    MOMENT_CHUNK, NBASIS,
 };
 pub use error::BasketError;
 pub use job::{BasketAsset, BasketJob, BasketOption, Exercise, Simulation, DEFAULT_SIMULATION};
