@@ -114,7 +114,7 @@ pub enum JobError {
         /// The job file.
         path: PathBuf,
         /// What is wrong, where.
-        error: BasketError,
+        error: Box<BasketError>,
     },
     /// The job with a door's override was refused (`setting`: `paths`, `steps` or `seed`).
     #[error("{setting} (overriding the job file {}): {error}", path.display())]
@@ -124,7 +124,7 @@ pub enum JobError {
         /// The job file.
         path: PathBuf,
         /// What is wrong.
-        error: BasketError,
+        error: Box<BasketError>,
     },
 }
 
@@ -138,7 +138,8 @@ pub fn read_job(path: &Path, overrides: &Overrides) -> Result<(BasketJob, String
     let bytes = std::fs::read(path).map_err(|source| JobError::Read { path: path.to_owned(), source })?;
     let sha = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect::<String>();
     let text = std::str::from_utf8(&bytes).map_err(|_| JobError::Utf8 { path: path.to_owned() })?;
-    let mut job = BasketJob::from_toml(text).map_err(|error| JobError::Job { path: path.to_owned(), error })?;
+    let mut job =
+        BasketJob::from_toml(text).map_err(|error| JobError::Job { path: path.to_owned(), error: Box::new(error) })?;
     if let Some(p) = overrides.paths {
         job.simulation.paths = p;
     }
@@ -158,7 +159,7 @@ pub fn read_job(path: &Path, overrides: &Overrides) -> Result<(BasketJob, String
             "simulation.seed" => "seed",
             _ => "paths",
         };
-        JobError::Override { setting, path: path.to_owned(), error }
+        JobError::Override { setting, path: path.to_owned(), error: Box::new(error) }
     })?;
     Ok((job, sha))
 }

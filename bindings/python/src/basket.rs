@@ -22,7 +22,7 @@ fn job_error(py: Python<'_>, e: &JobError) -> PyErr {
         }
         JobError::Job { path, error } => {
             let file = Some(path.display().to_string());
-            let at = match error {
+            let at = match &**error {
                 BasketError::Syntax { line, .. } => (file, Some(*line as u64), None, message.clone()),
                 BasketError::Invalid { key, .. } | BasketError::WorkLimit { key, .. } => {
                     (file, None, Some(key.clone()), message.clone())

@@ -345,7 +345,8 @@ def basket(
 ) -> "Any":
     """Prices the STAC-A2 basket job at ``job`` (a TOML file, docs/basket-job.md) with the code of
     ``tenor basket``: a DataFrame of the rows of its ``greeks.csv`` (columns ``BASKET_COLUMNS``:
-    greek, asset and other (asset names or None), value, stderr (None where none is estimated)),
+    greek, asset and other (asset names, missing where the Greek has none), value, stderr (missing
+    where none is estimated)),
     equal to the command's bit for bit. ``backend``: a backend name or an open ``Device``;
     ``paths``, ``steps``, ``seed`` override the file's ``[simulation]`` values; ``greeks=False``
     gives the price alone. ``df.attrs`` holds ``job`` (the file's SHA-256), ``valuations`` and
