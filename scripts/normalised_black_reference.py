@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference values of the normalised out-of-the-money Black call b(x, s), x <= 0, computed
 with mpmath at 60 significant digits (independent of Tenor's code). Writes
-kernels/tests/data/normalised_black_mpmath.csv: x, s, b (17 significant digits).
+core/kernels/tests/data/normalised_black_mpmath.csv: x, s, b (17 significant digits).
 b(x, s) = exp(x/2) Phi(x/s + s/2) - exp(-x/2) Phi(x/s - s/2) (Jaeckel 2015, eq. 2.2)."""
 from mpmath import mp, mpf, exp, erfc, sqrt
 import os

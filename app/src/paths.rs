@@ -33,6 +33,19 @@ fn resolved(path: &Path) -> Option<PathBuf> {
     parent.canonicalize().ok().map(|p| p.join(name))
 }
 
+/// Whether `path` is a FIFO or a character device (following links): written in place.
+#[cfg(unix)]
+fn is_stream(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_char_device())
+}
+
+/// Only regular files elsewhere.
+#[cfg(not(unix))]
+fn is_stream(_: &Path) -> bool {
+    false
+}
+
 /// Whether `a` and `b` are one file under two names (a hard link): the same device and inode.
 /// `false` when either does not exist.
 #[cfg(unix)]
@@ -51,7 +64,8 @@ fn same_inode(_: &Path, _: &Path) -> bool {
 }
 
 /// Refuses when an output names the same file as an input (by any spelling, a symbolic link or
-/// a hard link: same device and inode), or lies inside an input folder.
+/// a hard link: same device and inode), or lies inside an input folder. Outputs that are
+/// streams (`-`, FIFOs, devices) are not files to replace and pass.
 /// `inputs` and `outputs` are `(setting, path)` pairs (settings spelled by [`crate::words::setting`]); an input that cannot be resolved (missing) is
 /// left to the reader to report.
 ///
@@ -59,6 +73,11 @@ fn same_inode(_: &Path, _: &Path) -> bool {
 /// [`SameFile`] naming both flags and paths.
 pub fn refuse_overwrite(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(), SameFile> {
     for (out_flag, out) in outputs {
+        // A stream (`-`, a FIFO, a terminal, `/dev/stdout`) is written in place: it replaces
+        // nothing (`--portfolio /dev/stdin --out /dev/stdout` on one terminal is fine).
+        if out.as_os_str() == "-" || is_stream(out) {
+            continue;
+        }
         let Some(o) = resolved(out) else { continue };
         for (in_flag, input) in inputs {
             let Ok(i) = input.canonicalize() else { continue };

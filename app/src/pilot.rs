@@ -78,7 +78,7 @@ pub fn devices_to_folder(selector: &str, suite: Suite, max_bytes: u64, out: &Pat
         .with_context(|| format!("{} {selector}", crate::words::setting("devices")))?;
     let env = pilot::devices::environment(&set);
     let rows = pilot::devices::measure(selector, &set, suite, max_bytes)?;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    tenor_ports::files::create_folder(out)?;
     let json = out.join("devices.json");
     let value = serde_json::json!({ "selector": selector, "environment": env, "rows": rows });
     tenor_ports::files::write_atomic(&json, serde_json::to_string_pretty(&value)?.as_bytes())?;
@@ -201,7 +201,7 @@ pub fn kernel_to_folder(args: &KernelRequest) -> anyhow::Result<Report> {
             });
         }
     }
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    tenor_ports::files::create_folder(&args.out)?;
     let mut md = String::new();
     let _ = writeln!(md, "# In-house kernel `{}`\n\n{}\n", k.def.name, k.def.description);
     let _ =

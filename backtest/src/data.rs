@@ -264,3 +264,41 @@ pub fn load(path: &Path, symbol: Option<&str>) -> Result<Series, DataError> {
     }
     Ok(Series { symbol: sym, bars })
 }
+
+/// A series from bars already in memory (a DataFrame given to the Python package, bars sent to
+/// a worker of a cluster), with the checks [`load`] makes of a file's bars: every value finite,
+/// a non-negative dividend, consistent prices (low > 0, low <= open, close <= high) and
+/// strictly increasing times. `file` names the bars in messages (`<bars>`), and bar `i` is
+/// line `i + 2`, as if a header were line 1.
+///
+/// # Errors
+/// [`DataError::Bad`] naming the line and column of the first problem; [`DataError::Empty`]
+/// when there is no bar.
+pub fn series(file: &str, symbol: &str, bars: Vec<Bar>) -> Result<Series, DataError> {
+    if bars.is_empty() {
+        return Err(DataError::Empty { file: file.into() });
+    }
+    let mut prev = None;
+    for (i, b) in bars.iter().enumerate() {
+        let line = i + 2;
+        let cells = [
+            ("open", b.open),
+            ("high", b.high),
+            ("low", b.low),
+            ("close", b.close),
+            ("volume", b.volume),
+            ("dividend", b.dividend),
+        ];
+        for (column, v) in cells {
+            if !v.is_finite() {
+                return Err(bad(file, line, column, format!("{v} is not finite")));
+            }
+        }
+        if b.dividend < 0.0 {
+            return Err(bad(file, line, "dividend", format!("{} is negative; a cash dividend is >= 0", b.dividend)));
+        }
+        check(file, line, b, prev)?;
+        prev = Some(b.time);
+    }
+    Ok(Series { symbol: symbol.into(), bars })
+}

@@ -31,6 +31,20 @@ pub fn grid(axes: &[(String, Vec<f64>)]) -> Vec<Params> {
     out
 }
 
+/// The parameter sets of a sweep: the Cartesian product of `axes` ([`grid`]), each set
+/// completed by `base` (a parameter on an axis keeps the axis's value). Grid order.
+pub fn sets(axes: &[(String, Vec<f64>)], base: &Params) -> Vec<Params> {
+    grid(axes)
+        .into_iter()
+        .map(|mut p| {
+            for (k, v) in base {
+                p.entry(k.clone()).or_insert(*v);
+            }
+            p
+        })
+        .collect()
+}
+
 /// Runs `make(params)` for every parameter set in parallel; results in grid order.
 pub fn run<F>(
     engine: &Engine,
@@ -256,6 +270,16 @@ impl Drop for Finish {
 #[must_use]
 pub fn run_cost(params: &Params) -> f64 {
     params.get("paths").copied().filter(|p| p.is_finite() && *p > 0.0).unwrap_or(1.0)
+}
+
+/// Splits the parameter sets of a sweep into at most `chunks` chunks of about equal estimated
+/// cost ([`run_cost`], longest processing time first: [`tenor_ports::shard_by_cost`], the split
+/// [`run_batched_sharded`] makes over devices), for running them elsewhere (a cluster's
+/// workers). Indices into `sets`, ascending in each chunk; empty chunks left out.
+#[must_use]
+pub fn plan(sets: &[Params], chunks: usize) -> Vec<Vec<usize>> {
+    let costs: Vec<f64> = sets.iter().map(run_cost).collect();
+    tenor_ports::shard_by_cost(&costs, chunks).shards.into_iter().filter(|s| !s.is_empty()).collect()
 }
 
 /// [`run_batched_groups_summarised`] over every device of `devices`: the parameter sets are

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The basket job (docs/basket-job.md) in numpy, the same method as Tenor's (ADR 0029), for the
+"""The basket job (docs/basket-job.md) in numpy, the same method as Tenor's (ADR 0031), for the
 CPU comparison of docs/results/basket-cpu-*.md: Andersen's QE per asset with the 2N normals
 correlated by the Cholesky factor in the order (W_v, W_S), U_v = Phi(Z_v) in the exponential
 branch; Longstaff-Schwartz on the basket (regression of the in-the-money paths on 1, xi, xi^2,

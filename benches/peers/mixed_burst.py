@@ -5,7 +5,7 @@ beside a few long-lived blocks per library (curves). Each library's own pool kee
 bursts reserved; one shared pool lets the next library's burst reuse it.
 
 Usage: mixed_burst.py OUT.json [--tenor LIB] [--bursts N]
-  --tenor LIB  both libraries allocate from libtenor_alloc.so (benches/peers/tenor_alloc.py);
+  --tenor LIB  both libraries allocate from libtenor_allocator.so (benches/peers/tenor_alloc.py);
                without it each uses its own pool (PyTorch's caching allocator, CuPy's pool).
 Writes {mode, bursts, wall_s, peak_reserved_bytes, baseline_bytes, checksum}; peak reserved is
 device memory in use (cudaMemGetInfo: total - free) at the peak of each burst, less the

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""PyTorch and CuPy on one Tenor pool: installs libtenor_alloc.so (tools/alloc) as PyTorch's
+"""PyTorch and CuPy on one Tenor pool: installs libtenor_allocator.so (tools/allocator) as PyTorch's
 CUDAPluggableAllocator and CuPy's CFunctionAllocator, then runs a script unchanged.
 
-Usage: tenor_alloc.py LIB SCRIPT [ARGS...]   (LIB: path of libtenor_alloc.so)
+Usage: tenor_alloc.py LIB SCRIPT [ARGS...]   (LIB: path of libtenor_allocator.so)
 Configuration: the TENOR_ALLOC_* variables (docs/allocators.md). Prints the shared allocator's
 statistics (JSON, tenor_alloc_stats_json) to stderr at the end.
 Import it for install(lib) and stats(handle) instead.
@@ -14,7 +14,7 @@ import sys
 
 
 def install(lib):
-    """Routes every PyTorch and CuPy device allocation of this process to libtenor_alloc.so.
+    """Routes every PyTorch and CuPy device allocation of this process to libtenor_allocator.so.
     Must run before either library allocates. Returns the ctypes handle (the same library
     PyTorch loaded: one allocator, one pool)."""
     import torch

@@ -10,7 +10,7 @@ mod code {
     include!(concat!(env!("OUT_DIR"), "/code_lines.rs"));
 }
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Tenor: pricing and backtesting on swappable compute backends.
 #[derive(Debug, Parser)]
@@ -67,6 +67,7 @@ enum PilotCommand {
 
 fn main() -> std::process::ExitCode {
     restore_default_sigpipe();
+    unset_empty_flag_variables();
     tenor_app::words::use_flags();
     let cli = Cli::parse();
     let result = match cli.command {
@@ -132,6 +133,27 @@ pub(crate) fn build_info() -> tenor_pilot::BuildInfo {
             .iter()
             .map(|(b, a, k)| tenor_pilot::CodeRow { backend: (*b).into(), adapter_lines: *a, kernel_lines: *k })
             .collect(),
+    }
+}
+
+/// An environment variable that a flag reads (`TENOR_SOCKET`, `TENOR_BACKEND`, `TENOR_SHARED`)
+/// set to the empty string counts as unset, as the XDG Base Directory variables do: `VAR=` is
+/// how a shell clears one for a command, and clap would take the empty text as the flag's value
+/// (`TENOR_SOCKET=` failed every `tenor price` with "a value is required"). Called first in
+/// `main`, before any thread exists.
+fn unset_empty_flag_variables() {
+    fn walk(c: &clap::Command, names: &mut Vec<std::ffi::OsString>) {
+        names.extend(c.get_arguments().filter_map(|a| a.get_env()).map(std::ffi::OsStr::to_os_string));
+        for sub in c.get_subcommands() {
+            walk(sub, names);
+        }
+    }
+    let mut names = Vec::new();
+    walk(&Cli::command(), &mut names);
+    for n in names {
+        if std::env::var_os(&n).is_some_and(|v| v.is_empty()) {
+            std::env::remove_var(&n);
+        }
     }
 }
 

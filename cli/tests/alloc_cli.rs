@@ -132,12 +132,81 @@ fn record_runs_a_program_under_the_interposer_and_passes_its_exit_status_on() {
     assert!(!out.success() && out.stderr.contains("/nonexistent/libtenor_trace.so"), "{}", out.stderr);
 }
 
+/// `tenor alloc record --out OUT -- ARGS` with the interposer of `dir`.
+fn record(dir: &std::path::Path, out: &std::path::Path, args: &[&std::ffi::OsStr]) -> common::Run {
+    run(tenor()
+        .args(["alloc", "record", "--lib"])
+        .arg(dir.join("libtenor_trace.so"))
+        .arg("--out")
+        .arg(out)
+        .arg("--")
+        .args(args)
+        .env("LD_LIBRARY_PATH", dir))
+}
+
+/// The events a summary line "recorded N events ... -> PATH" counts, and the events in the file
+/// it names.
+fn counted_and_named(stderr: &str) -> (usize, usize) {
+    let line = stderr.lines().find(|l| l.starts_with("recorded ")).unwrap_or_else(|| panic!("a summary: {stderr}"));
+    let n: usize = line.split_whitespace().nth(1).and_then(|x| x.parse().ok()).expect("a count");
+    let path = line.rsplit(" -> ").next().expect("a path");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    (n, tenor_alloc::Trace::parse(&text, path).expect("parses").events.len())
+}
+
+/// `tenor alloc record` reports only this run (issue 29): a program that writes no trace (killed)
+/// or records nothing (`sh -c 'exit 3'`) is said to, and an earlier trace at --out is neither
+/// reported as new nor replaced; under a wrapper (`bash -c "prog; true"`) the summary names the
+/// file that holds the events it counts; an inherited `TENOR_TRACE_ROOT_PID` changes nothing.
 #[test]
-fn stats_prints_a_libtenor_alloc_file_and_names_the_place_of_bad_json() {
+fn record_reports_this_run_only_and_names_the_file_it_counts() {
+    let dir = out_dir("record-run");
+    common::build_interposer(&dir);
+    let prog = dir.join("prog");
+    let out = dir.join("run.trace");
+    let r = record(&dir, &out, &[prog.as_os_str(), "run".as_ref()]);
+    assert!(r.success(), "{}", r.stderr);
+    let earlier = std::fs::read(&out).expect("the first trace");
+    for (args, code) in [(["-c", "exit 3"], 3), (["-c", "kill -9 $$"], 137)] {
+        let r = record(&dir, &out, &["sh".as_ref(), args[0].as_ref(), args[1].as_ref()]);
+        assert_eq!(r.code, code, "sh {args:?}: {}", r.stderr);
+        assert!(
+            !r.stderr.contains("recorded 17 events"),
+            "sh {args:?}: the earlier trace reported as new: {}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("left as it was"), "sh {args:?}: {}", r.stderr);
+        assert_eq!(std::fs::read(&out).expect("read"), earlier, "sh {args:?}: the earlier trace is kept");
+    }
+    // Under a wrapper the program's events are what the summary counts, in the file it names.
+    let wrapped = dir.join("wrapped.trace");
+    let script = format!("'{}' run; true", prog.display());
+    let r = record(&dir, &wrapped, &["bash".as_ref(), "-c".as_ref(), script.as_ref()]);
+    assert!(r.success(), "{}", r.stderr);
+    assert_eq!(counted_and_named(&r.stderr), (17, 17), "{}", r.stderr);
+    // An inherited root pid (a recording inside a recording) does not make the program a child.
+    let nested = dir.join("nested.trace");
+    let r = run(tenor()
+        .args(["alloc", "record", "--lib"])
+        .arg(dir.join("libtenor_trace.so"))
+        .arg("--out")
+        .arg(&nested)
+        .arg("--")
+        .arg(&prog)
+        .arg("run")
+        .env("LD_LIBRARY_PATH", &dir)
+        .env("TENOR_TRACE_ROOT_PID", "1"));
+    assert!(r.success(), "{}", r.stderr);
+    assert_eq!(counted_and_named(&r.stderr), (17, 17), "{}", r.stderr);
+    assert!(nested.exists());
+}
+
+#[test]
+fn stats_prints_a_libtenor_allocator_file_and_names_the_place_of_bad_json() {
     let dir = out_dir("stats");
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("stats.json");
-    // The shape tools/alloc writes (its contract test reads the same fields back).
+    // The shape tools/allocator writes (its contract test reads the same fields back).
     std::fs::write(&file, r#"{"strategy":"binning","allocs":5,"peak_used":2097152,"peak_reserved":4194304}"#)
         .expect("write");
     let out = run(tenor().args(["alloc", "stats"]).arg(&file));
@@ -148,4 +217,50 @@ fn stats_prints_a_libtenor_alloc_file_and_names_the_place_of_bad_json() {
     let out = run(tenor().args(["alloc", "stats"]).arg(&file));
     assert!(!out.success());
     assert!(out.stderr.contains("stats.json:3:3"), "{}", out.stderr);
+}
+
+/// Sizes read from a trace are limits, not allocations (issue 29): a two-line trace of
+/// isize::MAX bytes replays and advises under a 2 GiB address-space limit, the request counted as
+/// one simulated out-of-memory under every strategy (it used to back the whole simulated device
+/// with host memory up front and abort). The limit is set in the child before `exec`.
+#[cfg(unix)]
+#[test]
+fn an_isize_max_trace_replays_under_a_memory_limit_as_a_simulated_out_of_memory() {
+    use std::os::unix::process::CommandExt;
+    let dir = out_dir("limit");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let trace = dir.join("huge.trace");
+    let b = isize::MAX;
+    std::fs::write(&trace, format!("# tenor-alloc trace v1\ntime_ns,op,bytes,stream,job,block,thread\n1,alloc,{b},1,0,1,0\n2,free,{b},1,0,1,0\n"))
+        .expect("write");
+    for cmd in ["replay", "advise"] {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("tenor"));
+        c.args(["alloc", cmd, "--trace"]).arg(&trace).arg("--out").arg(&dir);
+        // SAFETY: only `setrlimit` (async-signal-safe) between fork and exec.
+        unsafe {
+            c.pre_exec(|| {
+                let lim = libc::rlimit { rlim_cur: 2 << 30, rlim_max: 2 << 30 };
+                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let o = c.output().expect("tenor runs");
+        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.status.code(), Some(0), "{cmd}: {:?}\n{out}\n{err}", o.status);
+        if cmd == "replay" {
+            let rows: Vec<&str> = out
+                .lines()
+                .filter(|l| ["pool ", "binning ", "arena ", "caching ", "slab "].iter().any(|k| l.starts_with(k)))
+                .collect();
+            assert_eq!(rows.len(), 5, "{out}");
+            for r in rows {
+                let fails: Vec<&str> = r.split_whitespace().collect();
+                assert_eq!(fails[fails.len() - 2], "1", "one failed allocation: {r}");
+            }
+        } else {
+            assert!(out.contains("1 allocation(s) failed under the pool"), "{out}");
+        }
+    }
 }

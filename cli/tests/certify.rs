@@ -215,3 +215,33 @@ fn a_candidate_that_ran_a_part_the_baseline_skipped_is_refused() {
     assert!(r.stderr.contains("manifest.toml: the suites differ: part oracles: the baseline skipped"), "{}", r.stderr);
     assert!(r.stderr.contains("the candidate ran"), "{}", r.stderr);
 }
+
+/// The comparison rules belong to the suite in the code, not to the baseline (issue 29): a
+/// baseline whose rule for a row was loosened (`rel=1e-12` to `rel=1`) and its price moved by
+/// 1 % promoted; it is refused, naming the part, the row and both rules.
+#[test]
+fn a_baseline_whose_rules_differ_from_the_suites_is_refused_by_name() {
+    let _serial = serial();
+    let b = copy_of("rules");
+    let mut moved = None;
+    edit_csv(&b.join("results/book.csv"), |_, v| {
+        if moved.is_none() && v[8] == "rel=1e-12" {
+            let p: f64 = v[1].parse().expect("price");
+            v[1] = format!("{}", p * 1.01);
+            v[8] = "rel=1e0".into();
+            moved = Some(v[0].clone());
+        }
+    });
+    let id = moved.expect("a closed-form row");
+    let r = compare(&b, None);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(!r.stdout.contains("PROMOTE"), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("results/book.csv")
+            && r.stderr.contains(&id)
+            && r.stderr.contains("rel=1e0")
+            && r.stderr.contains("rel=1e-12"),
+        "{}",
+        r.stderr
+    );
+}

@@ -196,3 +196,34 @@ fn surface_with_no_fittable_slice_names_the_file() {
     assert!(r.stderr.contains("spx.csv") && r.stderr.contains("slice"), "{}", r.stderr);
     assert!(!r.stderr.contains("invalid argument slices"), "{}", r.stderr);
 }
+
+/// `--out` as `sort -o` and `curl -o` users expect (issue 29): `-` and `/dev/stdout` are the
+/// standard output, written in order; a link of this user is written through to its target,
+/// which is replaced atomically beside itself, and the link stays.
+#[test]
+fn out_dash_and_dev_stdout_are_streams_and_a_link_is_written_through() {
+    let d = dir("streams");
+    let input = d.join("in.csv");
+    std::fs::write(&input, book(3)).expect("write");
+    for out in ["-", "/dev/stdout"] {
+        let r = price(&input, Path::new(out));
+        assert_eq!(r.code, 0, "--out {out}: {}", r.stderr);
+        let rows: Vec<&str> =
+            r.stdout.lines().filter(|l| ["t0,", "t1,", "t2,"].iter().any(|t| l.starts_with(t))).collect();
+        assert_eq!(rows.len(), 3, "--out {out}: the rows on stdout: {}", r.stdout);
+        assert!(r.stdout.starts_with("id,price,"), "--out {out}: {}", r.stdout);
+    }
+    assert!(!d.join("-").exists(), "no file named -");
+    #[cfg(unix)]
+    {
+        std::fs::create_dir(d.join("runs")).expect("mkdir");
+        std::fs::write(d.join("runs/today.csv"), "old").expect("seed");
+        let link = d.join("latest.csv");
+        std::os::unix::fs::symlink("runs/today.csv", &link).expect("link");
+        let r = price(&input, &link);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(std::fs::symlink_metadata(&link).expect("stat").file_type().is_symlink(), "the link stays");
+        let text = std::fs::read_to_string(d.join("runs/today.csv")).expect("read");
+        assert!(text.starts_with("id,price,") && text.lines().count() == 4, "{text}");
+    }
+}

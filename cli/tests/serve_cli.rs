@@ -5,11 +5,11 @@
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 mod common;
 
+use common::serve::{ping, Server};
 use common::{run, tenor, Run};
 
 const HEADER: &str = "id,kind,type,spot,strike,maturity,rate,dividend,vol,barrier,barrier_type,rebate,fixings";
@@ -20,51 +20,6 @@ fn dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("tmp dir");
     d
-}
-
-/// A running `tenor serve`, stopped (or killed) when dropped.
-struct Server {
-    child: Child,
-    socket: PathBuf,
-}
-
-impl Server {
-    fn start(backend: &str, socket: &Path) -> Self {
-        let child = Command::new(assert_cmd::cargo::cargo_bin("tenor"))
-            .args(["serve", "--backend", backend, "--socket"])
-            .arg(socket)
-            .env_remove("TENOR_BACKEND")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("tenor serve starts");
-        let server = Self { child, socket: socket.to_path_buf() };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !ping(socket).success() {
-            assert!(Instant::now() < deadline, "tenor serve did not answer within 60 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = run(tenor().args(["serve", "--stop", "--socket"]).arg(&self.socket));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-    }
-}
-
-fn ping(socket: &Path) -> Run {
-    run(tenor().args(["serve", "--ping", "--socket"]).arg(socket))
 }
 
 /// `tenor price` in `cwd` with `args`, by itself or (`socket`) through the server.

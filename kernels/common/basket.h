@@ -1,12 +1,12 @@
 // The STAC-A2 basket's device code (basket_paths, basket_backward, basket_solve, basket_value,
 // basket_sens, basket_moments; see their kernel.toml), written once for CUDA, SYCL and OpenCL C
 // in the spellings of shared.h and appended after it by tenor_kernels::prelude. Every function
-// performs the operations of kernels/src/basket.rs (the CPU references' code) in the same
+// performs the operations of core/kernels/src/basket.rs (the CPU references' code) in the same
 // order; the backends' exp, log, sqrt, sin, cos and erfc differ from the CPU's in the last ulp,
 // and compilers may contract a b + c, so results agree within the conformance tolerances
 // (adapters/conformance/src/basket.rs).
 //
-// Model (kernels/src/basket.rs has the whole description): N <= 16 Heston assets under
+// Model (core/kernels/src/basket.rs has the whole description): N <= 16 Heston assets under
 // Andersen's (2008) QE scheme, the 2N normals of a step correlated by a lower-triangular factor
 // (row i < N: the variance normal of asset i, row N + i: its log-price normal), U_v = Phi(z_v)
 // in the exponential branch; asset records of 16 doubles (the slots below).
@@ -25,7 +25,7 @@
 #define TENOR_BASKET_SENS_ROWS 185u
 #define TENOR_BASKET_G 136u
 
-// Record slots (kernels/src/basket.rs, mod slot).
+// Record slots (core/kernels/src/basket.rs, mod slot).
 #define TENOR_BASKET_X0 0u
 #define TENOR_BASKET_V0 1u
 #define TENOR_BASKET_WEIGHT 2u
@@ -71,7 +71,7 @@ TENOR_DEVICE_INLINE void tenor_basket_correlate(TENOR_GLOBAL const double* __res
     }
 }
 
-// One QE step of the asset with record c from variance vc (kernels/src/basket.rs, qe_step):
+// One QE step of the asset with record c from variance vc (core/kernels/src/basket.rs, qe_step):
 // returns the log-price increment; *vn the next variance, *branch_out the branches taken (bit 0
 // exponential, bit 1 K0 without the martingale correction), *sq = sqrt(K3 vc + K4 vn). branch is
 // TENOR_BASKET_FREE (choose) or the bits to follow.
@@ -171,7 +171,7 @@ TENOR_DEVICE_INLINE bool tenor_basket_exercise(double b, double nu, double strik
     return pay > cont;
 }
 
-// The change of the payoff (e at b) when the basket moves by db (kernels/src/basket.rs).
+// The change of the payoff (e at b) when the basket moves by db (core/kernels/src/basket.rs).
 TENOR_DEVICE_INLINE double tenor_basket_payoff_change(double b, double db, double e, double strike, double sign) {
     const double eh = TENOR_MATH(fmax)(sign * (b + db - strike), 0.0);
     return (e > 0.0 && eh > 0.0) ? sign * db : eh - e;
@@ -254,7 +254,7 @@ TENOR_DEVICE_INLINE tenor_u32 tenor_basket_packed(tenor_u32 a, tenor_u32 b, teno
     return a * (2u * nb - a + 1u) / 2u + (b - a);
 }
 
-// basket_solve (see its kernel.toml; kernels/src/basket.rs, solve).
+// basket_solve (see its kernel.toml; core/kernels/src/basket.rs, solve).
 TENOR_DEVICE_INLINE void tenor_basket_solve(TENOR_GLOBAL double* __restrict__ coef, TENOR_GLOBAL const double* __restrict__ partials,
                                             tenor_u64 nblocks, tenor_u32 steps, tenor_u32 step, tenor_u32 nb) {
     if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps) return;

@@ -250,8 +250,7 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
 /// # Errors
 /// I/O and serialisation errors, with the path.
 pub fn write(r: &Report, dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    use anyhow::Context as _;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    tenor_ports::files::create_folder(dir)?;
     let charts = super::charts::write_all(r, dir)?;
     let json = dir.join("pilot.json");
     let mut value = serde_json::to_value(r)?;

@@ -21,7 +21,7 @@
  * Output: TENOR_TRACE_OUT (default tenor-<pid>.trace in the working directory), written at exit
  * and on SIGINT/SIGTERM (then the signal's previous disposition is restored and the signal
  * raised again, so the exit status is unchanged), through a temporary file in the same folder
- * renamed into place. Events go to per-thread buffers; a global lock orders them (sequence
+ * (OUT.tenor-tmp-<16 random hex digits>, created exclusively) renamed into place. Events go to per-thread buffers; a global lock orders them (sequence
  * number and time taken under it) and keeps the pointer -> (block, size) map, so a free carries
  * the bytes of its allocation. Frees of pointers this library did not see allocated (NULL, or
  * allocated before it loaded) are not recorded. The calls themselves are passed through
@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -221,6 +222,37 @@ static int write_all(int fd, const char *p, size_t n) {
     return 0;
 }
 
+/* 16 hex digits of operating-system randomness into `out` (not terminated); 0 on success.
+ * Async-signal-safe (getrandom(2) as a system call, else a read of /dev/urandom). */
+static int random_hex(char *out) {
+    unsigned char b[8];
+    size_t got = 0;
+    while (got < sizeof b) {
+        long n = syscall(SYS_getrandom, b + got, sizeof b - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    if (got < sizeof b) {
+        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return -1;
+        while (got < sizeof b) {
+            ssize_t n = read(fd, b + got, sizeof b - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            got += (size_t)n;
+        }
+        close(fd);
+        if (got < sizeof b) return -1;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof b; i++) {
+        out[2 * i] = hex[b[i] >> 4];
+        out[2 * i + 1] = hex[b[i] & 15];
+    }
+    return 0;
+}
+
 /* merges the thread buffers by sequence number and writes the trace atomically */
 static void flush_trace(void) {
     if (g_flushed) return;
@@ -230,13 +262,21 @@ static void flush_trace(void) {
         for (struct tbuf *b = g_threads; b; b = b->next) events += b->len;
         if (!events) return;
     }
+    /* The temporary file is created exclusively (O_EXCL: a link planted at the name is never
+     * followed) under 64 random bits (getrandom(2)), a new name when one is taken: in a folder
+     * other users can write, a guessable name (it was OUT.tmp.<pid>) let them redirect the write
+     * into any file this process may write (ADR 0029). */
     char tmp[4200];
     size_t ol = strlen(g_out);
     memcpy(tmp, g_out, ol);
-    memcpy(tmp + ol, ".tmp.", 5);
-    size_t tl = ol + 5 + put_u64(tmp + ol + 5, (uint64_t)getpid());
-    tmp[tl] = 0;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    memcpy(tmp + ol, ".tenor-tmp-", 11);
+    int fd = -1;
+    for (int tries = 0; tries < 64 && fd < 0; tries++) {
+        if (random_hex(tmp + ol + 11) != 0) return;
+        tmp[ol + 11 + 16] = 0;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) return;
+    }
     if (fd < 0) return;
     static const char head[] = "# tenor-alloc trace v1\n# recorded by libtenor_trace.so\ntime_ns,op,bytes,stream,job,block,thread\n";
     int bad = write_all(fd, head, sizeof head - 1);

@@ -145,6 +145,47 @@ fn fnv1a(basis: u64, bytes: &[u8]) -> u64 {
     bytes.iter().fold(basis, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01B3))
 }
 
+/// Creates `dir` and its parents, each new one with mode 0700.
+fn create_private(dir: &std::path::Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
+/// The bytes of `path` when it is a regular file of this user (not a link: opened with
+/// `O_NOFOLLOW`), else `None`.
+fn read_own(path: &std::path::Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut f = o.open(path).ok()?;
+    let m = f.metadata().ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: `geteuid` has no preconditions.
+        if m.uid() != unsafe { libc::geteuid() } {
+            return None;
+        }
+    }
+    if !m.is_file() {
+        return None;
+    }
+    let mut v = Vec::new();
+    f.read_to_end(&mut v).ok()?;
+    Some(v)
+}
+
 /// The on-disk cache of compiled kernel images.
 #[derive(Debug, Clone)]
 pub struct ImageCache {
@@ -153,17 +194,19 @@ pub struct ImageCache {
 
 impl ImageCache {
     /// The cache in `TENOR_CUDA_CACHE` if set, else `$XDG_CACHE_HOME/tenor/cuda`, else
-    /// `$HOME/.cache/tenor/cuda`; no cache when none can be created.
+    /// `$HOME/.cache/tenor/cuda`; no cache when none can be created or it is not private
+    /// ([`ImageCache::at`]).
     pub fn from_env() -> Self {
-        let dir = tenor_kernels::cache::cuda_cache_dir(&|k| std::env::var_os(k));
-        Self { dir: dir.filter(|d| std::fs::create_dir_all(d).is_ok()) }
+        Self::at(tenor_kernels::cache::cuda_cache_dir(&|k| std::env::var_os(k)))
     }
 
-    /// A cache in `dir` (`None`: no caching).
+    /// A cache in `dir` (`None`: no caching), created with mode 0700 when missing. A folder that
+    /// belongs to another user, or that its group or others can write, is not used: the images
+    /// in it run on the device with this process's memory, so another user must not be able to
+    /// put one there (ADR 0029).
     pub fn at(dir: Option<PathBuf>) -> Self {
-        Self { dir: dir.filter(|d| std::fs::create_dir_all(d).is_ok()) }
+        Self { dir: dir.filter(|d| create_private(d).is_ok() && tenor_ports::files::check_private_folder(d).is_ok()) }
     }
-
     /// The cache file for a source, device and compiler.
     pub fn key(name: &str, source: &str, cc: (u32, u32), nvrtc: (i32, i32)) -> String {
         let mut text = options(cc).join(" ");
@@ -182,16 +225,13 @@ impl ImageCache {
         let source = full_source(def)?;
         let Some(dir) = &self.dir else { return compile(&def.name, &source, cc) };
         let path = dir.join(Self::key(&def.name, &source, cc, version()?));
-        if let Ok(image) = std::fs::read(&path) {
-            if !image.is_empty() {
-                return Ok(image);
-            }
+        if let Some(image) = read_own(&path).filter(|i| !i.is_empty()) {
+            return Ok(image);
         }
         let image = compile(&def.name, &source, cc)?;
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::write(&tmp, &image).is_ok() {
-            let _ = std::fs::rename(&tmp, &path);
-        }
+        // Created exclusively under a random name and renamed (tenor_ports::files); a failure
+        // only costs the cache.
+        let _ = tenor_ports::files::write_atomic(&path, &image);
         Ok(image)
     }
 }
@@ -199,6 +239,22 @@ impl ImageCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kernel cache others can write is a place to plant code that runs with this process's
+    /// device memory: such a folder is not used (issue 29); a folder of this user's only is.
+    #[test]
+    #[cfg(unix)]
+    fn a_cache_folder_others_can_write_is_not_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = std::env::temp_dir().join(format!("tenor-cuda-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("tmp");
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        assert!(ImageCache::at(Some(d.clone())).dir.is_none(), "a folder everyone can write");
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        assert_eq!(ImageCache::at(Some(d.clone())).dir, Some(d.clone()), "a folder of this user's");
+        std::fs::remove_dir_all(&d).expect("clean");
+    }
 
     #[test]
     fn extra_options_are_appended_and_change_the_cache_key_input() {

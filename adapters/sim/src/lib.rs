@@ -21,7 +21,9 @@
 
 mod checked;
 pub use checked::checked_device;
+mod clock;
 mod memory;
+mod ready;
 mod sched;
 
 use std::any::Any;
@@ -112,6 +114,12 @@ impl SimDriver {
     /// Every hazard found so far (also reported, once, by the next synchronisation).
     pub fn hazards(&self) -> Vec<String> {
         self.shared.lock().hazards.clone()
+    }
+
+    /// Bookkeeping done so far (vector-clock entries merged or copied, streams scanned by the
+    /// scheduler): a measure of the checker's cost that does not depend on the machine.
+    pub fn clock_work(&self) -> u64 {
+        self.shared.lock().work
     }
 
     /// Runs all queued work (a device-wide synchronisation) without reporting errors.

@@ -13,57 +13,149 @@ pub(crate) const BASE: u64 = 0x7e00_0000_0000;
 /// Alignment of simulated blocks.
 pub(crate) const ALIGN: u64 = 256;
 
+/// One aligned line of backing store: kernels view blocks as `f64` slices at host addresses
+/// aligned like the simulated ones.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(256))]
+struct Line([u8; ALIGN as usize]);
+
+/// The simulated memory. Its size is a limit, not an allocation: the host backs it from `BASE`
+/// up only as far as work has read or written data (uploads, downloads, kernels), growing when
+/// work reaches further, so a replay (allocations, touches and frees, no data) of a device of
+/// any size costs the host nothing, and a backing the host cannot give becomes an error of the
+/// work that needed it (reported at the next synchronisation), never an abort.
 pub(crate) struct Memory {
-    /// `ALIGN` bytes more than the capacity, so that simulated address `BASE` can sit at a host
-    /// address aligned to `ALIGN` (`pad` bytes in): kernels view blocks as `f64` slices.
-    heap: Vec<u8>,
-    pad: usize,
+    /// Backs the simulated bytes `BASE .. BASE + heap.len() * ALIGN`.
+    heap: Vec<Line>,
     bytes: usize,
     free: BTreeMap<u64, u64>,
     live: BTreeMap<u64, u64>,
     report: AllocReport,
+    /// End (offset from `BASE`) of the highest block ever allocated: newly backed bytes below it
+    /// that are free now were freed before they were backed, and read as poison.
+    ever: u64,
+    /// Bytes the host could not back, taken by the scheduler as an error.
+    unbacked: Option<usize>,
 }
 
 impl Memory {
     pub(crate) fn new(bytes: usize) -> Self {
         let mut free = BTreeMap::new();
         free.insert(BASE, bytes as u64);
-        let heap = vec![0; bytes + ALIGN as usize];
-        let pad = heap.as_ptr().align_offset(ALIGN as usize).min(ALIGN as usize);
-        Self { heap, pad, bytes, free, live: BTreeMap::new(), report: AllocReport::default() }
+        Self {
+            heap: Vec::new(),
+            bytes,
+            free,
+            live: BTreeMap::new(),
+            report: AllocReport::default(),
+            ever: 0,
+            unbacked: None,
+        }
     }
 
     pub(crate) fn capacity(&self) -> usize {
         self.bytes
     }
 
-    fn offset(&self, addr: u64, len: usize) -> Option<usize> {
-        let off = usize::try_from(addr.checked_sub(BASE)?).ok()?;
-        (off.checked_add(len)? <= self.bytes).then_some(off + self.pad)
+    /// Host bytes backing the simulated memory so far.
+    fn backed(&self) -> usize {
+        self.heap.len() * ALIGN as usize
     }
 
-    /// Host range of the simulated range `addr .. addr + len`, as a kernel argument; a range
-    /// outside the memory becomes an empty one (which a kernel's bounds-checked views refuse).
-    pub(crate) fn host_range(&mut self, addr: u64, len: u64) -> RawArg {
-        match usize::try_from(len).ok().and_then(|n| self.offset(addr, n)) {
-            Some(off) => RawArg::Ptr(self.heap.as_mut_ptr() as u64 + off as u64, len),
-            None => RawArg::Ptr(0, 0),
+    /// The offset of `addr .. addr + len` from `BASE`, when it lies inside the memory.
+    fn offset(&self, addr: u64, len: usize) -> Option<usize> {
+        let off = usize::try_from(addr.checked_sub(BASE)?).ok()?;
+        (off.checked_add(len)? <= self.bytes).then_some(off)
+    }
+
+    /// Backs the simulated memory up to offset `end` (doubling, within the capacity, so growth
+    /// copies each byte a bounded number of times); `false`, with [`Memory::unbacked`] set, when
+    /// the host cannot.
+    fn back_to(&mut self, end: usize) -> bool {
+        if end <= self.backed() {
+            return true;
+        }
+        let need = end.div_ceil(ALIGN as usize);
+        let most = self.bytes.div_ceil(ALIGN as usize);
+        let lines = need.max(self.heap.len().saturating_mul(2)).min(most);
+        let old = self.backed();
+        let grown = self
+            .heap
+            .try_reserve_exact(lines - self.heap.len())
+            .map(|()| lines)
+            .or_else(|_| self.heap.try_reserve_exact(need - self.heap.len()).map(|()| need));
+        let Ok(lines) = grown else {
+            self.unbacked = Some(end);
+            return false;
+        };
+        self.heap.resize(lines, Line([0; ALIGN as usize]));
+        let (new, ever) = (self.backed() as u64, self.ever);
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.heap);
+        for (&start, &len) in &self.free {
+            let (lo, hi) = ((start - BASE).max(old as u64), (start - BASE + len).min(new).min(ever));
+            if lo < hi {
+                bytes[lo as usize..hi as usize].fill(0xFF);
+            }
+        }
+        true
+    }
+
+    /// Backs the memory as far as the furthest of `ranges` (simulated address, length) that lies
+    /// inside it, so that host addresses taken afterwards for each of them stay valid together.
+    pub(crate) fn back_ranges(&mut self, ranges: impl Iterator<Item = (u64, u64)>) {
+        let end = ranges
+            .filter_map(|(addr, len)| {
+                let n = usize::try_from(len).ok()?;
+                Some(self.offset(addr, n)? + n)
+            })
+            .max();
+        if let Some(end) = end {
+            self.back_to(end);
         }
     }
 
-    pub(crate) fn read(&self, addr: u64, len: usize) -> Vec<u8> {
-        self.offset(addr, len).map_or_else(Vec::new, |o| self.heap[o..o + len].to_vec())
+    /// The bytes the host could not back since the last call, if any.
+    pub(crate) fn take_unbacked(&mut self) -> Option<usize> {
+        self.unbacked.take()
+    }
+
+    /// Host range of the simulated range `addr .. addr + len`, as a kernel argument; a range
+    /// outside the memory (or one the host cannot back) becomes an empty one (which a kernel's
+    /// bounds-checked views refuse). It may grow (move) the backing: a launch backs all its
+    /// ranges first ([`Memory::back_ranges`]).
+    pub(crate) fn host_range(&mut self, addr: u64, len: u64) -> RawArg {
+        match usize::try_from(len).ok().and_then(|n| Some((self.offset(addr, n)?, n))) {
+            Some((off, n)) if self.back_to(off + n) => {
+                let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.heap);
+                RawArg::Ptr(bytes.as_mut_ptr() as u64 + off as u64, len)
+            }
+            _ => RawArg::Ptr(0, 0),
+        }
+    }
+
+    pub(crate) fn read(&mut self, addr: u64, len: usize) -> Vec<u8> {
+        match self.offset(addr, len) {
+            Some(o) if self.back_to(o + len) => bytemuck::cast_slice::<Line, u8>(&self.heap)[o..o + len].to_vec(),
+            _ => Vec::new(),
+        }
     }
 
     pub(crate) fn write(&mut self, addr: u64, data: &[u8]) {
         if let Some(o) = self.offset(addr, data.len()) {
-            self.heap[o..o + data.len()].copy_from_slice(data);
+            if self.back_to(o + data.len()) {
+                bytemuck::cast_slice_mut::<Line, u8>(&mut self.heap)[o..o + data.len()].copy_from_slice(data);
+            }
         }
     }
 
+    /// Fills a freed block with `0xFF` where it is backed (bytes backed later are poisoned then,
+    /// see [`Memory::back_to`]).
     pub(crate) fn poison(&mut self, addr: u64, len: u64) {
         if let Some(o) = self.offset(addr, len as usize) {
-            self.heap[o..o + len as usize].fill(0xFF);
+            let end = (o + len as usize).min(self.backed());
+            if o < end {
+                bytemuck::cast_slice_mut::<Line, u8>(&mut self.heap)[o..end].fill(0xFF);
+            }
         }
     }
 
@@ -75,6 +167,7 @@ impl Memory {
             self.free.insert(start + size, len - size);
         }
         self.live.insert(start, size);
+        self.ever = self.ever.max(start + size - BASE);
         let r = &mut self.report;
         r.used += size as usize;
         r.reserved = r.used;

@@ -194,7 +194,7 @@ pub fn run(
         ));
     }
     report.line("(latencies in ns per call, host side; waits = strategy's inserted + cross-stream ordering)");
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    tenor_ports::files::create_folder(out)?;
     let json_path = out.join(format!("alloc-replay-{backend}.json"));
     let doc = serde_json::to_vec_pretty(&to_json(backend, soak_s, &reports))?;
     tenor_ports::files::write_atomic(&json_path, &doc)?;

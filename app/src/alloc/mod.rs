@@ -1,7 +1,7 @@
 //! The allocation toolkit's workflows for every door: traces of Tenor's own pricing kernels
 //! ([`pricing`]), trace files ([`trace`]), profile/replay/advise ([`workflows`]), the timed
 //! replay on a backend ([`device`]), recording any program ([`record`]), the statistics of
-//! `libtenor_alloc.so` ([`stats`]) and the charts ([`charts`]).
+//! `libtenor_allocator.so` ([`stats`]) and the charts ([`charts`]).
 
 pub mod charts;
 pub mod device;

@@ -1,4 +1,4 @@
-//! `tenor alloc stats FILE`: prints the statistics file `libtenor_alloc.so` (tools/alloc) writes
+//! `tenor alloc stats FILE`: prints the statistics file `libtenor_allocator.so` (tools/allocator) writes
 //! at exit (`TENOR_ALLOC_STATS`, JSON; docs/allocators.md "One pool for every library").
 
 use std::path::Path;
@@ -19,7 +19,7 @@ pub fn stats(file: &Path) -> anyhow::Result<Report> {
     let path = file.display();
     let text = std::fs::read_to_string(file).with_context(|| format!("reading {path}"))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| {
-        anyhow::anyhow!("{path}:{}:{}: not a libtenor_alloc statistics file: {e}", e.line(), e.column())
+        anyhow::anyhow!("{path}:{}:{}: not a libtenor_allocator statistics file: {e}", e.line(), e.column())
     })?;
     let fields = v.as_object().with_context(|| format!("{path}: expected a JSON object of statistics"))?;
     for (k, val) in fields {

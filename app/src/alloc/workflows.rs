@@ -69,7 +69,7 @@ pub fn load(c: &TraceRequest, report: &mut Report) -> anyhow::Result<Trace> {
     };
     if let Some(path) = &c.save_trace {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            tenor_ports::files::create_folder(dir)?;
         }
         tenor_ports::files::write_atomic(path, trace.to_text().as_bytes())?;
         report.line(format!("trace written to {}", path.display()));
@@ -78,7 +78,7 @@ pub fn load(c: &TraceRequest, report: &mut Report) -> anyhow::Result<Trace> {
 }
 
 fn out_file(dir: &Path, name: &str) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    tenor_ports::files::create_folder(dir)?;
     Ok(dir.join(name))
 }
 

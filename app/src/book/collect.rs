@@ -29,6 +29,8 @@ pub struct PricedBook {
     pub rows: Vec<PricedRow>,
     /// The kind of each row of `rows` (same length).
     pub kinds: Vec<Kind>,
+    /// The file's line of each row of `rows` (same length).
+    pub lines: Vec<u64>,
     /// Problems of the header and rows found when reading (file, line, column).
     pub read_errors: Vec<RowError>,
     /// Trades read but refused by the pricer.
@@ -88,10 +90,10 @@ fn collect(
     results: Vec<Result<PricedRow, portfolio::PriceError>>,
     times: BookTimes,
 ) -> PricedBook {
-    let file = file.display();
     let mut book = PricedBook {
         rows: Vec::with_capacity(results.len()),
         kinds: Vec::with_capacity(results.len()),
+        lines: Vec::with_capacity(results.len()),
         read_errors: parsed.errors.clone(),
         trade_failures: Vec::new(),
         bad_lines: parsed.bad_lines(),
@@ -102,13 +104,14 @@ fn collect(
             Ok(row) => {
                 book.rows.push(row);
                 book.kinds.push(trade.kind());
+                book.lines.push(trade.line);
             }
             Err(e) => {
                 book.trade_failures.push(TradeFailure {
                     line: trade.line,
                     id: trade.id.clone(),
                     kind: trade.kind(),
-                    message: format!("{file}:{}: trade {:?} ({}): {e}", trade.line, trade.id, trade.kind()),
+                    message: format!("{}: {e}", super::chunks::trade_label(file, trade)),
                 });
                 book.bad_lines.push(trade.line);
             }

@@ -1,8 +1,10 @@
 //! Pricing a book (a portfolio CSV) as a request and an outcome: [`BookRequest`] in,
 //! [`price_book`] (or its parts [`run_book`], [`BookRun::write_rows`] and [`Summary`]) out.
 //! The command line and `tenor serve` run the same code; the Python package and the C ABI
-//! call [`collect::price_parsed`] on rows they read or built themselves.
+//! call [`collect::price_parsed`] on rows they read or built themselves; the Dask door prices a
+//! book in chunks on other processes ([`chunks`]).
 
+pub mod chunks;
 pub mod collect;
 pub mod open;
 mod request;

@@ -13,7 +13,7 @@
 
 use serde::Serialize;
 
-use super::format::{Baseline, LatencyRow, Rule, ValueRow, GREEKS};
+use super::format::{Baseline, FloorRow, LatencyRow, Rule, ValueRow, GREEKS};
 
 /// Probabilistic bound's `lambda`.
 const LAMBDA: f64 = 6.0;
@@ -83,7 +83,8 @@ pub struct Outcome {
     pub failures: Vec<Failure>,
     /// Latency per workload.
     pub latency: Vec<LatencyCheck>,
-    /// Values of the baseline the candidate did not produce, or the other way round.
+    /// Values of the baseline the candidate did not produce, or the other way round; feature
+    /// floors that differ; workloads timed in one run only.
     pub missing: Vec<String>,
     /// Whether latency regressions reject (`tenor compare --latency check`, the default) or are
     /// only reported (`--latency report`, for a machine that is not quiet).
@@ -95,6 +96,8 @@ pub fn reorder_bound(a: f64, b: f64, terms: u64, u: f64) -> f64 {
     2.0 * LAMBDA * (terms.max(1) as f64).sqrt() * u * a.abs().max(b.abs())
 }
 
+/// The largest difference `rule` allows around `base`. Under `k=K` the standard error is the
+/// smaller of the two runs' (neither side alone can widen the allowance).
 fn allowed(rule: Rule, base: f64, stderr: Option<f64>) -> f64 {
     match rule {
         Rule::Bitwise => 0.0,
@@ -104,10 +107,25 @@ fn allowed(rule: Rule, base: f64, stderr: Option<f64>) -> f64 {
     }
 }
 
+/// Whether `a` (baseline) and `b` (candidate) agree under `rule` with allowance `tol`. A value
+/// that is not a finite number agrees only with the same kind of value (NaN with NaN, an
+/// infinity with the same infinity): no tolerance reaches it (an infinite baseline price made
+/// the allowance infinite and passed any candidate).
 fn same(a: f64, b: f64, rule: Rule, tol: f64) -> bool {
+    if !a.is_finite() || !b.is_finite() {
+        return (a.is_nan() && b.is_nan()) || a == b;
+    }
     match rule {
         Rule::Bitwise => a.to_bits() == b.to_bits(),
-        _ => (a - b).abs() <= tol || (a.is_nan() && b.is_nan()),
+        _ => tol.is_finite() && (a - b).abs() <= tol,
+    }
+}
+
+/// The smaller of two standard errors (either alone when the other is absent).
+fn smaller(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
     }
 }
 
@@ -138,7 +156,7 @@ fn check_value(
             (b, c) => (b.unwrap_or(f64::NAN), c.unwrap_or(f64::NAN)),
         };
         n += 1;
-        let tol = allowed(rule, b, base.stderr);
+        let tol = allowed(rule, b, smaller(base.stderr, cand.stderr));
         let equal = a_bitwise(b, c);
         if (rule == Rule::Report && equal) || (rule != Rule::Report && same(b, c, rule, tol)) {
             continue;
@@ -174,11 +192,12 @@ fn a_bitwise(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits()
 }
 
-/// A latency check of one workload.
+/// A latency check of one workload: a regression when the candidate is slower than allowed, or
+/// when either median is not a number (a broken measurement never passes).
 pub fn latency_check(b: &LatencyRow, c: &LatencyRow) -> LatencyCheck {
     let allowed = LATENCY_FLOOR.max(b.rel_iqr + c.rel_iqr);
     let ratio = c.median_s / b.median_s;
-    let compared = b.median_s >= LATENCY_MIN_S;
+    let compared = b.median_s >= LATENCY_MIN_S || !b.median_s.is_finite();
     LatencyCheck {
         workload: b.workload.clone(),
         baseline_s: b.median_s,
@@ -186,8 +205,64 @@ pub fn latency_check(b: &LatencyRow, c: &LatencyRow) -> LatencyCheck {
         ratio,
         allowed,
         compared,
-        regression: compared && (ratio.is_nan() || ratio > 1.0 + allowed),
+        regression: ratio.is_nan() || (compared && ratio > 1.0 + allowed),
     }
+}
+
+/// The feature floors of the two runs, compared: the same features with the same requirements,
+/// none missing in the candidate, each with the baseline's status. One line per difference.
+fn floor_differences(base: &[FloorRow], cand: &[FloorRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in base {
+        match cand.iter().find(|c| c.feature == b.feature) {
+            None => out.push(format!("floor {}: in the baseline only", b.feature)),
+            Some(c) if c.required != b.required => out.push(format!(
+                "floor {}: the baseline requires {:?}, the candidate {:?}",
+                b.feature, b.required, c.required
+            )),
+            Some(c) if c.status != b.status || c.status == "missing" => out.push(format!(
+                "floor {}: the baseline {} ({}), the candidate {} ({})",
+                b.feature, b.status, b.found, c.status, c.found
+            )),
+            Some(_) => {}
+        }
+    }
+    for c in cand.iter().filter(|c| !base.iter().any(|b| b.feature == c.feature)) {
+        out.push(format!("floor {}: in the candidate only ({} {})", c.feature, c.status, c.found));
+    }
+    out
+}
+
+/// Refuses a baseline whose comparison rules differ from the suite's: the rules of a row (how
+/// its price and Greeks are compared, its summand count and precision) come from the suite in
+/// this Tenor's code, and a baseline edited to loosen them would turn any change into PROMOTE.
+///
+/// # Errors
+/// The first row whose rules differ: its part, id and both sets of rules.
+pub fn same_rules(base: &Baseline, cand: &Baseline) -> Result<(), String> {
+    for (part, rows) in &base.values {
+        let Some((_, crows)) = cand.values.iter().find(|(p, _)| p == part) else { continue };
+        let index: std::collections::HashMap<&str, &ValueRow> = crows.iter().map(|r| (r.id.as_str(), r)).collect();
+        for b in rows {
+            let Some(c) = index.get(b.id.as_str()) else { continue };
+            let rules =
+                |r: &ValueRow| format!("{} / {} (terms {}, {:?})", r.compare, r.greeks_compare, r.terms, r.precision);
+            let differ = b.compare.parse::<Rule>().ok() != c.compare.parse::<Rule>().ok()
+                || b.greeks_compare.parse::<Rule>().ok() != c.greeks_compare.parse::<Rule>().ok()
+                || b.terms != c.terms
+                || b.precision != c.precision;
+            if differ {
+                return Err(format!(
+                    "results/{part}.csv: row {:?}: the baseline's rules are {}, the suite's are {}; the rules \
+                     belong to the suite, a baseline whose rules differ is refused",
+                    b.id,
+                    rules(b),
+                    rules(c)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Compares `cand` with `base`; `reference` is the suite on the CPU backend (when the candidate
@@ -199,7 +274,7 @@ pub fn compare(base: &Baseline, cand: &Baseline, reference: Option<&Baseline>, l
     let mut compared = 0;
     for (part, rows) in &base.values {
         let Some((_, crow)) = cand.values.iter().find(|(p, _)| p == part) else {
-            missing.push(format!("{part}: every row (the candidate did not run it)"));
+            missing.push(format!("values {part}: every row (the candidate did not run it)"));
             continue;
         };
         let rref = reference.and_then(|r| r.values.iter().find(|(p, _)| p == part)).map(|(_, v)| v);
@@ -210,14 +285,14 @@ pub fn compare(base: &Baseline, cand: &Baseline, reference: Option<&Baseline>, l
                     let r = rref.and_then(|v| v.iter().find(|x| x.id == b.id));
                     compared += check_value(part, b, c, r, &mut failures);
                 }
-                None => missing.push(format!("{part}: {} (in the baseline only)", b.id)),
+                None => missing.push(format!("value {part}: {} (in the baseline only)", b.id)),
             }
         }
         let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         missing.extend(
             crow.iter()
                 .filter(|c| !ids.contains(c.id.as_str()))
-                .map(|c| format!("{part}: {} (in the candidate only)", c.id)),
+                .map(|c| format!("value {part}: {} (in the candidate only)", c.id)),
         );
     }
     let latency: Vec<LatencyCheck> = base
@@ -225,8 +300,25 @@ pub fn compare(base: &Baseline, cand: &Baseline, reference: Option<&Baseline>, l
         .iter()
         .filter_map(|b| cand.latency.iter().find(|c| c.workload == b.workload).map(|c| latency_check(b, c)))
         .collect();
-    let slow = latency_rejects && latency.iter().any(|l| l.regression);
-    let reject = failures.iter().any(|f| f.counts) || slow || !missing.is_empty();
+    // Latencies compare both ways: a workload timed in one run only (a latency.csv cut to its
+    // header compared nothing) is a gap, which rejects under `--latency check`.
+    let mut latency_gaps: Vec<String> = base
+        .latency
+        .iter()
+        .filter(|b| !cand.latency.iter().any(|c| c.workload == b.workload))
+        .map(|b| format!("latency {}: in the baseline only", b.workload))
+        .collect();
+    latency_gaps.extend(
+        cand.latency
+            .iter()
+            .filter(|c| !base.latency.iter().any(|b| b.workload == c.workload))
+            .map(|c| format!("latency {}: in the candidate only", c.workload)),
+    );
+    let floors = floor_differences(&base.floors, &cand.floors);
+    let slow = latency_rejects && (latency.iter().any(|l| l.regression) || !latency_gaps.is_empty());
+    let reject = failures.iter().any(|f| f.counts) || slow || !missing.is_empty() || !floors.is_empty();
+    missing.extend(floors);
+    missing.extend(latency_gaps);
     Outcome {
         verdict: if reject { "REJECT" } else { "PROMOTE" }.into(),
         compared,
@@ -244,6 +336,86 @@ mod tests {
 
     fn lat(m: f64, iqr: f64) -> LatencyRow {
         LatencyRow { workload: "w".into(), median_s: m, rel_iqr: iqr, repeats: 5 }
+    }
+
+    use crate::certify::format::tests::sample;
+
+    fn row<'a>(b: &'a mut Baseline, id: &str) -> &'a mut ValueRow {
+        b.values[0].1.iter_mut().find(|r| r.id == id).expect("row")
+    }
+
+    /// A baseline value that is not a number passes nothing: an infinite price allowed any
+    /// candidate (`rel` of infinity), and so did an infinite standard error under `k`.
+    #[test]
+    fn a_non_finite_baseline_value_never_promotes() {
+        let cand = sample();
+        assert_eq!(compare(&sample(), &cand, None, true).verdict, "PROMOTE");
+        for (id, set) in [("a", 0), ("a", 1), ("b", 2)] {
+            let mut base = sample();
+            let r = row(&mut base, id);
+            match set {
+                0 => r.price = f64::INFINITY,
+                1 => r.price = f64::NAN,
+                _ => r.stderr = Some(f64::INFINITY),
+            }
+            let mut moved = sample();
+            row(&mut moved, id).price += 1.0;
+            assert_eq!(compare(&base, &moved, None, true).verdict, "REJECT", "{id} case {set}");
+        }
+    }
+
+    /// Latencies compare both ways: a baseline whose `latency.csv` was cut to its header compared
+    /// nothing and promoted under `--latency check`; a NaN median could never regress.
+    #[test]
+    fn latencies_missing_or_not_a_number_do_not_promote() {
+        let mut base = sample();
+        base.latency.clear();
+        let o = compare(&base, &sample(), None, true);
+        assert_eq!(o.verdict, "REJECT", "{:?}", o.missing);
+        assert!(o.missing.iter().any(|m| m.contains("latency") && m.contains("book")), "{:?}", o.missing);
+        assert_eq!(compare(&base, &sample(), None, false).verdict, "PROMOTE", "only reported under --latency report");
+        let mut cand = sample();
+        cand.latency[0].median_s = f64::NAN;
+        assert_eq!(compare(&sample(), &cand, None, true).verdict, "REJECT");
+        let mut base = sample();
+        base.latency[0].median_s = f64::NAN;
+        assert!(latency_check(&base.latency[0], &sample().latency[0]).regression, "a NaN baseline median regresses");
+    }
+
+    /// The feature floors are compared: a floor the baseline met and the candidate does not
+    /// rejects, naming it.
+    #[test]
+    fn a_floor_the_candidate_misses_rejects() {
+        let mut cand = sample();
+        cand.floors[0].status = "missing".into();
+        cand.floors[0].found = "no".into();
+        let o = compare(&sample(), &cand, None, true);
+        assert_eq!(o.verdict, "REJECT");
+        assert!(o.missing.iter().any(|m| m.contains("fp64")), "{:?}", o.missing);
+        let mut cand = sample();
+        cand.floors.push(FloorRow {
+            feature: "new".into(),
+            required: "x".into(),
+            found: "x".into(),
+            status: "ok".into(),
+        });
+        assert_eq!(compare(&sample(), &cand, None, true).verdict, "REJECT", "a floor the baseline lacks");
+    }
+
+    /// The suite's rules are compared row by row, and a difference names the row and both.
+    #[test]
+    fn rules_that_differ_from_the_suites_are_named() {
+        assert_eq!(same_rules(&sample(), &sample()), Ok(()));
+        let mut base = sample();
+        row(&mut base, "a").compare = "rel=1e0".into();
+        let e = same_rules(&base, &sample()).expect_err("a loosened rule");
+        assert!(
+            e.contains("results/book.csv") && e.contains("\"a\"") && e.contains("rel=1e0") && e.contains("rel=1e-12"),
+            "{e}"
+        );
+        let mut base = sample();
+        row(&mut base, "b").terms = 1;
+        assert!(same_rules(&base, &sample()).is_err(), "the summand count is the suite's too");
     }
 
     #[test]

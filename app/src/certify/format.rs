@@ -7,9 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use tenor_ports::files::NewFolder;
 
-/// The baseline format this build writes and reads; a baseline with a larger number was written
-/// by a newer Tenor and is refused.
+/// The baseline format this build writes and reads; a baseline with another number was written
+/// by another Tenor and is refused (a larger one by a newer Tenor; none older exists).
 pub const FORMAT_VERSION: u32 = 1;
 
 /// How a value is compared with its baseline.
@@ -280,6 +281,14 @@ pub enum BaselineError {
         /// This environment's.
         candidate: String,
     },
+    /// The baseline's comparison rules for a row differ from the suite's in this Tenor.
+    #[error("{}: {what}", .file.display())]
+    RulesDiffer {
+        /// The baseline folder.
+        file: PathBuf,
+        /// The part, the row and both rules.
+        what: String,
+    },
     /// The candidate ran a suite part the baseline did not (or the other way round).
     #[error("{}: the suites differ: {what}", .file.display())]
     SuiteMismatch {
@@ -290,6 +299,9 @@ pub enum BaselineError {
     },
 }
 
+/// Largest file of a baseline read (bytes): the book's results are a few hundred kilobytes.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 /// The manifest's file name.
 pub const MANIFEST: &str = "manifest.toml";
 /// The feature floors' file name.
@@ -297,142 +309,218 @@ pub const FLOORS: &str = "floors.csv";
 /// The latency file name.
 pub const LATENCY: &str = "latency.csv";
 
-fn read_text(file: &Path) -> Result<String, BaselineError> {
-    std::fs::read_to_string(file).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => BaselineError::Missing { file: file.to_owned() },
-        _ => BaselineError::Io { file: file.to_owned(), source: e },
-    })
-}
+pub use super::read::read;
 
-fn read_csv<T: serde::de::DeserializeOwned>(file: &Path) -> Result<Vec<T>, BaselineError> {
-    let text = read_text(file)?;
-    let text = tenor_ports::text::strip_bom(&text);
-    let mut r = csv::ReaderBuilder::new().from_reader(text.as_bytes());
-    let mut rows = Vec::new();
-    for rec in r.deserialize() {
-        rows.push(rec.map_err(|e| BaselineError::Malformed {
-            file: file.to_owned(),
-            what: match e.position() {
-                Some(p) => format!("line {}: {} (truncated or edited?)", p.line(), csv_reason(&e)),
-                None => e.to_string(),
-            },
-        })?);
-    }
-    Ok(rows)
-}
-
-fn csv_reason(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
-            format!("{len} fields where the header has {expected_len}")
+fn write_csv<T: Serialize>(folder: &NewFolder, rel: &str, rows: &[T]) -> anyhow::Result<()> {
+    folder.write_with(Path::new(rel), |w| {
+        let mut c = csv::Writer::from_writer(w);
+        for r in rows {
+            c.serialize(r).map_err(std::io::Error::other)?;
         }
-        csv::ErrorKind::Deserialize { err, .. } => match err.field() {
-            Some(f) => format!("column {}: {}", f + 1, err.kind()),
-            None => err.kind().to_string(),
-        },
-        _ => e.to_string(),
-    }
-}
-
-/// Reads and checks the manifest of `dir` (exists, parses, format version not newer).
-///
-/// # Errors
-/// [`BaselineError`] naming `dir/manifest.toml`.
-pub fn read_manifest(dir: &Path) -> Result<Manifest, BaselineError> {
-    let file = dir.join(MANIFEST);
-    let text = read_text(&file)?;
-    // The version first, so that a newer format is named as such rather than as a parse error.
-    let raw: toml::Value =
-        toml::from_str(&text).map_err(|e| BaselineError::Malformed { file: file.clone(), what: e.to_string() })?;
-    let found = raw
-        .get("format_version")
-        .and_then(toml::Value::as_integer)
-        .ok_or_else(|| BaselineError::Malformed { file: file.clone(), what: "no integer format_version".into() })?;
-    let found = u32::try_from(found)
-        .map_err(|_| BaselineError::Malformed { file: file.clone(), what: format!("format_version {found}") })?;
-    if found > FORMAT_VERSION {
-        let commit = raw.get("commit").and_then(toml::Value::as_str).unwrap_or("unknown").to_owned();
-        return Err(BaselineError::NewerFormat { file, found, commit });
-    }
-    toml::from_str(&text).map_err(|e| BaselineError::Malformed { file, what: e.to_string() })
-}
-
-/// Reads a whole baseline folder: manifest, floors, every results file the manifest lists
-/// (with its row count checked) and the latencies.
-///
-/// # Errors
-/// [`BaselineError`] naming the file and what is wrong.
-pub fn read(dir: &Path) -> Result<Baseline, BaselineError> {
-    let manifest = read_manifest(dir)?;
-    let floors = read_csv(&dir.join(FLOORS))?;
-    let mut values = Vec::new();
-    for p in manifest.parts.iter().filter(|p| p.status == "ran") {
-        let file = dir.join(&p.file);
-        let rows: Vec<ValueRow> = read_csv(&file)?;
-        if rows.len() != p.rows {
-            return Err(BaselineError::Malformed {
-                file,
-                what: format!("{} rows, the manifest says {} (truncated?)", rows.len(), p.rows),
-            });
-        }
-        for (i, r) in rows.iter().enumerate() {
-            for rule in [&r.compare, &r.greeks_compare] {
-                rule.parse::<Rule>().map_err(|e| BaselineError::Malformed {
-                    file: file.clone(),
-                    what: format!("line {}: {e}", i + 2),
-                })?;
-            }
-        }
-        values.push((p.name.clone(), rows));
-    }
-    let latency = read_csv(&dir.join(LATENCY))?;
-    Ok(Baseline { manifest, floors, values, latency })
-}
-
-fn write_csv<T: Serialize>(file: &Path, rows: &[T]) -> anyhow::Result<()> {
-    use anyhow::Context as _;
-    let mut w = csv::Writer::from_path(file).with_context(|| format!("writing {}", file.display()))?;
-    for r in rows {
-        w.serialize(r).with_context(|| format!("writing {}", file.display()))?;
-    }
-    w.flush().with_context(|| format!("writing {}", file.display()))?;
+        c.flush()
+    })?;
     Ok(())
 }
 
-/// A temporary sibling of `dest` (same folder, so the final rename stays on one file system).
-pub fn temp_sibling(dest: &Path) -> PathBuf {
-    let name = dest.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    dest.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-}
-
-/// Writes `b` as a new folder `dest`: everything into a temporary sibling folder, then one
-/// rename, so a reader sees the whole baseline or none. An existing `dest` is refused.
+/// Writes `b` as a new folder `dest`: everything into a staging folder beside it (created
+/// exclusively under a random name, [`tenor_ports::files::NewFolder`]), then one rename that
+/// never replaces anything, so a reader sees the whole baseline or none. An existing `dest` is
+/// refused.
 ///
 /// # Errors
 /// `dest` exists, or a write or the rename fails.
 pub fn write(dest: &Path, b: &Baseline) -> anyhow::Result<()> {
     use anyhow::Context as _;
-    if dest.exists() {
-        anyhow::bail!("--out {} exists; certify writes a new folder (remove it or choose another)", dest.display());
-    }
-    let tmp = temp_sibling(dest);
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(tmp.join("results")).with_context(|| format!("creating {}", tmp.display()))?;
+    let folder = NewFolder::create(dest)?;
     let text = toml::to_string(&b.manifest).context("serialising the manifest")?;
-    std::fs::write(tmp.join(MANIFEST), text).with_context(|| format!("writing {}", tmp.join(MANIFEST).display()))?;
-    write_csv(&tmp.join(FLOORS), &b.floors)?;
+    folder.write_with(Path::new(MANIFEST), |w| w.write_all(text.as_bytes()))?;
+    write_csv(&folder, FLOORS, &b.floors)?;
     for (part, rows) in &b.values {
         let p = b.manifest.parts.iter().find(|p| &p.name == part).context("a part without manifest entry")?;
-        write_csv(&tmp.join(&p.file), rows)?;
+        write_csv(&folder, &p.file, rows)?;
     }
-    write_csv(&tmp.join(LATENCY), &b.latency)?;
-    std::fs::rename(&tmp, dest).with_context(|| format!("renaming {} to {}", tmp.display(), dest.display()))?;
+    write_csv(&folder, LATENCY, &b.latency)?;
+    folder.commit()?;
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A small baseline: one part of two rows, one floor, one latency.
+    pub(crate) fn sample() -> Baseline {
+        let manifest = Manifest {
+            format_version: FORMAT_VERSION,
+            suite: "quick".into(),
+            backend: "cpu".into(),
+            device: "test".into(),
+            compute_units: 2,
+            driver: String::new(),
+            components: vec![],
+            libraries: vec![],
+            tenor_version: "0".into(),
+            commit: "c".into(),
+            dirty: None,
+            host_cpu: "cpu".into(),
+            host_cpus: 2,
+            os: "linux".into(),
+            unix_time: 0,
+            settings: vec![],
+            parts: vec![Part {
+                name: "book".into(),
+                status: "ran".into(),
+                reason: String::new(),
+                file: "results/book.csv".into(),
+                rows: 2,
+            }],
+        };
+        let rows = vec![
+            ValueRow::plain("a", 10.5, Rule::Rel(1e-12), 1, Precision::F64),
+            ValueRow { stderr: Some(0.01), ..ValueRow::plain("b", 3.25, Rule::KStderr(4.0), 1000, Precision::F64) },
+        ];
+        Baseline {
+            manifest,
+            floors: vec![FloorRow {
+                feature: "fp64".into(),
+                required: "yes".into(),
+                found: "yes".into(),
+                status: "ok".into(),
+            }],
+            values: vec![("book".into(), rows)],
+            latency: vec![LatencyRow { workload: "book".into(), median_s: 0.5, rel_iqr: 0.01, repeats: 5 }],
+        }
+    }
+
+    pub(crate) fn tmp(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("tenor-format-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("tmp");
+        d
+    }
+
+    /// Another user who guesses the staging name (it used to be `.NAME.tmp-PID`) and plants a
+    /// file there cannot stop the write, nor one planted as a link redirect it.
+    #[test]
+    fn a_name_planted_beside_the_baseline_neither_stops_nor_redirects_it() {
+        let d = tmp("planted");
+        let victim = tmp("planted-victim");
+        std::fs::write(d.join(format!(".base.tmp-{}", std::process::id())), "planted").expect("plant");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&victim, d.join(format!(".base2.tmp-{}", std::process::id()))).expect("plant");
+        let b = sample();
+        write(&d.join("base"), &b).expect("written beside the planted file");
+        let back = read(&d.join("base")).expect("read back");
+        assert_eq!(back.values, b.values);
+        #[cfg(unix)]
+        write(&d.join("base2"), &b).expect("written beside the planted link");
+        assert_eq!(std::fs::read_dir(&victim).expect("ls").count(), 0, "nothing went through the link");
+        let e = write(&d.join("base"), &b).expect_err("an existing baseline is never replaced");
+        assert!(e.to_string().contains("exists"), "{e}");
+        std::fs::remove_dir_all(&d).expect("clean");
+        std::fs::remove_dir_all(&victim).expect("clean");
+    }
+
+    /// Replaces `from` by `to` (once) in `file`.
+    fn edit(file: &Path, from: &str, to: &str) {
+        let s = std::fs::read_to_string(file).expect("read");
+        assert!(s.contains(from), "{from:?} in {}", file.display());
+        std::fs::write(file, s.replacen(from, to, 1)).expect("write");
+    }
+
+    /// A fresh copy of [`sample`] on disk.
+    fn on_disk(tag: &str) -> PathBuf {
+        let d = tmp(tag).join("base");
+        write(&d, &sample()).expect("write the sample");
+        d
+    }
+
+    /// A baseline's files are regular files inside its folder: the manifest cannot point a part
+    /// at an absolute path or climb out with `..`, a results file that is a link out of the folder
+    /// or a FIFO is refused (a FIFO hung the command; `/dev/zero` took memory until killed).
+    #[test]
+    fn files_outside_the_folder_or_not_regular_are_refused() {
+        let outside = tmp("outside-file").join("x.csv");
+        std::fs::copy(on_disk("outside-src").join("results/book.csv"), &outside).expect("copy");
+        for (tag, from) in [("abs", outside.display().to_string()), ("dotdot", "../../outside-file/x.csv".to_owned())] {
+            let d = on_disk(tag);
+            edit(&d.join(MANIFEST), "file = \"results/book.csv\"", &format!("file = {from:?}"));
+            let e = read(&d).expect_err(tag).to_string();
+            assert!(e.contains("manifest.toml") && e.contains("results/book.csv"), "{tag}: {e}");
+        }
+        #[cfg(unix)]
+        {
+            let d = on_disk("symlink");
+            std::fs::remove_file(d.join("results/book.csv")).expect("rm");
+            std::os::unix::fs::symlink(&outside, d.join("results/book.csv")).expect("link");
+            let e = read(&d).expect_err("a link out of the folder").to_string();
+            assert!(e.contains("results/book.csv") && e.contains("outside"), "{e}");
+
+            let d = on_disk("fifo");
+            let f = d.join("results/book.csv");
+            let text = std::fs::read(&f).expect("read");
+            std::fs::remove_file(&f).expect("rm");
+            let c = std::ffi::CString::new(f.as_os_str().as_encoded_bytes()).expect("path");
+            // SAFETY: a NUL-terminated path alive for the call.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            // A writer that feeds the FIFO whole if anyone opens it for reading.
+            std::thread::spawn(move || {
+                if let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(&f) {
+                    let _ = std::io::Write::write_all(&mut w, &text);
+                }
+            });
+            let e = read(&d).expect_err("a FIFO").to_string();
+            assert!(e.contains("results/book.csv") && e.contains("not a regular file"), "{e}");
+        }
+        let d = on_disk("big");
+        let f = std::fs::OpenOptions::new().write(true).open(d.join(LATENCY)).expect("open");
+        f.set_len(MAX_FILE_BYTES + 1).expect("a sparse file over the limit");
+        let e = read(&d).expect_err("too large").to_string();
+        assert!(e.contains("latency.csv") && e.contains("larger than"), "{e}");
+    }
+
+    /// What the format requires is checked, not defaulted: a results file without its `stderr`
+    /// column, `format_version 0`, two rows with one id, and latencies that are not measurements
+    /// (a NaN median could never regress, an infinite spread allowed any slowdown) are refused,
+    /// naming the file and line.
+    #[test]
+    fn missing_columns_old_versions_duplicate_ids_and_non_measurements_are_refused() {
+        let d = on_disk("nostderr");
+        let f = d.join("results/book.csv");
+        let mut r = csv::Reader::from_path(&f).expect("read");
+        let h = r.headers().expect("header").clone();
+        let keep: Vec<usize> = (0..h.len()).filter(|&i| &h[i] != "stderr").collect();
+        let mut w = csv::Writer::from_path(d.join("t.csv")).expect("write");
+        w.write_record(keep.iter().map(|&i| &h[i])).expect("write");
+        for rec in r.records() {
+            let rec = rec.expect("row");
+            w.write_record(keep.iter().map(|&i| &rec[i])).expect("write");
+        }
+        w.flush().expect("flush");
+        drop(w);
+        std::fs::rename(d.join("t.csv"), &f).expect("mv");
+        let e = read(&d).expect_err("no stderr column").to_string();
+        assert!(e.contains("results/book.csv") && e.contains("stderr"), "{e}");
+
+        let d = on_disk("v0");
+        edit(&d.join(MANIFEST), "format_version = 1", "format_version = 0");
+        let e = read(&d).expect_err("format_version 0").to_string();
+        assert!(e.contains("format_version 0"), "{e}");
+
+        let d = on_disk("dup");
+        edit(&d.join("results/book.csv"), "\nb,", "\na,");
+        let e = read(&d).expect_err("a duplicate id").to_string();
+        assert!(e.contains("results/book.csv") && e.contains("line 3") && e.contains("\"a\""), "{e}");
+
+        for (tag, from, to) in
+            [("nan", "book,0.5,", "book,NaN,"), ("inf-iqr", ",0.01,5", ",inf,5"), ("neg", "book,0.5,", "book,-1,")]
+        {
+            let d = on_disk(tag);
+            edit(&d.join(LATENCY), from, to);
+            let e = read(&d).expect_err(tag).to_string();
+            assert!(e.contains("latency.csv") && e.contains("line 2"), "{tag}: {e}");
+        }
+    }
 
     #[test]
     fn rules_round_trip_and_bad_ones_are_named() {

@@ -6,6 +6,7 @@
 mod compare;
 mod format;
 mod libs;
+mod read;
 mod report;
 mod suite;
 
@@ -333,6 +334,8 @@ pub fn compare(req: &CompareRequest, build: &BuildInfo, progress: &dyn Progress)
     same_suite(manifest_file, &base.manifest, &cand.manifest)?;
     let reference =
         if base.manifest.backend == "cpu" { None } else { Some(run_suite("cpu", kind, ins, build, progress)?) };
+    compare::same_rules(&base, &cand)
+        .map_err(|what| BaselineError::RulesDiffer { file: req.baseline.clone(), what })?;
     let outcome = compare::compare(&base, &cand, reference.as_ref(), req.latency == LatencyMode::Check);
     let mut markdown = report::markdown(&outcome, &base.manifest, &cand.manifest);
     if let Some(out) = &req.out {

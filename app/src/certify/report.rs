@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use plotters::prelude::*;
 
 use super::compare::Outcome;
-use super::format::{temp_sibling, Manifest};
+use super::format::Manifest;
 
 /// The pinned component set of a baseline, one line each: what to go back to on REJECT.
 pub fn pinned(m: &Manifest) -> Vec<String> {
@@ -29,7 +29,7 @@ pub fn markdown(o: &Outcome, base: &Manifest, cand: &Manifest) -> String {
     let slow: Vec<&str> = o.latency.iter().filter(|l| l.regression).map(|l| l.workload.as_str()).collect();
     let _ = writeln!(
         s,
-        "Values failing their rule: {}; latency regressions: {}{}{}; values in one run only: {}.\n",
+        "Values failing their rule: {}; latency regressions: {}{}{}; values, floors or timed workloads in one run only or differing: {}.\n",
         o.failures.iter().filter(|f| f.counts).count(),
         slow.len(),
         if slow.is_empty() { String::new() } else { format!(" ({})", slow.join(", ")) },
@@ -73,7 +73,7 @@ pub fn markdown(o: &Outcome, base: &Manifest, cand: &Manifest) -> String {
         }
     }
     for m in &o.missing {
-        let _ = writeln!(s, "- missing: {m}");
+        let _ = writeln!(s, "- {m}");
     }
     let _ = writeln!(s, "\n## Latency (median; allowed slowdown max(5 %, sum of both relative IQRs); medians under 1 ms not compared)\n");
     let _ = writeln!(
@@ -154,22 +154,20 @@ fn chart(o: &Outcome, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes `report.md`, `report.json` and `latency.svg` into the new folder `dest` (temporary
-/// sibling, then rename). An existing `dest` is refused.
+/// Writes `report.md`, `report.json` and `latency.svg` into the new folder `dest` (staged beside
+/// it under a random name, then renamed, [`tenor_ports::files::NewFolder`]). An existing `dest`
+/// is refused.
 ///
 /// # Errors
 /// `dest` exists, or a write fails.
 pub fn write(dest: &Path, o: &Outcome, base: &Manifest, cand: &Manifest) -> anyhow::Result<()> {
-    if dest.exists() {
-        anyhow::bail!("--out {} exists; compare writes a new folder (remove it or choose another)", dest.display());
-    }
-    let tmp = temp_sibling(dest);
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    std::fs::write(tmp.join("report.md"), markdown(o, base, cand)).context("writing report.md")?;
+    let folder = tenor_ports::files::NewFolder::create(dest)?;
+    let md = markdown(o, base, cand);
+    folder.write_with(Path::new("report.md"), |w| w.write_all(md.as_bytes()))?;
     let json = serde_json::json!({ "outcome": o, "baseline": base, "candidate": cand, "pinned": pinned(base) });
-    std::fs::write(tmp.join("report.json"), serde_json::to_string_pretty(&json)?).context("writing report.json")?;
-    chart(o, &tmp.join("latency.svg")).context("writing latency.svg")?;
-    std::fs::rename(&tmp, dest).with_context(|| format!("renaming {} to {}", tmp.display(), dest.display()))?;
+    let json = serde_json::to_string_pretty(&json)?;
+    folder.write_with(Path::new("report.json"), |w| w.write_all(json.as_bytes()))?;
+    chart(o, &folder.staged_path(Path::new("latency.svg"))?).context("writing latency.svg")?;
+    folder.commit()?;
     Ok(())
 }

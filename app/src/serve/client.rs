@@ -103,6 +103,9 @@ fn exchange(
         request,
     };
     let body = serde_json::to_vec(&envelope).context("encoding the request")?;
+    // Nothing is sent to a socket another user could have put there, nor to a server of
+    // another user (ADR 0029).
+    super::socket::check_folder(socket)?;
     let stream = UnixStream::connect(socket).with_context(|| {
         format!(
             "no Tenor server at {} (start one with `tenor serve --backend NAME --socket {}`)",
@@ -110,6 +113,7 @@ fn exchange(
             socket.display()
         )
     })?;
+    super::socket::check_peer(&stream, socket, "server")?;
     let sending = || -> std::io::Result<()> {
         let mut w = std::io::BufWriter::new(&stream);
         protocol::write_frame(&mut w, protocol::TAG_REQUEST, &body)?;

@@ -3,8 +3,10 @@
 //! device's start-up (`cuInit` and the primary context, 0.2-0.3 s on an H200) nor its teardown at
 //! exit. ADR 0026.
 //!
-//! One request at a time on a Unix domain socket that only the server's user can reach (mode
-//! 0600, and the peer's uid checked). The client reads the portfolio and writes the output
+//! Books priced one at a time, on a Unix domain socket that only the server's user can reach
+//! (mode 0600, in a folder nobody else can write, and the peer's uid checked at both ends: ADR
+//! 0029); each connection read and answered on a thread of its own, so a slow client holds no
+//! other. The client reads the portfolio and writes the output
 //! itself; the answer is the book's output, byte for byte what [`crate::book::price_book`]
 //! writes in the client's own process except the lines on opening, timing and exit.
 
@@ -55,7 +57,7 @@ pub fn run(config: &ServeConfig, log: Box<dyn Fn(&str) + Send + Sync>) -> anyhow
         }
     };
     let open_time = opening.elapsed();
-    let info = devices.first().info();
+    let info = devices.first().info().clone();
     let at = if config.socket.is_none() { String::new() } else { format!(" --socket {}", socket.display()) };
     log(&format!(
         "tenor serve pid {}: backend {} ({}, {} device(s)) opened in {:.3} s; listening on {}; \
@@ -68,20 +70,20 @@ pub fn run(config: &ServeConfig, log: Box<dyn Fn(&str) + Send + Sync>) -> anyhow
         socket.display(),
         config.backend
     ));
-    let mut server = server::Server {
-        resident: crate::book::Resident { selector: config.backend.clone(), devices, open_time },
-        socket: socket.clone(),
-        started: Instant::now(),
-        served: 0,
-        priced: 0,
-        log,
-    };
-    server.serve(&listener);
-    drop(listener);
+    let log: server::Log = std::sync::Arc::from(log);
+    let state = std::sync::Arc::new(server::State::new(
+        config.backend.clone(),
+        info.name.clone(),
+        open_time,
+        socket.clone(),
+        log.clone(),
+    ));
+    let resident = crate::book::Resident { selector: config.backend.clone(), devices, open_time };
+    server::serve(&resident, &state, listener);
     let _ = std::fs::remove_file(&socket);
-    (server.log)(&format!("tenor serve pid {}: stopped; {} removed", std::process::id(), socket.display()));
+    log(&format!("tenor serve pid {}: stopped; {} removed", std::process::id(), socket.display()));
     // As `tenor price`: the backend is left to the operating system, not torn down.
-    std::mem::forget(server);
+    std::mem::forget(resident);
     Ok(())
 }
 

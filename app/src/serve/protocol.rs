@@ -135,8 +135,12 @@ pub fn read_frame(r: &mut dyn Read, max: usize) -> Result<Option<(u8, Vec<u8>)>,
     if len > max {
         return Err(FrameError::TooLarge { len, max });
     }
-    let mut payload = vec![0u8; len];
-    r.read_exact(&mut payload)?;
+    // The buffer grows with the bytes that arrive, never to the length announced.
+    let mut payload = Vec::new();
+    r.take(len as u64).read_to_end(&mut payload)?;
+    if payload.len() < len {
+        return Err(FrameError::Io(io::ErrorKind::UnexpectedEof.into()));
+    }
     Ok(Some((head[0], payload)))
 }
 

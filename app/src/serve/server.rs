@@ -1,135 +1,252 @@
-//! The accept loop of `tenor serve`: one request at a time (the device is shared), each answered
-//! on its own connection with the frames of [`super::protocol`].
+//! The server's loops: an accept thread, one thread per connection that reads the request and
+//! the portfolio and writes the answer, and one pricing worker (the thread that holds the open
+//! backend) fed through a bounded queue. A client that is slow to send, or stops reading, holds
+//! only its own connection: the worker never reads from or writes to a socket (its frames go to
+//! the connection's outbox), so the other clients are answered meanwhile. ADR 0026.
 
-use std::io::{BufWriter, Read, Write};
+use std::collections::VecDeque;
+use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::protocol::{self, Envelope, Request};
 use tenor_ports::Progress;
 
+use super::protocol::{self, Envelope, Request};
 use crate::book::{self, BookRequest, OutFile, Resident, Source, Streams};
 
-/// How long a client may take to send its request (the whole frame, not one read).
+/// Where the server's log lines go (the door's stderr), from any of its threads.
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// How long a client may take to send its request frame (at most 1 MiB).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a client may take to send its portfolio: this, plus a second per 50 MB.
-const INPUT_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long one write to a client may block (a client stopped with SIGSTOP, say) before the
-/// server gives the request up.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Longest wait for the next byte of a portfolio, and the grace before [`MIN_RATE`] applies.
+const IDLE: Duration = Duration::from_secs(30);
+/// Slowest a portfolio may arrive, on average after [`IDLE`] (bytes per second): a deadline
+/// that moves with the bytes that actually arrived, never with the size announced.
+const MIN_RATE: u64 = 1 << 20;
+/// A client that has an answer waiting and takes more than this to accept [`WRITE_MIN_BYTES`]
+/// of it (or all of it, when less) is given up (its connection's thread and its answer freed;
+/// nobody else waits for it meanwhile).
+const WRITE_WINDOW: Duration = Duration::from_secs(60);
+/// See [`WRITE_WINDOW`].
+const WRITE_MIN_BYTES: usize = 1 << 20;
+/// Answer bytes that may wait for one client: past it the client is given up at once, so the
+/// worker never waits for a client (a client reads its answer on a thread of its own, into
+/// memory, so one that keeps up never comes near).
+const MAX_PENDING: usize = 64 << 20;
+/// Connections handled at once; more are answered "busy" and closed.
+const MAX_CONNECTIONS: usize = 64;
+/// Requests waiting for the worker; a connection past it waits (only it) to queue its own.
+const QUEUE: usize = 16;
+/// Portfolio bytes held in memory by all connections together (received, not announced).
+const MAX_HELD_INPUT: u64 = protocol::MAX_INPUT;
 /// Fewest milliseconds between two progress frames.
 const PROGRESS_EVERY_MS: u64 = 100;
 /// Largest payload of one output frame.
 const FRAME_CHUNK: usize = 64 << 10;
 
-/// The server's state between requests.
-pub struct Server {
-    /// The open backend.
-    pub resident: Resident,
-    /// The socket it listens on.
+/// What the server reports to `--ping`, shared by the connections.
+pub struct State {
+    /// The backend's selector (`--backend` of the server).
+    pub selector: String,
+    /// The first device's name.
+    pub device: String,
+    /// How long opening the backend took.
+    pub open_time: Duration,
+    /// The socket.
     pub socket: PathBuf,
-    /// When it started.
+    /// When the server started.
     pub started: Instant,
     /// Requests answered.
-    pub served: u64,
-    /// Price requests answered.
-    pub priced: u64,
-    /// Where the server's log lines go (the door's stderr).
-    pub log: Box<dyn Fn(&str) + Send + Sync>,
+    pub served: AtomicU64,
+    /// Books priced.
+    pub priced: AtomicU64,
+    /// Connections open now.
+    connections: AtomicUsize,
+    /// Portfolio bytes held by the connections now.
+    held_input: AtomicU64,
+    /// The log.
+    pub log: Log,
 }
 
-/// What the loop does after a request.
-enum Next {
-    Continue,
-    Stop,
-}
-
-impl Server {
-    /// Answers connections on `listener` until a stop request.
-    pub fn serve(&mut self, listener: &UnixListener) {
-        for conn in listener.incoming() {
-            let stream = match conn {
-                Ok(s) => s,
-                Err(e) => {
-                    (self.log)(&format!("tenor serve: accept failed: {e}"));
-                    continue;
-                }
-            };
-            if let Next::Stop = self.answer(stream) {
-                break;
-            }
+impl State {
+    /// The state of a server that opened `selector` (first device `device`) in `open_time`.
+    pub fn new(selector: String, device: String, open_time: Duration, socket: PathBuf, log: Log) -> Self {
+        Self {
+            selector,
+            device,
+            open_time,
+            socket,
+            started: Instant::now(),
+            served: AtomicU64::new(0),
+            priced: AtomicU64::new(0),
+            connections: AtomicUsize::new(0),
+            held_input: AtomicU64::new(0),
+            log,
         }
     }
+}
 
-    /// Reads one request from `stream` and answers it.
-    fn answer(&mut self, stream: UnixStream) -> Next {
-        let started = Instant::now();
-        let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
-        let reply = Reply::new(&stream);
-        let Some(reply) = reply else { return Next::Continue };
-        // SAFETY: `getuid` has no preconditions.
-        let own = unsafe { libc::getuid() };
-        match super::socket::peer_uid(&stream) {
-            Ok(uid) if uid == own => {}
-            Ok(uid) => {
-                reply.error(&format!("refused: the client runs as uid {uid}, the server as uid {own}"));
-                (self.log)(&format!("tenor serve: refused a client of uid {uid}"));
-                return Next::Continue;
-            }
+/// Work for the pricing worker.
+enum Job {
+    Price { args: Box<BookRequest>, input: Held, reply: Arc<Reply>, started: Instant, n: u64 },
+    Stop { reply: Arc<Reply> },
+}
+
+/// Serves on `listener` until a stop request: connections on threads of their own, books priced
+/// one at a time on this thread, which holds `resident`.
+pub fn serve(resident: &Resident, state: &Arc<State>, listener: UnixListener) {
+    let (jobs, queue) = sync_channel::<Job>(QUEUE);
+    let accepting = {
+        let state = state.clone();
+        std::thread::Builder::new().name("tenor-serve-accept".into()).spawn(move || accept(&listener, &state, &jobs))
+    };
+    if let Err(e) = accepting {
+        (state.log)(&format!("tenor serve: cannot start the accept thread: {e}"));
+        return;
+    }
+    work(resident, state, &queue);
+}
+
+/// The accept loop: each connection on a thread of its own, up to [`MAX_CONNECTIONS`].
+fn accept(listener: &UnixListener, state: &Arc<State>, jobs: &SyncSender<Job>) {
+    for conn in listener.incoming() {
+        let stream = match conn {
+            Ok(s) => s,
             Err(e) => {
-                reply.error(&format!("refused: the client's credentials are unknown ({e})"));
-                return Next::Continue;
-            }
-        }
-        let envelope = match read_request(&stream) {
-            Ok(Some(e)) => e,
-            // A probe (`tenor serve` checking for a live server, a client that gave up).
-            Ok(None) => return Next::Continue,
-            Err(why) => {
-                reply.error(&why);
-                (self.log)(&format!("tenor serve: bad request: {why}"));
-                return Next::Continue;
+                (state.log)(&format!("tenor serve: accept failed: {e}"));
+                continue;
             }
         };
-        self.served += 1;
-        let n = self.served;
-        match envelope.request {
-            Request::Ping => {
-                let info = self.resident.devices.first().info();
+        if state.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            state.connections.fetch_sub(1, Ordering::SeqCst);
+            let _ = direct_error(
+                &stream,
+                &format!("busy: {MAX_CONNECTIONS} connections are open; try again when one has finished"),
+            );
+            continue;
+        }
+        let (state2, jobs2) = (state.clone(), jobs.clone());
+        let spawned =
+            std::thread::Builder::new().name("tenor-serve-conn".into()).stack_size(256 << 10).spawn(move || {
+                connection(stream, &state2, &jobs2);
+                state2.connections.fetch_sub(1, Ordering::SeqCst);
+            });
+        if let Err(e) = spawned {
+            state.connections.fetch_sub(1, Ordering::SeqCst);
+            (state.log)(&format!("tenor serve: cannot start a connection thread: {e}"));
+        }
+    }
+}
+
+/// An error frame written straight to a client that has no job (refused before any).
+fn direct_error(stream: &UnixStream, text: &str) -> std::io::Result<()> {
+    let _ = stream.set_write_timeout(Some(WRITE_WINDOW));
+    let mut w = stream;
+    protocol::write_frame(&mut w, protocol::TAG_ERROR, text.as_bytes())
+}
+
+/// One connection: checks the peer, reads the request (and the portfolio), answers a ping here,
+/// queues a price or stop for the worker and writes its frames as they come.
+fn connection(stream: UnixStream, state: &Arc<State>, jobs: &SyncSender<Job>) {
+    let started = Instant::now();
+    // SAFETY: `getuid` has no preconditions.
+    let own = unsafe { libc::getuid() };
+    match super::socket::peer_uid(&stream) {
+        Ok(uid) if uid == own => {}
+        Ok(uid) => {
+            let _ = direct_error(&stream, &format!("refused: the client runs as uid {uid}, the server as uid {own}"));
+            (state.log)(&format!("tenor serve: refused a client of uid {uid}"));
+            return;
+        }
+        Err(e) => {
+            let _ = direct_error(&stream, &format!("refused: the client's credentials are unknown ({e})"));
+            return;
+        }
+    }
+    let envelope = match read_request(&stream) {
+        Ok(Some(e)) => e,
+        // A probe (`tenor serve` checking for a live server, a client that gave up).
+        Ok(None) => return,
+        Err(why) => {
+            let _ = direct_error(&stream, &why);
+            (state.log)(&format!("tenor serve: bad request: {why}"));
+            return;
+        }
+    };
+    let n = state.served.fetch_add(1, Ordering::SeqCst) + 1;
+    let reply = Arc::new(Reply::new(state.log.clone()));
+    let job = match envelope.request {
+        Request::Ping => {
+            reply.stderr(&format!(
+                "tenor serve pid {}: backend {} ({}) opened in {:.3} s, up {:.1} s, {} book(s) priced, socket {}\n",
+                std::process::id(),
+                state.selector,
+                state.device,
+                state.open_time.as_secs_f64(),
+                state.started.elapsed().as_secs_f64(),
+                state.priced.load(Ordering::SeqCst),
+                state.socket.display()
+            ));
+            reply.exit(0);
+            None
+        }
+        Request::Stop => Some(Job::Stop { reply: reply.clone() }),
+        Request::Price { args } => {
+            if let Err(e) = args.check() {
+                // Checked before the portfolio is read (the command line's bounds, one copy):
+                // a request out of bounds costs nothing.
+                reply.error(&e.to_string());
+                None
+            } else {
+                match read_input(&stream, envelope.input_bytes, state) {
+                    Ok(input) => Some(Job::Price { args: Box::new(args), input, reply: reply.clone(), started, n }),
+                    Err(why) => {
+                        (state.log)(&format!("tenor serve: bad request: {why}"));
+                        reply.error(&why);
+                        None
+                    }
+                }
+            }
+        }
+    };
+    if let Some(job) = job {
+        if jobs.send(job).is_err() {
+            reply.error("the server is stopping");
+        }
+    }
+    write_answer(&stream, &reply);
+}
+
+/// The pricing worker: jobs in order until a stop.
+fn work(resident: &Resident, state: &State, queue: &Receiver<Job>) {
+    while let Ok(job) = queue.recv() {
+        match job {
+            Job::Stop { reply } => {
+                let n = state.served.load(Ordering::SeqCst);
                 reply.stderr(&format!(
-                    "tenor serve pid {}: backend {} ({}) opened in {:.3} s, up {:.1} s, {} book(s) priced, socket {}\n",
+                    "tenor serve pid {}: stopping after {} request(s)\n",
                     std::process::id(),
-                    self.resident.selector,
-                    info.name,
-                    self.resident.open_time.as_secs_f64(),
-                    self.started.elapsed().as_secs_f64(),
-                    self.priced,
-                    self.socket.display()
+                    n.saturating_sub(1)
                 ));
                 reply.exit(0);
-                Next::Continue
+                // The stopping client's answer is written before the process ends.
+                reply.wait_written(Duration::from_secs(5));
+                return;
             }
-            Request::Stop => {
-                reply.stderr(&format!("tenor serve pid {}: stopping after {} request(s)\n", std::process::id(), n - 1));
-                reply.exit(0);
-                Next::Stop
-            }
-            Request::Price { args } => {
-                let input = match read_input(&stream, envelope.input_bytes) {
-                    Ok(bytes) => bytes,
-                    Err(why) => {
-                        reply.error(&why);
-                        (self.log)(&format!("tenor serve: bad request: {why}"));
-                        return Next::Continue;
-                    }
-                };
-                self.priced += 1;
+            Job::Price { args, input, reply, started, n } => {
+                if reply.is_gone() {
+                    (state.log)(&format!("tenor serve: request {n}: the client left before its turn; not priced"));
+                    continue;
+                }
+                state.priced.fetch_add(1, Ordering::SeqCst);
                 let what = args.portfolio.display().to_string();
-                let code = self.price(&reply, &args, &input, started);
-                (self.log)(&format!(
+                let code = price(resident, &state.socket, &reply, &args, &input.bytes, started);
+                (state.log)(&format!(
                     "tenor serve: request {n}: price {what}: {} in {:.3} s",
                     match code {
                         Some(c) => format!("exit {c}"),
@@ -137,53 +254,60 @@ impl Server {
                     },
                     started.elapsed().as_secs_f64()
                 ));
-                Next::Continue
+                reply.close();
             }
         }
     }
+}
 
-    /// Runs one `tenor price` of `input` for the client of `reply`; its exit status, `None` after
-    /// an error.
-    fn price(&self, reply: &Reply, args: &BookRequest, input: &[u8], started: Instant) -> Option<u8> {
-        if args.backend != self.resident.selector {
-            reply.error(&format!(
-                "the server at {} runs backend {:?}, this command asked for {:?} (--backend or \
-                 TENOR_BACKEND; default cpu): pass --backend {} or start a server with --backend {}",
-                self.socket.display(),
-                self.resident.selector,
-                args.backend,
-                self.resident.selector,
-                args.backend
-            ));
-            return None;
+/// Runs one `tenor price` of `input` for the client of `reply`; its exit status, `None` after
+/// an error.
+fn price(
+    resident: &Resident,
+    socket: &Path,
+    reply: &Reply,
+    args: &BookRequest,
+    input: &[u8],
+    started: Instant,
+) -> Option<u8> {
+    if args.backend != resident.selector {
+        reply.error(&format!(
+            "the server at {} runs backend {:?}, this command asked for {:?} (--backend or \
+             TENOR_BACKEND; default cpu): pass --backend {} or start a server with --backend {}",
+            socket.display(),
+            resident.selector,
+            args.backend,
+            resident.selector,
+            args.backend
+        ));
+        return None;
+    }
+    let out_file =
+        args.out.as_ref().map(|path| Box::new(RemoteOut { reply, path: path.clone() }) as Box<dyn OutFile + '_>);
+    let mut out = Sink { reply, tag: protocol::TAG_STDOUT };
+    let mut err = Sink { reply, tag: protocol::TAG_STDERR };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        book::price_book(
+            args,
+            Source::Resident(resident, input),
+            started,
+            out_file,
+            &mut Streams { out: &mut out, err: &mut err },
+            reply,
+        )
+    }));
+    match result {
+        Ok(Ok(outcome)) => {
+            reply.exit(outcome.code);
+            Some(outcome.code)
         }
-        let out_file =
-            args.out.as_ref().map(|path| Box::new(RemoteOut { reply, path: path.clone() }) as Box<dyn OutFile + '_>);
-        let mut out = Sink { reply, tag: protocol::TAG_STDOUT };
-        let mut err = Sink { reply, tag: protocol::TAG_STDERR };
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            book::price_book(
-                args,
-                Source::Resident(&self.resident, input),
-                started,
-                out_file,
-                &mut Streams { out: &mut out, err: &mut err },
-                reply,
-            )
-        }));
-        match result {
-            Ok(Ok(outcome)) => {
-                reply.exit(outcome.code);
-                Some(outcome.code)
-            }
-            Ok(Err(e)) => {
-                reply.error(&crate::error_chain(&e));
-                None
-            }
-            Err(_) => {
-                reply.error("internal error: pricing panicked in the server (see its log); the server goes on");
-                None
-            }
+        Ok(Err(e)) => {
+            reply.error(&crate::error_chain(&e));
+            None
+        }
+        Err(_) => {
+            reply.error("internal error: pricing panicked in the server (see its log); the server goes on");
+            None
         }
     }
 }
@@ -191,7 +315,7 @@ impl Server {
 /// Reads and checks the request frame; `None` when the client closed the connection before
 /// sending anything.
 fn read_request(stream: &UnixStream) -> Result<Option<Envelope>, String> {
-    let mut r = Deadline { stream, until: Instant::now() + REQUEST_TIMEOUT };
+    let mut r = Paced::new(stream, REQUEST_TIMEOUT);
     let frame = protocol::read_frame(&mut r, protocol::MAX_REQUEST).map_err(|e| format!("reading the request: {e}"))?;
     let Some((tag, body)) = frame else { return Ok(None) };
     if tag != protocol::TAG_REQUEST {
@@ -220,15 +344,36 @@ fn read_request(stream: &UnixStream) -> Result<Option<Envelope>, String> {
     Ok(Some(envelope))
 }
 
-/// Reads the `expected` bytes of the portfolio that follow a price request.
-fn read_input(stream: &UnixStream, expected: u64) -> Result<Vec<u8>, String> {
-    let until = Instant::now() + INPUT_TIMEOUT + Duration::from_secs(expected / 50_000_000);
-    let mut r = Deadline { stream, until };
-    let mut input = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
-    while (input.len() as u64) < expected {
-        let left = expected - input.len() as u64;
+/// Portfolio bytes held for a request, counted in [`State::held_input`] until dropped.
+struct Held {
+    bytes: Vec<u8>,
+    state: Arc<State>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.state.held_input.fetch_sub(self.bytes.len() as u64, Ordering::SeqCst);
+    }
+}
+
+/// Reads the `expected` bytes of the portfolio that follow a price request. Memory grows with
+/// the bytes that arrive (never reserved for the size announced), and all connections together
+/// hold at most [`MAX_HELD_INPUT`].
+fn read_input(stream: &UnixStream, expected: u64, state: &Arc<State>) -> Result<Held, String> {
+    let mut r = Paced::new(stream, IDLE);
+    let mut held = Held { bytes: Vec::new(), state: state.clone() };
+    while (held.bytes.len() as u64) < expected {
+        let left = expected - held.bytes.len() as u64;
         match protocol::read_frame(&mut r, protocol::MAX_REQUEST) {
-            Ok(Some((protocol::TAG_INPUT, chunk))) if chunk.len() as u64 <= left => input.extend_from_slice(&chunk),
+            Ok(Some((protocol::TAG_INPUT, chunk))) if chunk.len() as u64 <= left => {
+                let now = state.held_input.fetch_add(chunk.len() as u64, Ordering::SeqCst) + chunk.len() as u64;
+                held.bytes.extend_from_slice(&chunk);
+                if now > MAX_HELD_INPUT {
+                    return Err(format!(
+                        "the server holds {MAX_HELD_INPUT} bytes of portfolios already; try again when it has priced them"
+                    ));
+                }
+            }
             Ok(Some((protocol::TAG_INPUT, chunk))) => {
                 return Err(format!(
                     "the portfolio is longer than announced ({} bytes)",
@@ -244,61 +389,132 @@ fn read_input(stream: &UnixStream, expected: u64) -> Result<Vec<u8>, String> {
             Err(e) => return Err(format!("reading the portfolio: {e}")),
         }
     }
-    Ok(input)
+    Ok(held)
 }
 
-/// Reads from a client until a deadline for the whole exchange (not per read): a client that
-/// sends a byte now and then cannot hold the server.
-struct Deadline<'a> {
+/// Reads from a client with a deadline that moves with the bytes that arrived: `grace` plus a
+/// second per [`MIN_RATE`] bytes, and no read waits longer than [`IDLE`] for its first byte. A
+/// client that sends a byte now and then is given up; one that sends steadily is not, whatever
+/// it announced.
+struct Paced<'a> {
     stream: &'a UnixStream,
-    until: Instant,
+    start: Instant,
+    grace: Duration,
+    got: u64,
 }
 
-impl Read for Deadline<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let left = self.until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client took too long"));
-        }
-        self.stream.set_read_timeout(Some(left))?;
-        let mut s = self.stream;
-        s.read(buf)
+impl<'a> Paced<'a> {
+    fn new(stream: &'a UnixStream, grace: Duration) -> Self {
+        Self { stream, start: Instant::now(), grace, got: 0 }
     }
 }
 
-/// The answering side of one connection: frames written under a lock (progress comes from
-/// pricing threads), write failures (a client gone) remembered and otherwise ignored, so the
-/// request still runs to its end and the server goes on.
+impl Read for Paced<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let until = self.start + self.grace + Duration::from_secs(self.got / MIN_RATE);
+        let left = until.saturating_duration_since(Instant::now()).min(IDLE);
+        if left.is_zero() {
+            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client sends too slowly"));
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        let mut s = self.stream;
+        let n = s.read(buf)?;
+        self.got += n as u64;
+        Ok(n)
+    }
+}
+
+/// The frames of one answer, between the worker (which queues them and never blocks on the
+/// client) and the connection's thread (which writes them).
+struct Outbox {
+    frames: VecDeque<Vec<u8>>,
+    pending: usize,
+    /// The answer is complete (an exit or error frame was queued, or the worker is done).
+    closed: bool,
+    /// The client is gone or too slow: frames are dropped.
+    gone: bool,
+}
+
+/// The answering side of one connection: frames queued under a lock (progress comes from
+/// pricing threads); a client gone is remembered, so the request still runs to its end (or is
+/// skipped when it was still queued) and the server goes on.
 struct Reply {
-    stream: Mutex<BufWriter<UnixStream>>,
+    log: Log,
+    outbox: Mutex<Outbox>,
+    changed: Condvar,
     total: AtomicU64,
     last_ms: AtomicU64,
     started: Instant,
 }
 
 impl Reply {
-    fn new(stream: &UnixStream) -> Option<Self> {
-        let w = stream.try_clone().ok()?;
-        Some(Self {
-            stream: Mutex::new(BufWriter::with_capacity(FRAME_CHUNK + 5, w)),
+    fn new(log: Log) -> Self {
+        Self {
+            log,
+            outbox: Mutex::new(Outbox { frames: VecDeque::new(), pending: 0, closed: false, gone: false }),
+            changed: Condvar::new(),
             total: AtomicU64::new(0),
             last_ms: AtomicU64::new(0),
             started: Instant::now(),
-        })
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Outbox> {
+        self.outbox.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn frame(&self, tag: u8, payload: &[u8]) -> std::io::Result<()> {
-        let mut w = self.stream.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut bytes = Vec::with_capacity(payload.len() + 5 * (1 + payload.len() / FRAME_CHUNK));
         if payload.is_empty() {
-            protocol::write_frame(&mut *w, tag, payload)?;
+            protocol::write_frame(&mut bytes, tag, payload)?;
         }
         for chunk in payload.chunks(FRAME_CHUNK) {
-            protocol::write_frame(&mut *w, tag, chunk)?;
+            protocol::write_frame(&mut bytes, tag, chunk)?;
         }
-        if matches!(tag, protocol::TAG_EXIT | protocol::TAG_ERROR | protocol::TAG_PROGRESS | protocol::TAG_COMMIT) {
-            w.flush()?;
+        let mut o = self.lock();
+        if !o.gone && o.pending + bytes.len() > MAX_PENDING {
+            (self.log)(&format!("tenor serve: a client left {} bytes of its answer unread; given up", o.pending));
+            o.gone = true;
+            o.frames.clear();
+            o.pending = 0;
+            drop(o);
+            self.changed.notify_all();
+            return Err(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client stopped reading"));
         }
+        if o.gone {
+            return Err(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client is gone"));
+        }
+        o.pending += bytes.len();
+        o.frames.push_back(bytes);
+        if matches!(tag, protocol::TAG_EXIT | protocol::TAG_ERROR) {
+            o.closed = true;
+        }
+        drop(o);
+        self.changed.notify_all();
         Ok(())
+    }
+
+    /// The worker is done with this answer (whatever it queued).
+    fn close(&self) {
+        self.lock().closed = true;
+        self.changed.notify_all();
+    }
+
+    fn is_gone(&self) -> bool {
+        self.lock().gone
+    }
+
+    /// Waits (at most `limit`) until the connection's thread wrote everything queued.
+    fn wait_written(&self, limit: Duration) {
+        let until = Instant::now() + limit;
+        let mut o = self.lock();
+        while !o.frames.is_empty() && !o.gone {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            o = self.changed.wait_timeout(o, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
+        }
     }
 
     fn stderr(&self, text: &str) {
@@ -317,6 +533,90 @@ impl Reply {
         let _ =
             self.frame(protocol::TAG_PROGRESS, &protocol::progress_payload(done, self.total.load(Ordering::Relaxed)));
     }
+}
+
+/// Writes the frames of `reply` to the client as they come, until the answer is complete: the
+/// deadline counts bytes that actually move. A client that has an answer waiting and takes less
+/// than [`WRITE_MIN_BYTES`] of it in [`WRITE_WINDOW`] is given up (a stopped or trickling
+/// reader), and one that closed its side while its request waited for the worker is noticed,
+/// so its book is not priced.
+fn write_answer(stream: &UnixStream, reply: &Reply) {
+    let _ = stream.set_write_timeout(Some(Duration::from_millis(500)));
+    let mut w = stream;
+    loop {
+        let batch: Vec<u8> = {
+            let mut o = reply.lock();
+            while o.frames.is_empty() && !o.closed && !o.gone {
+                let (g, timeout) = reply
+                    .changed
+                    .wait_timeout(o, Duration::from_millis(500))
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                o = g;
+                if timeout.timed_out() && o.frames.is_empty() && peer_closed(stream) {
+                    o.gone = true;
+                }
+            }
+            if o.gone || (o.frames.is_empty() && o.closed) {
+                drop(o);
+                reply.changed.notify_all();
+                return;
+            }
+            o.frames.drain(..).flatten().collect()
+        };
+        // (start, bytes moved since) while part of the batch waits for the client.
+        let mut window = (Instant::now(), 0usize);
+        let mut at = 0;
+        while at < batch.len() {
+            match w.write(&batch[at..]) {
+                Ok(0) => return give_up(reply),
+                Ok(n) => {
+                    at += n;
+                    window.1 += n;
+                    if window.1 >= WRITE_MIN_BYTES {
+                        window = (Instant::now(), 0);
+                    }
+                    let mut o = reply.lock();
+                    o.pending = o.pending.saturating_sub(n);
+                    drop(o);
+                    reply.changed.notify_all();
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted
+                    ) => {}
+                Err(_) => return give_up(reply),
+            }
+            if at < batch.len() && window.0.elapsed() >= WRITE_WINDOW {
+                (reply.log)(&format!(
+                    "tenor serve: a client took {} bytes of its answer in {} s (less than {WRITE_MIN_BYTES}); given up",
+                    window.1,
+                    WRITE_WINDOW.as_secs()
+                ));
+                return give_up(reply);
+            }
+        }
+    }
+}
+
+/// Marks the client of `reply` gone (its frames are dropped from now on).
+fn give_up(reply: &Reply) {
+    let mut o = reply.lock();
+    o.gone = true;
+    o.frames.clear();
+    o.pending = 0;
+    drop(o);
+    reply.changed.notify_all();
+}
+
+/// Whether the client closed its side (a read would return end of file at once).
+fn peer_closed(stream: &UnixStream) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut b = [0u8; 1];
+    // SAFETY: a valid descriptor and a one-byte buffer; MSG_PEEK | MSG_DONTWAIT neither consumes
+    // nor blocks.
+    let n = unsafe { libc::recv(stream.as_raw_fd(), b.as_mut_ptr().cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT) };
+    n == 0
 }
 
 impl Progress for Reply {
@@ -376,6 +676,6 @@ impl Write for Sink<'_> {
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.reply.stream.lock().unwrap_or_else(std::sync::PoisonError::into_inner).flush()
+        Ok(())
     }
 }

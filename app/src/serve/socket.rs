@@ -1,6 +1,8 @@
 //! Where the server's socket lives and how it is bound: a Unix domain socket only its owner can
 //! connect to (mode 0600, created under a 0700 folder for the default path), a stale socket left
-//! by a killed server replaced, a live one refused.
+//! by a killed server replaced, a live one refused. Both ends trust a socket only in a folder of
+//! their own user (or root) that nobody else can write, and only a peer of their own uid
+//! (`SO_PEERCRED`): ADR 0029.
 
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
@@ -37,6 +39,28 @@ pub enum SocketError {
     /// A server answers at the path already.
     #[error("--socket {0}: a Tenor server already listens there (`tenor serve --stop --socket {0}` ends it)")]
     InUse(PathBuf),
+    /// The socket's folder belongs to another user or others can write it: someone else could
+    /// have put a socket of theirs at the name (a fake server that reads the portfolio and
+    /// answers forged prices, or a fake client).
+    #[error("socket folder {}: {why}; another user could put a socket of theirs there. Use a folder of your own that only you can write (the default is $XDG_RUNTIME_DIR/tenor)", folder.display())]
+    UntrustedFolder {
+        /// The folder.
+        folder: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The process at the other end runs as another user.
+    #[error("refused the {what} at {}: it runs as uid {peer}, this command as uid {own}", path.display())]
+    OtherUser {
+        /// The socket.
+        path: PathBuf,
+        /// `server` or `client`.
+        what: &'static str,
+        /// The peer's uid.
+        peer: u32,
+        /// This process's uid.
+        own: u32,
+    },
     /// Creating the folder, removing a stale socket or binding failed.
     #[error("--socket {path}: cannot {what}: {source}")]
     Io {
@@ -84,6 +108,41 @@ pub fn resolve(given: Option<&Path>) -> Result<PathBuf, SocketError> {
     Ok(path)
 }
 
+/// Checks the folder of the socket `path` ([`tenor_ports::files::check_private_folder`]: it and,
+/// when it is a link, the link belong to this user or root, and neither its group nor others can
+/// write it; a sticky `/tmp` is refused too: another user can create a socket at an unused name
+/// there first).
+///
+/// # Errors
+/// [`SocketError::UntrustedFolder`] naming the folder and what is wrong.
+pub fn check_folder(path: &Path) -> Result<(), SocketError> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    tenor_ports::files::check_private_folder(folder)
+        .map_err(|why| SocketError::UntrustedFolder { folder: folder.to_path_buf(), why })
+}
+
+/// Checks that the process at the other end of `stream` runs as this process's user.
+///
+/// # Errors
+/// [`SocketError::OtherUser`]; [`SocketError::Io`] when the credentials are unknown.
+pub fn check_peer(stream: &UnixStream, path: &Path, what: &'static str) -> Result<(), SocketError> {
+    // SAFETY: `getuid` has no preconditions.
+    let own = unsafe { libc::getuid() };
+    let peer = peer_uid(stream).map_err(|source| SocketError::Io {
+        path: path.to_path_buf(),
+        what: "read the peer's credentials",
+        source,
+    })?;
+    if peer == own {
+        Ok(())
+    } else {
+        Err(SocketError::OtherUser { path: path.to_path_buf(), what, peer, own })
+    }
+}
+
 /// Fails when a server already answers at `path`, removes a stale socket (one nobody listens on),
 /// and leaves anything that is not a socket alone.
 ///
@@ -116,13 +175,12 @@ pub fn claim(path: &Path) -> Result<(), SocketError> {
 }
 
 /// Binds `path` (after [`claim`]) with mode 0600; the `default` path's folder is created with
-/// mode 0700 when missing.
+/// mode 0700 when missing; the folder must pass [`check_folder`].
 ///
 /// # Errors
-/// As [`claim`]; [`SocketError::NoFolder`] for a missing folder of a given path;
-/// [`SocketError::Io`] when the folder cannot be made or the bind fails.
+/// As [`claim`] and [`check_folder`]; [`SocketError::NoFolder`] for a missing folder of a given
+/// path; [`SocketError::Io`] when the folder cannot be made or the bind fails.
 pub fn bind(path: &Path, default: bool) -> Result<UnixListener, SocketError> {
-    claim(path)?;
     if let Some(dir) = path.parent().filter(|d| !d.exists()) {
         if !default {
             return Err(SocketError::NoFolder(path.to_path_buf()));
@@ -133,6 +191,8 @@ pub fn bind(path: &Path, default: bool) -> Result<UnixListener, SocketError> {
             source,
         })?;
     }
+    check_folder(path)?;
+    claim(path)?;
     // The socket is created with mode 0600 (umask 0177 during the bind), so no other user can
     // connect even for an instant; `umask` is process-wide, and no other thread of the server
     // creates files while it binds.
@@ -191,7 +251,10 @@ mod tests {
         let file = dir.join("f");
         std::fs::write(&file, b"keep").expect("temporary socket");
         assert!(matches!(bind(&file, false), Err(SocketError::NotASocket(_, "a regular file"))));
-        assert!(matches!(bind(&dir, false), Err(SocketError::NotASocket(_, "a folder"))));
+        std::fs::create_dir_all(dir.join("sub")).expect("temporary socket");
+        assert!(matches!(bind(&dir.join("sub"), false), Err(SocketError::NotASocket(_, "a folder"))));
+        // The system's temporary folder is sticky but everyone can write it: refused.
+        assert!(matches!(bind(&dir, false), Err(SocketError::UntrustedFolder { .. })));
         assert!(matches!(bind(&dir.join("missing/s"), false), Err(SocketError::NoFolder(_))));
         assert_eq!(std::fs::read(&file).expect("temporary socket"), b"keep");
         let sock = dir.join("s");

@@ -337,15 +337,86 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
     Ok(d)
 }
 
-/// Loads the data files into a feed (symbol 0 is the first file).
-fn load_feed(py: Python<'_>, data: &[PathBuf]) -> PyResult<Feed> {
+/// Market data for a backtest: a file to load, or bars already in memory as (name in messages,
+/// symbol, time (seconds since the epoch, UTC, bar end), open, high, low, close, volume,
+/// dividend), all columns of one length.
+#[derive(FromPyObject)]
+pub enum Data {
+    /// A CSV file in one of the layouts of docs/backtest.md.
+    File(PathBuf),
+    /// Bars in memory (`tenor_backtest::data::series` checks them as a file's).
+    Bars(BarColumns),
+}
+
+/// Bars as columns: (name, symbol, time, open, high, low, close, volume, dividend).
+type BarColumns = (String, String, Vec<i64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+
+/// Loads (or checks) the data into a feed (symbol 0 is the first).
+fn load_feed(py: Python<'_>, data: Vec<Data>) -> PyResult<Feed> {
     if data.is_empty() {
         return Err(parameter_error(py, "data", "data: at least one market data file is needed".into()));
     }
     let series = py
-        .allow_threads(|| data.iter().map(|p| tenor_backtest::data::load(p, None)).collect::<Result<Vec<_>, _>>())
+        .allow_threads(|| data.into_iter().map(load_series).collect::<Result<Vec<_>, _>>())
         .map_err(|e| data_error(py, &e))?;
     Ok(Feed::new(series))
+}
+
+fn load_series(d: Data) -> Result<tenor_backtest::Series, tenor_backtest::DataError> {
+    match d {
+        Data::File(p) => tenor_backtest::data::load(&p, None),
+        Data::Bars((name, symbol, time, open, high, low, close, volume, dividend)) => {
+            let n = time.len();
+            if [open.len(), high.len(), low.len(), close.len(), volume.len(), dividend.len()].iter().any(|l| *l != n) {
+                return Err(tenor_backtest::DataError::Bad {
+                    file: name,
+                    line: 1,
+                    column: "time/open/high/low/close/volume/dividend".into(),
+                    reason: "the columns have different lengths".into(),
+                });
+            }
+            let bars = (0..n)
+                .map(|i| tenor_backtest::Bar {
+                    time: time[i],
+                    open: open[i],
+                    high: high[i],
+                    low: low[i],
+                    close: close[i],
+                    volume: volume[i],
+                    dividend: dividend[i],
+                })
+                .collect();
+            tenor_backtest::data::series(&name, &symbol, bars)
+        }
+    }
+}
+
+/// Reads market data (a file in any layout of docs/backtest.md, or bars in memory as
+/// [`BarColumns`]) with the checks of `tenor backtest` and returns the bars as columns: (file
+/// or name, symbol, time (seconds since the epoch, UTC, bar end), open, high, low, close,
+/// volume, dividend), the in-memory form `run_backtest` and `run_sweep` take (to send bars to
+/// processes that cannot read the file).
+///
+/// Raises InputError naming the file (or name), line and column of a bad cell.
+#[pyfunction]
+fn load_bars(py: Python<'_>, data: Data) -> PyResult<BarColumns> {
+    let name = match &data {
+        Data::File(p) => p.display().to_string(),
+        Data::Bars(b) => b.0.clone(),
+    };
+    let s = py.allow_threads(|| load_series(data)).map_err(|e| data_error(py, &e))?;
+    let col = |f: fn(&tenor_backtest::Bar) -> f64| s.bars.iter().map(f).collect::<Vec<f64>>();
+    Ok((
+        name,
+        s.symbol.clone(),
+        s.bars.iter().map(|b| b.time).collect(),
+        col(|b| b.open),
+        col(|b| b.high),
+        col(|b| b.low),
+        col(|b| b.close),
+        col(|b| b.volume),
+        col(|b| b.dividend),
+    ))
 }
 
 fn engine(py: Python<'_>, costs: Costs, insufficient_cash: &str) -> PyResult<Engine> {
@@ -399,14 +470,14 @@ fn strategy_error(e: &EngineStrategyError) -> PyErr {
 fn run_backtest<'py>(
     py: Python<'py>,
     strategy: Bound<'py, PyAny>,
-    data: Vec<PathBuf>,
+    data: Vec<Data>,
     params: Option<BTreeMap<String, f64>>,
     device: Option<PyRef<'py, Device>>,
     costs: Costs,
     insufficient_cash: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let engine = engine(py, costs, insufficient_cash)?;
-    let feed = load_feed(py, &data)?;
+    let feed = load_feed(py, data)?;
     if let Ok(name) = strategy.extract::<String>() {
         let compute = match device {
             Some(d) => d.compute.clone(),
@@ -441,38 +512,47 @@ fn run_backtest<'py>(
     }
 }
 
-/// Runs built-in strategy `name` for every parameter set of the grid (the Cartesian product of
-/// `axes`, each set completed by `params`) in parallel, as `tenor backtest --sweep` does.
-/// Returns one (parameters, result or error message) per set, in grid order.
+/// The parameter sets of a sweep: the Cartesian product of `axes` (name, values), each set
+/// completed by `params` (`tenor_backtest::sweep::sets`), in grid order.
 #[pyfunction]
-#[pyo3(signature = (name, data, axes, params=None, device=None, costs=(1_000_000.0, 0.0, 1.0, 0.0, 1.0, 252.0), insufficient_cash="refuse"))]
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+#[pyo3(signature = (axes, params=None))]
+fn sweep_sets(axes: Vec<(String, Vec<f64>)>, params: Option<BTreeMap<String, f64>>) -> Vec<BTreeMap<String, f64>> {
+    tenor_backtest::sweep::sets(&axes, &params.unwrap_or_default())
+}
+
+/// Splits the parameter sets of a sweep into at most `chunks` chunks of about equal estimated
+/// cost (`tenor_backtest::sweep::plan`): indices into `sets`, ascending in each chunk.
+///
+/// Raises ParameterError for `chunks` 0.
+#[pyfunction]
+fn plan_sweep(py: Python<'_>, sets: Vec<Params>, chunks: usize) -> PyResult<Vec<Vec<usize>>> {
+    if chunks == 0 {
+        return Err(parameter_error(py, "chunks", "chunks 0: at least one chunk is needed".into()));
+    }
+    Ok(tenor_backtest::sweep::plan(&sets, chunks))
+}
+
+/// Runs built-in strategy `name` for every parameter set of `sets` (from `sweep_sets`) in
+/// parallel, as `tenor backtest --sweep` does. Returns one (parameters, result or error
+/// message) per set, in the order of `sets`.
+#[pyfunction]
+#[pyo3(signature = (name, data, sets, device=None, costs=(1_000_000.0, 0.0, 1.0, 0.0, 1.0, 252.0), insufficient_cash="refuse"))]
+#[allow(clippy::type_complexity)]
 fn run_sweep<'py>(
     py: Python<'py>,
     name: String,
-    data: Vec<PathBuf>,
-    axes: Vec<(String, Vec<f64>)>,
-    params: Option<BTreeMap<String, f64>>,
+    data: Vec<Data>,
+    sets: Vec<Params>,
     device: Option<PyRef<'py, Device>>,
     costs: Costs,
     insufficient_cash: &str,
 ) -> PyResult<Vec<(BTreeMap<String, f64>, PyObject)>> {
     let engine = engine(py, costs, insufficient_cash)?;
-    let feed = load_feed(py, &data)?;
+    let feed = load_feed(py, data)?;
     let compute = match device {
         Some(d) => d.compute.clone(),
         None => tenor_registry::open("cpu").map_err(|e| crate::errors::BackendError::new_err(e.to_string()))?,
     };
-    let base: Params = params.unwrap_or_default().into_iter().collect();
-    let sets: Vec<Params> = tenor_backtest::sweep::grid(&axes)
-        .into_iter()
-        .map(|mut p| {
-            for (k, v) in &base {
-                p.entry(k.clone()).or_insert(*v);
-            }
-            p
-        })
-        .collect();
     if let Some(first) = sets.first() {
         if let Err(e @ strategies::ParamError::Unknown { .. }) = strategies::build(&name, first, compute.clone()) {
             return Err(parameter_error(py, "params", e.to_string()));
@@ -496,7 +576,6 @@ fn run_sweep<'py>(
     sets.into_iter()
         .zip(results)
         .map(|(p, r)| {
-            let p: BTreeMap<String, f64> = p.into_iter().collect();
             let v: PyObject = match r {
                 Ok(r) => result_dict(py, &r)?.into_any().unbind(),
                 Err(e) => e.to_string().into_pyobject(py)?.into_any().unbind(),
@@ -532,6 +611,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Context>()?;
     m.add_function(wrap_pyfunction!(run_backtest, m)?)?;
     m.add_function(wrap_pyfunction!(run_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(load_bars, m)?)?;
     m.add_function(wrap_pyfunction!(strategy_table, m)?)?;
     Ok(())
 }

@@ -1,6 +1,11 @@
 //! The exception hierarchy of the Python package, and conversions from the library's typed
 //! errors (messages as the command line prints them).
 //!
+//! The classes are created in module `tenor` (and re-exported there by `tenor/__init__.py`), so
+//! an instance pickles by reference to `tenor.InputError` etc. and unpickles in another process
+//! (an error raised on a Dask worker, reaching the client) as the same class with its
+//! attributes: `except tenor.InputError` catches it there too.
+//!
 //! ```text
 //! TenorError
 //!  +-- InputError      bad input file or cell: .file, .line, .column (None when not known)
@@ -12,17 +17,17 @@
 use pyo3::create_exception;
 use pyo3::prelude::*;
 
-create_exception!(_tenor, TenorError, pyo3::exceptions::PyException, "Base class of every Tenor error.");
+create_exception!(tenor, TenorError, pyo3::exceptions::PyException, "Base class of every Tenor error.");
 create_exception!(
-    _tenor,
+    tenor,
     InputError,
     TenorError,
     "Bad input: a file, row or cell. Attributes `file`, `line` (1-based) and `column` (the column's name), each None when not known, and `errors` (every problem as (file, line, column, message))."
 );
-create_exception!(_tenor, ParameterError, TenorError, "A setting out of range. Attribute `parameter` names it.");
-create_exception!(_tenor, BackendError, TenorError, "A backend that cannot be opened or that failed while working.");
+create_exception!(tenor, ParameterError, TenorError, "A setting out of range. Attribute `parameter` names it.");
+create_exception!(tenor, BackendError, TenorError, "A backend that cannot be opened or that failed while working.");
 create_exception!(
-    _tenor,
+    tenor,
     StrategyError,
     TenorError,
     "A strategy stopped the backtest. Attributes `strategy` and `bar` (0-based bar index)."

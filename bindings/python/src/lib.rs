@@ -12,6 +12,7 @@ mod alloc;
 mod backtest;
 mod basket;
 mod calibrate;
+mod certify;
 mod device;
 mod errors;
 mod market;
@@ -26,6 +27,7 @@ fn _tenor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     backtest::register(m)?;
     basket::register(m)?;
     calibrate::register(m)?;
+    certify::register(m)?;
     market::register(m)?;
     pilot::register(m)?;
     Ok(())

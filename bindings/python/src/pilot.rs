@@ -21,18 +21,24 @@ fn pilot_run(py: Python<'_>, backends: Vec<String>, suite: &str, max_mib: u64) -
     if max_mib == 0 {
         return Err(parameter_error(py, "max_mib", "max_mib must be at least 1".into()));
     }
-    let build = tenor_pilot::BuildInfo {
-        version: env!("CARGO_PKG_VERSION").into(),
-        commit: "unknown".into(),
-        dirty: None,
-        code: Vec::new(),
-    };
+    let build = build_info();
     let opts =
         tenor_pilot::Options { backends, suite, max_bytes: max_mib.saturating_mul(1 << 20), devices: None, build };
     let report = py
         .allow_threads(|| tenor_pilot::run(&opts, &tenor_ports::NoProgress))
         .map_err(|e| BackendError::new_err(e.to_string()))?;
     serde_json::to_string(&report).map_err(|e| TenorError::new_err(format!("pilot report: {e}")))
+}
+
+/// This build as the reports name it: the package's version (the commit is not known to a
+/// wheel).
+pub(crate) fn build_info() -> tenor_pilot::BuildInfo {
+    tenor_pilot::BuildInfo {
+        version: env!("CARGO_PKG_VERSION").into(),
+        commit: "unknown".into(),
+        dirty: None,
+        code: Vec::new(),
+    }
 }
 
 /// Adds the function to the module.

@@ -30,7 +30,7 @@ enum Action {
     /// Runs any program with libtenor_trace.so preloaded and writes its device allocations as a
     /// trace (`tenor alloc record --out run.trace -- ./pricer args`).
     Record(RecordArgs),
-    /// Prints the statistics file libtenor_alloc.so writes at exit (`TENOR_ALLOC_STATS`).
+    /// Prints the statistics file libtenor_allocator.so writes at exit (`TENOR_ALLOC_STATS`).
     Stats(StatsArgs),
 }
 
@@ -53,7 +53,7 @@ struct RecordArgs {
 /// Arguments of `tenor alloc stats`.
 #[derive(Debug, Args)]
 struct StatsArgs {
-    /// The statistics file (`TENOR_ALLOC_STATS` of a process that used libtenor_alloc.so).
+    /// The statistics file (`TENOR_ALLOC_STATS` of a process that used libtenor_allocator.so).
     file: PathBuf,
 }
 

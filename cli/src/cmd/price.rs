@@ -33,7 +33,9 @@ pub struct PriceArgs {
     /// Philox seed for every Monte Carlo row.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Output CSV (`id,price,stderr,delta,gamma,vega,theta,rho,method,backend`); stdout if absent.
+    /// Output CSV (`id,price,stderr,delta,gamma,vega,theta,rho,method,backend`); stdout if absent
+    /// or `-`. Written atomically (a link of this user is written through to its target); a FIFO
+    /// or a character device (`/dev/stdout`) is written as a stream.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// `auto`: closed forms where they exist; `mc`: Monte Carlo for everything.
@@ -42,8 +44,11 @@ pub struct PriceArgs {
     /// Grid steps for continuously monitored barriers under Monte Carlo (1 to 100000).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=i64::from(portfolio::MAX_STEPS)))]
     pub steps: u32,
-    /// Streams the Monte Carlo trades are spread over (at least 1).
-    #[arg(long, default_value_t = 1, value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..), usize::from))]
+    /// Streams the Monte Carlo trades are spread over (1 to 65535).
+    #[arg(long, default_value_t = 1, value_parser = clap::builder::TypedValueParser::map(
+        clap::value_parser!(u64).range(1..=portfolio::MAX_STREAMS as u64),
+        |n| usize::try_from(n).unwrap_or(portfolio::MAX_STREAMS)
+    ))]
     pub streams: usize,
     /// Skip the Greeks (price and standard error only).
     #[arg(long)]
@@ -71,7 +76,8 @@ impl PriceArgs {
             backend: self.backend.clone(),
             paths: self.paths,
             seed: self.seed,
-            out: self.out.clone(),
+            // `--out -` is standard output, as without --out.
+            out: self.out.clone().filter(|p| p.as_os_str() != "-"),
             engine: match self.engine {
                 EngineArg::Auto => EngineChoice::Auto,
                 EngineArg::Mc => EngineChoice::Mc,

@@ -5,6 +5,9 @@
 
 use assert_cmd::Command;
 
+#[cfg(unix)]
+pub mod serve;
+
 /// What one run of the `tenor` binary gave.
 #[derive(Debug)]
 pub struct Run {
@@ -39,4 +42,17 @@ pub fn run(cmd: &mut Command) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// The trace interposer and the fake CUDA libraries and program of tools/trace, built into `dir`
+/// with `tools/trace/build.sh DIR --test` (needs gcc).
+pub fn build_interposer(dir: &std::path::Path) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let st = std::process::Command::new("bash")
+        .arg(root.join("tools/trace/build.sh"))
+        .arg(dir)
+        .arg("--test")
+        .status()
+        .expect("tools/trace/build.sh");
+    assert!(st.success(), "tools/trace/build.sh {}", dir.display());
 }

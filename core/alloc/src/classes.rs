@@ -302,11 +302,9 @@ impl ClassCache {
 
     /// A block of class `c` from another stream's lane, made usable on `stream`.
     fn steal(&self, c: usize, size: usize, stream: &Stream) -> Result<Option<Cached>, AllocError> {
-        for (rank, si) in self.shards.candidates(stream, |l: &Lists| l.has(c)) {
+        for (_, si, li) in self.shards.candidates(stream, |l: &Lists| l.has(c)) {
             let mut g = self.shards.lock(si);
-            let Some(lane) = g.lanes.iter_mut().find(|l| l.rank == rank && l.stream.id() != stream.id()) else {
-                continue;
-            };
+            let Some(lane) = g.lanes.get_mut(li) else { continue };
             let Some(pos) = (match self.shards.reuse {
                 Reuse::FollowEvents => lane.free.classes.get(c).and_then(|v| v.len().checked_sub(1)),
                 Reuse::Opportunistic => lane.free.classes.get(c).and_then(|v| (!v.is_empty()).then_some(0)),

@@ -85,7 +85,11 @@ pub(crate) struct Lane<P> {
 #[derive(Debug)]
 pub(crate) struct Slot<P, L> {
     index: usize,
+    /// Lanes in order of creation (never removed, so an index stays valid).
     pub(crate) lanes: Vec<Lane<P>>,
+    /// Stream id to its lane's index in `lanes` (a slot holds the lanes of many streams when
+    /// there are thousands: no linear search per call).
+    by_stream: FastMap<u64, usize>,
     pub(crate) live: FastMap<u64, L>,
     pub(crate) used: usize,
     pub(crate) peak_used: usize,
@@ -94,10 +98,11 @@ pub(crate) struct Slot<P, L> {
 impl<P: Default, L> Slot<P, L> {
     /// Index of the lane of `stream`, created (with a rank from `ranks`) when missing.
     pub(crate) fn lane_index(&mut self, stream: &Stream, ranks: &Ranks) -> usize {
-        if let Some(i) = self.lanes.iter().position(|l| l.stream.id() == stream.id()) {
+        if let Some(&i) = self.by_stream.get(&stream.id()) {
             return i;
         }
         ranks.note_slot(self.index);
+        self.by_stream.insert(stream.id(), self.lanes.len());
         self.lanes.push(Lane {
             stream: stream.clone(),
             rank: ranks.rank(stream),
@@ -187,7 +192,14 @@ impl<P: Default, L> Shards<P, L> {
     pub(crate) fn new(reuse: Reuse, keying: Keying) -> Self {
         let slots = (0..SLOTS)
             .map(|index| {
-                Padded(Mutex::new(Slot { index, lanes: Vec::new(), live: FastMap::default(), used: 0, peak_used: 0 }))
+                Padded(Mutex::new(Slot {
+                    index,
+                    lanes: Vec::new(),
+                    by_stream: FastMap::default(),
+                    live: FastMap::default(),
+                    used: 0,
+                    peak_used: 0,
+                }))
             })
             .collect();
         Self {
@@ -226,20 +238,20 @@ impl<P: Default, L> Shards<P, L> {
         })
     }
 
-    /// Slots and lanes other than `stream`'s, in rank order, for which `has` holds.
-    pub(crate) fn candidates(&self, stream: &Stream, has: impl Fn(&P) -> bool) -> Vec<(u64, usize)> {
+    /// Lanes other than `stream`'s for which `has` holds, as (rank, slot, index in the slot's
+    /// lanes), in rank order.
+    pub(crate) fn candidates(&self, stream: &Stream, has: impl Fn(&P) -> bool) -> Vec<(u64, usize, usize)> {
         let mut v = Vec::new();
         let occupied = lock(&self.ranks.occupied).clone();
         for i in occupied {
             let g = self.lock(i);
-            for l in &g.lanes {
+            for (li, l) in g.lanes.iter().enumerate() {
                 if l.stream.id() != stream.id() && has(&l.free) {
-                    v.push((l.rank, i));
+                    v.push((l.rank, i, li));
                 }
             }
         }
         v.sort_unstable();
-        v.dedup();
         v
     }
 

@@ -165,11 +165,9 @@ impl Pool {
 
     fn steal(&self, size: usize, stream: &Stream) -> Result<Option<(Block, u64)>, AllocError> {
         let cands = self.shards.candidates(stream, |l: &Ranges| l.fits(size));
-        for (rank, si) in cands {
+        for (_, si, li) in cands {
             let mut g = self.shards.lock(si);
-            let Some(lane) = g.lanes.iter_mut().find(|l| l.rank == rank && l.stream.id() != stream.id()) else {
-                continue;
-            };
+            let Some(lane) = g.lanes.get_mut(li) else { continue };
             lane.free.flush();
             let Some(p) = lane.free.best_fit(size) else { continue };
             let epoch = lane.free.by_addr[&p].epoch;

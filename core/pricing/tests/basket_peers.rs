@@ -46,7 +46,7 @@ fn index(word: &str) -> Option<usize> {
 /// Longstaff-Schwartz out of sample is low-biased by its exercise policy; the two policies
 /// differ (QuantLib regresses on polynomials of degree 3 in both prices, Tenor on the basket and
 /// its variance feature), so the prices may differ by that much beyond the noise: 1 % of the
-/// price, the size of the policy differences measured in ADR 0029's basis table.
+/// price, the size of the policy differences measured in ADR 0031's basis table.
 #[test]
 #[ignore = "needs scripts/basket-venv (TENOR_BASKET_PYTHON); scripts/test runs it"]
 fn american_basket_against_quantlib() {

@@ -372,7 +372,7 @@ fn one_asset_american_against_finite_differences() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Measurements for ADR 0029 (not checks: `cargo test --release -p tenor-pricing --test
+// Measurements for ADR 0031 (not checks: `cargo test --release -p tenor-pricing --test
 // basket_references -- --ignored --nocapture measure_`).
 
 /// CPU seconds of this process so far (user + system, from /proc/self/stat; 10 ms resolution):
@@ -405,11 +405,11 @@ fn lognormals() -> (Two, [Asset; 2]) {
     (m, assets)
 }
 
-/// ADR 0029's table of the gamma bump: per relative bump h, the estimator's O(h^2) bias (the
+/// ADR 0031's table of the gamma bump: per relative bump h, the estimator's O(h^2) bias (the
 /// quadrature's difference of deltas at +/- h against its exact second derivative) and its
 /// noise (the standard error at 100,000 paths, and the estimate averaged over 4 seeds).
 #[test]
-#[ignore = "a measurement for ADR 0029, not a check"]
+#[ignore = "a measurement for ADR 0031, not a check"]
 fn measure_gamma_bump() {
     use tenor_pricing::basket::{price_basket_with, BasketSettings};
     let dev = tenor_cpu::cpu().expect("cpu");
@@ -453,10 +453,10 @@ fn measure_gamma_bump() {
     }
 }
 
-/// ADR 0029's table of the regression basis: the out-of-sample price of the baseline basket (a
+/// ADR 0031's table of the regression basis: the out-of-sample price of the baseline basket (a
 /// low-biased estimate: higher is a better exercise policy) by the number of basis functions.
 #[test]
-#[ignore = "a measurement for ADR 0029, not a check"]
+#[ignore = "a measurement for ADR 0031, not a check"]
 fn measure_basis() {
     use tenor_pricing::basket::{price_basket_with, BasketSettings};
     let dev = tenor_cpu::cpu().expect("cpu");
@@ -479,12 +479,12 @@ fn measure_basis() {
     }
 }
 
-/// ADR 0029's table of the first-order estimators: each pathwise Greek's spread over 6 seeds
+/// ADR 0031's table of the first-order estimators: each pathwise Greek's spread over 6 seeds
 /// against central bump-and-revalue (1 %, common random numbers, a fresh regression per bumped
 /// job, as a user of a price-only engine would do), and the CPU cost of a job with every Greek
 /// against one price-only valuation (one thread).
 #[test]
-#[ignore = "a measurement for ADR 0029, not a check"]
+#[ignore = "a measurement for ADR 0031, not a check"]
 fn measure_estimators() {
     let dev = tenor_cpu::cpu_with_threads(1).expect("cpu");
     let base = BasketJob::from_toml(include_str!("../../../examples/basket/baseline.toml")).expect("baseline");

@@ -7,7 +7,7 @@
 //!
 //! | folder | layer |
 //! | --- | --- |
-//! | `core/*`, `kernels`, `backtest` | core (the domain: ports, kernels, pricing, market, backtests) |
+//! | `core/*`, `backtest` | core (the domain: ports, the kernels crate, pricing, market, backtests) |
 //! | `adapters/registry` | registry (the one crate that knows every backend) |
 //! | `adapters/conformance` | conformance (the suite every backend runs; a test crate) |
 //! | `adapters/*` (the rest) | adapter |
@@ -337,6 +337,7 @@ impl Workspace {
                 }
             }
         }
+        out.extend(self.folder_cycles());
         out
     }
 

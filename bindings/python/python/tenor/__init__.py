@@ -53,6 +53,7 @@ __all__ = [
     "HestonCalibration",
     "open",
     "pilot",
+    "read_bars",
     "strategies",
     "sweep",
     "treasury_curve",
@@ -145,6 +146,56 @@ def _problems_message(problems: list) -> str:
     head = f"{len(problems)} problem(s) in the book: " if len(problems) > 1 else ""
     return head + "; ".join(lines[:5]) + ("; ..." if len(lines) > 5 else "")
 
+def _check_output(output: str) -> None:
+    if output not in ("pandas", "arrow"):
+        raise _parameter("output", f"output {output!r}: expected \"pandas\" or \"arrow\"")
+
+
+def _book_source(book: Any) -> "tuple[str, Optional[str]]":
+    """A book argument as (file, text): a path is read by the native reader (text None); a
+    DataFrame, pyarrow Table or RecordBatch or a mapping of columns becomes CSV text named
+    ``<book>``."""
+    if isinstance(book, (str, os.PathLike)):
+        return os.fspath(book), None
+    if _is_arrow(book):
+        book = book.to_pydict()
+    return "<book>", _csv_text(book)
+
+
+def _check_out(out: Any, file: str) -> None:
+    """Refuses an ``out`` that names the book itself, and checks it can be written (before
+    any work, as ``tenor price`` opens ``--out`` first)."""
+    target = os.fspath(out)
+    if file != "<book>" and os.path.exists(file) and os.path.exists(target) and os.path.samefile(file, target):
+        raise _parameter("out", f"out {target!r} is the book itself; it would be replaced by the prices")
+    _tenor.write_prices(target)
+
+
+def _price_result(columns: dict, problems: list, rows_read: int, *, strict: bool, output: str, out: Any) -> "Any":
+    """The result of a priced book from the native columns (lists, None where not applicable):
+    ``InputError`` for problems under ``strict``; else the DataFrame (or pyarrow Table) with
+    the problems in ``attrs["errors"]``, the rows also written to ``out`` when given."""
+    if problems and strict:
+        err = InputError(_problems_message(problems))
+        first = problems[0]
+        err.file, err.line, err.column, err.errors = first[0], first[1], first[2], problems
+        raise err
+    if out is not None:
+        _tenor.write_prices(os.fspath(out), columns)
+    pd = _pandas()
+    df = pd.DataFrame({c: columns[c] for c in PRICE_COLUMNS})
+    for c in PRICE_COLUMNS[1:8]:
+        df[c] = df[c].astype("float64")
+    df.attrs["errors"] = problems
+    df.attrs["rows_read"] = rows_read
+    if output == "arrow":
+        import pyarrow
+
+        table = pyarrow.Table.from_pandas(df, preserve_index=False)
+        meta = json.dumps({"errors": problems, "rows_read": rows_read})
+        return table.replace_schema_metadata({**(table.schema.metadata or {}), b"tenor": meta.encode()})
+    return df
+
 
 class Device:
     """An open backend (``tenor.open(name)``). Thread-safe; pricing releases the GIL."""
@@ -182,6 +233,7 @@ class Device:
         greeks: bool = True,
         strict: bool = True,
         output: str = "pandas",
+        out: Optional[Union[str, "os.PathLike[str]"]] = None,
     ) -> "Any":
         """Prices a book as ``tenor price`` does and returns a pandas DataFrame with its columns
         (``PRICE_COLUMNS``; NaN where not applicable), one row per priced trade in input order.
@@ -201,38 +253,28 @@ class Device:
         rows and exits 1). In-memory books are named ``<book>`` in messages; line 2 is their
         first row.
 
+        ``out``: also write the rows to this file as ``tenor price --out`` does (the same
+        bytes), atomically; not written when ``strict`` raises. It is checked before pricing.
+
         Raises ``ParameterError`` for a bad setting and ``BackendError`` when the device fails
         (as a row problem of the Monte Carlo rows concerned).
         """
-        if output not in ("pandas", "arrow"):
-            raise _parameter("output", f"output {output!r}: expected \"pandas\" or \"arrow\"")
-        if isinstance(book, (str, os.PathLike)):
-            file, text = os.fspath(book), None
-        else:
-            if _is_arrow(book):
-                book = book.to_pydict()
-            file, text = "<book>", _csv_text(book)
+        _check_output(output)
+        file, text = _book_source(book)
+        if out is not None:
+            _check_out(out, file)
         columns, problems, rows_read = self._native.price_csv(
             file, text, paths=paths, seed=seed, engine=engine, steps=steps, streams=streams, greeks=greeks
         )
-        if problems and strict:
-            err = InputError(_problems_message(problems))
-            first = problems[0]
-            err.file, err.line, err.column, err.errors = first[0], first[1], first[2], problems
-            raise err
-        pd = _pandas()
-        df = pd.DataFrame({c: columns[c] for c in PRICE_COLUMNS})
-        for c in PRICE_COLUMNS[1:8]:
-            df[c] = df[c].astype("float64")
-        df.attrs["errors"] = problems
-        df.attrs["rows_read"] = rows_read
-        if output == "arrow":
-            import pyarrow
+        return _price_result(columns, problems, rows_read, strict=strict, output=output, out=out)
 
-            table = pyarrow.Table.from_pandas(df, preserve_index=False)
-            meta = json.dumps({"errors": problems, "rows_read": rows_read})
-            return table.replace_schema_metadata({**(table.schema.metadata or {}), b"tenor": meta.encode()})
-        return df
+    def __reduce__(self):
+        raise TypeError(
+            f"a tenor.Device (backend {self.backend!r}) cannot be sent to another process: it is the open "
+            "backend of the process that opened it. Send the backend's name and open it there; on a Dask "
+            f"cluster: tenor.distributed.setup(client, backend={self.backend!r}), then "
+            f"tenor.distributed.price(book, backend={self.backend!r}) (docs/distributed.md)"
+        )
 
     def surface(self, chain: Union[str, "os.PathLike[str]"], *, as_of: Optional[str] = None) -> "Surface":
         """Implied volatilities of every quote of an option chain (a Cboe folder or file, or a
@@ -396,7 +438,7 @@ def _costs(cash, per_share, commission_bps, min_commission, slippage_bps, period
 
 def backtest(
     strategy: Any,
-    data: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    data: Any,
     *,
     params: Optional[Mapping[str, float]] = None,
     device: Optional[Device] = None,
@@ -408,8 +450,10 @@ def backtest(
     periods_per_year: float = 252.0,
     insufficient_cash: str = "refuse",
 ) -> BacktestResult:
-    """Runs a strategy over market data files (the layouts of docs/backtest.md; symbol 0 is the
-    first file) with the engine of ``tenor backtest`` and its defaults.
+    """Runs a strategy over market data (symbol 0 is the first) with the engine of ``tenor
+    backtest`` and its defaults. ``data``: a file in a layout of docs/backtest.md, bars in
+    memory (a DataFrame, pyarrow Table or mapping of ``BAR_COLUMNS``, as ``read_bars``
+    returns; the symbol is ``attrs["symbol"]``), or a list of these.
 
     ``strategy``: a built-in name (``tenor.strategies()`` lists them with their parameters)
     with ``params``, or a Python object with ``on_bar(ctx)`` and optionally
@@ -424,9 +468,8 @@ def backtest(
     setting or parameter, ``StrategyError`` when a built-in strategy stops the run; an
     exception raised by a Python strategy propagates unchanged.
     """
-    files = [os.fspath(data)] if isinstance(data, (str, os.PathLike)) else [os.fspath(d) for d in data]
     native = None if device is None else device._native
-    raw = _tenor.run_backtest(strategy, files, None if params is None else {k: float(v) for k, v in params.items()},
+    raw = _tenor.run_backtest(strategy, _data(data), None if params is None else {k: float(v) for k, v in params.items()},
                               native, _costs(cash, per_share, commission_bps, min_commission, slippage_bps,
                                              periods_per_year), insufficient_cash)
     return BacktestResult(raw)
@@ -434,7 +477,7 @@ def backtest(
 
 def sweep(
     strategy: str,
-    data: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    data: Any,
     grid: Mapping[str, Iterable[float]],
     *,
     params: Optional[Mapping[str, float]] = None,
@@ -451,12 +494,25 @@ def sweep(
     the Cartesian product, completed by ``params``) in parallel, as ``tenor backtest --sweep``.
     Returns a DataFrame: one row per run with the parameters, the metrics, and ``error`` (the
     reason a combination could not run, e.g. fast >= slow; empty otherwise)."""
-    files = [os.fspath(data)] if isinstance(data, (str, os.PathLike)) else [os.fspath(d) for d in data]
-    axes = [(k, [float(v) for v in vs]) for k, vs in grid.items()]
+    sets = _tenor.sweep_sets(_axes(grid), _params(params))
     native = None if device is None else device._native
-    runs = _tenor.run_sweep(strategy, files, axes, None if params is None else {k: float(v) for k, v in params.items()},
-                            native, _costs(cash, per_share, commission_bps, min_commission, slippage_bps,
-                                           periods_per_year), insufficient_cash)
+    runs = _tenor.run_sweep(strategy, _data(data), sets, native,
+                            _costs(cash, per_share, commission_bps, min_commission, slippage_bps, periods_per_year),
+                            insufficient_cash)
+    return _sweep_frame(runs)
+
+
+def _axes(grid: Mapping[str, Iterable[float]]) -> list:
+    return [(k, [float(v) for v in vs]) for k, vs in grid.items()]
+
+
+def _params(params: Optional[Mapping[str, float]]) -> Optional[dict]:
+    return None if params is None else {k: float(v) for k, v in params.items()}
+
+
+def _sweep_frame(runs: Iterable) -> "Any":
+    """A sweep's DataFrame from its runs, (parameters, result dict with ``metrics`` JSON, or
+    the reason the set could not run), in grid order."""
     rows = []
     for p, r in runs:
         row = dict(p)
@@ -467,3 +523,82 @@ def sweep(
             row["error"] = ""
         rows.append(row)
     return _pandas().DataFrame(rows)
+
+
+#: The columns of in-memory bars (``read_bars``; ``dividend`` may be left out: none).
+BAR_COLUMNS = ["time", "open", "high", "low", "close", "volume", "dividend"]
+
+
+def read_bars(path: Union[str, "os.PathLike[str]"]) -> "Any":
+    """Reads a market data file (any layout of docs/backtest.md, the checks of ``tenor
+    backtest``) into a DataFrame of ``BAR_COLUMNS``: ``time`` (UTC, the bar's end: 23:59:59
+    for daily bars), prices, volume, cash dividend per share. ``df.attrs["symbol"]`` is the
+    symbol (the file's stem) and ``df.attrs["file"]`` the file. The frame is the in-memory
+    form ``backtest`` and ``sweep`` take as ``data``, to send bars to processes that cannot
+    read the file (``tenor.distributed``). Raises ``InputError`` naming file, line and column."""
+    name, symbol, time, *values = _tenor.load_bars(os.fspath(path))
+    pd = _pandas()
+    df = pd.DataFrame(dict(zip(BAR_COLUMNS, [pd.to_datetime(time, unit="s", utc=True), *values])))
+    df.attrs["symbol"], df.attrs["file"] = symbol, name
+    return df
+
+
+def _input(file: str, line: Optional[int], column: Optional[str], message: str) -> "InputError":
+    err = InputError(message)
+    err.file, err.line, err.column = file, line, column
+    err.errors = [(file, line, column, message)]
+    return err
+
+
+def _is_bars(x: Any) -> bool:
+    """Whether ``x`` is one symbol's bars in memory (not a path, not a list of data)."""
+    return _is_arrow(x) or isinstance(x, Mapping) or hasattr(x, "columns")
+
+
+def _bar_columns(bars: Any, index: int) -> tuple:
+    """In-memory bars (a DataFrame, pyarrow Table or RecordBatch, or a mapping of columns
+    ``BAR_COLUMNS``) as the native layer takes them: (name, symbol, time in seconds, open,
+    high, low, close, volume, dividend). The symbol is ``attrs["symbol"]`` (``BARS<index>``
+    without one); they are named ``<bars>`` in messages, line 2 being the first bar."""
+    pd = _pandas()
+    attrs = getattr(bars, "attrs", {}) or {}
+    if _is_arrow(bars):
+        meta = bars.schema.metadata or {}
+        attrs = {"symbol": meta.get(b"symbol", b"").decode() or None}
+        bars = bars.to_pydict()
+    name = "<bars>"
+    symbol = attrs.get("symbol") or f"BARS{index}"
+    for c in BAR_COLUMNS[:6]:
+        if c not in bars:
+            raise _input(name, 1, c, f"{name}:1: column {c} missing (in-memory bars need {', '.join(BAR_COLUMNS[:6])})")
+    t = pd.Series(bars["time"])
+    if pd.api.types.is_datetime64_any_dtype(t):
+        if t.dt.tz is None:
+            t = t.dt.tz_localize("UTC")
+        seconds = (t - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(seconds=1)
+        if ((t - pd.Timestamp(0, tz="UTC")) % pd.Timedelta(seconds=1) != pd.Timedelta(0)).any():
+            raise _input(name, None, "time", f"{name}: column time: times must be whole seconds")
+    else:
+        seconds = pd.to_numeric(t)
+        if (seconds != seconds.round()).any():
+            raise _input(name, None, "time", f"{name}: column time: times must be whole seconds since the epoch")
+    n = len(t)
+    cols = [[float(x) for x in bars[c]] for c in BAR_COLUMNS[1:6]]
+    dividend = [float(x) for x in bars["dividend"]] if "dividend" in bars else [0.0] * n
+    return (name, str(symbol), [int(x) for x in seconds], *cols, dividend)
+
+
+def _data(data: Any) -> list:
+    """``data`` as the native layer takes it: a list of file paths and in-memory bars."""
+    items = [data] if isinstance(data, (str, os.PathLike)) or _is_bars(data) else list(data)
+    return [os.fspath(d) if isinstance(d, (str, os.PathLike)) else d if isinstance(d, tuple) else _bar_columns(d, i)
+            for i, d in enumerate(items)]
+
+
+def __getattr__(name: str) -> Any:
+    # ``tenor.distributed`` is imported on first use (it needs the ``distributed`` extra).
+    if name == "distributed":
+        import importlib
+
+        return importlib.import_module("tenor.distributed")
+    raise AttributeError(f"module 'tenor' has no attribute {name!r}")

@@ -33,7 +33,7 @@ class Device:
     def fp64(self) -> bool: ...
     def price(self, book: Union[PathLike, Mapping[str, Sequence[Any]], pandas.DataFrame, Any], *, paths: int = 100000,
               seed: int = 42, engine: str = "auto", steps: int = 64, streams: int = 1, greeks: bool = True,
-              strict: bool = True, output: str = "pandas") -> Any: ...
+              strict: bool = True, output: str = "pandas", out: Optional[PathLike] = None) -> Any: ...
     def surface(self, chain: PathLike, *, as_of: Optional[str] = None) -> Surface: ...
 
 class Surface:
@@ -65,11 +65,16 @@ def calibrate_heston(chain: PathLike, *, backend: Union[str, Device] = "cpu", mi
                      max_iterations: int = 100, pricer: str = "port", nodes: int = 256) -> HestonCalibration: ...
 def treasury_curve(file: PathLike, date: Optional[str] = None,
                    maturities: Optional[Iterable[float]] = None) -> pandas.DataFrame: ...
-def backtest(strategy: Any, data: Union[PathLike, Sequence[PathLike]], *, params: Optional[Mapping[str, float]] = None,
+BAR_COLUMNS: List[str]
+#: Market data: a file, bars in memory (a DataFrame, pyarrow Table or mapping of BAR_COLUMNS), or a list of these.
+Data = Any
+
+def read_bars(path: PathLike) -> pandas.DataFrame: ...
+def backtest(strategy: Any, data: Data, *, params: Optional[Mapping[str, float]] = None,
              device: Optional[Device] = None, cash: float = 1000000.0, per_share: float = 0.0,
              commission_bps: float = 1.0, min_commission: float = 0.0, slippage_bps: float = 1.0,
              periods_per_year: float = 252.0, insufficient_cash: str = "refuse") -> BacktestResult: ...
-def sweep(strategy: str, data: Union[PathLike, Sequence[PathLike]], grid: Mapping[str, Iterable[float]], *,
+def sweep(strategy: str, data: Data, grid: Mapping[str, Iterable[float]], *,
           params: Optional[Mapping[str, float]] = None, device: Optional[Device] = None, cash: float = 1000000.0,
           per_share: float = 0.0, commission_bps: float = 1.0, min_commission: float = 0.0,
           slippage_bps: float = 1.0, periods_per_year: float = 252.0,

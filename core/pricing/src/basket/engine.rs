@@ -1,5 +1,5 @@
 //! The basket job on the `Compute` port: Longstaff-Schwartz regression on one set of paths,
-//! valuation and every Greek on an independent set (ADR 0029).
+//! valuation and every Greek on an independent set (ADR 0031).
 //!
 //! 1. **Regression** (American only): `basket_paths` stores the basket and the regression
 //!    feature of every path and date (path set 0); backwards from expiry, per date, one
@@ -23,7 +23,7 @@ use super::error::BasketError;
 use super::job::{BasketJob, Exercise};
 use super::model::{Model, GAMMA_BUMP};
 
-/// Regression basis functions (of `1, xi, xi^2, nu, xi nu, xi^3`; ADR 0029).
+/// Regression basis functions (of `1, xi, xi^2, nu, xi nu, xi^3`; ADR 0031).
 pub const NBASIS: u32 = MAX_BASIS as u32;
 
 /// Paths per item of `basket_moments`.
@@ -91,7 +91,7 @@ pub struct BasketOutcome {
     /// Priced scenarios, bumps included: 1, plus with Greeks 2N spot-rescaled scenarios, 4N
     /// model-parameter bumps, one per price correlation pair, the rate and the maturity (the
     /// scenarios a bump-and-revalue would price, one per first-order and two per second-order
-    /// sensitivity family; here they share one simulation per path: ADR 0029).
+    /// sensitivity family; here they share one simulation per path: ADR 0031).
     pub valuations: u64,
     /// Per-phase times, when asked for.
     pub phases: Option<PhaseTimes>,

@@ -1,6 +1,6 @@
 //! The STAC-A2 job: Greeks of an American (or European) option on a basket of N assets, each
 //! under its own Heston model, correlated through their 2N Brownian motions
-//! (`../shared/spec/basket-job.md`, `docs/basket.md`; ADR 0029 for the method).
+//! (`../shared/spec/basket-job.md`, `docs/basket.md`; ADR 0031 for the method).
 //!
 //! * [`job`]: the job file (TOML) parsed and validated, every error naming its key.
 //! * [`model`]: the kernels' inputs (QE records, the factor matrix, bumped records, the factor's

@@ -1,7 +1,7 @@
 //! The basket's model as the kernels take it: each asset's QE constants (one record of
 //! `tenor_kernels::basket::RECORD` values), the factor matrix that correlates the 2N normals,
 //! the bumped records of the Greeks and the derivative of the factor matrix by each price
-//! correlation (`tenor_kernels::basket` describes the layout; ADR 0029 the method).
+//! correlation (`tenor_kernels::basket` describes the layout; ADR 0031 the method).
 
 use tenor_kernels::basket::{record, slot, BUMPS, RECORD};
 
@@ -10,11 +10,11 @@ use super::job::BasketJob;
 
 /// Relative size of the bumps whose differences are pathwise derivatives (sqrt(v0), kappa,
 /// theta, xi, maturity): each bumped copy of a path takes its base path's QE branches and
-/// exercise date, so the difference is the derivative of the path up to O(bump) (ADR 0029).
+/// exercise date, so the difference is the derivative of the path up to O(bump) (ADR 0031).
 pub const PATHWISE_BUMP: f64 = 1e-5;
 
 /// Relative spot bump of the gammas and cross gammas (differences of pathwise deltas of the
-/// spot-rescaled scenarios; ADR 0029 has the bias and noise measured at other sizes).
+/// spot-rescaled scenarios; ADR 0031 has the bias and noise measured at other sizes).
 pub const GAMMA_BUMP: f64 = 0.02;
 
 /// Pivots of the factor matrix's Cholesky factorisation at or under this are taken as 0 (a

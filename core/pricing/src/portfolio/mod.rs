@@ -22,7 +22,7 @@ pub use error::{Location, PortfolioError, RowError, RowProblem};
 pub use parse::{parse_portfolio, read_portfolio, ParsedPortfolio, COLUMNS, REQUIRED_COLUMNS};
 pub use price::{
     price_book, price_book_timed, price_book_with, price_trade, priced_as_symmetric_put, BookConfig, BookRun,
-    BookTimes, Engine, PriceError, SettingError, MAX_PATHS, MAX_ROW_PATH_STEPS, MAX_STEPS,
+    BookTimes, Engine, PriceError, SettingError, MAX_PATHS, MAX_ROW_PATH_STEPS, MAX_STEPS, MAX_STREAMS,
 };
 pub use shard::{price_book_sharded, shard_book, trade_cost, BookSharding, TradeCost};
 pub use trade::{AsianTrade, BarrierTrade, HestonParams, HestonTrade, Kind, Trade, TradeKind};

@@ -92,6 +92,11 @@ pub const MAX_PATHS: u64 = MAX_ROW_PATH_STEPS;
 /// ([`super::parse::MAX_FIXINGS`]).
 pub const MAX_STEPS: u32 = super::parse::MAX_FIXINGS;
 
+/// Largest `--streams` (`BookConfig::streams`): each stream is a device queue the backend
+/// creates, so the count is a resource a request asks for, bounded like one (the command line's
+/// limit since streams were added, 2^16 - 1).
+pub const MAX_STREAMS: usize = 65_535;
+
 /// Valuations per Monte Carlo row with Greeks: the price and eight bumped copies.
 const GREEK_VALUATIONS: u64 = 9;
 
@@ -105,9 +110,9 @@ pub enum SettingError {
     /// `steps` zero or above [`MAX_STEPS`].
     #[error("steps must be between 1 and {MAX_STEPS}, got {0}")]
     Steps(u32),
-    /// `streams` is zero.
-    #[error("streams must be at least 1, got 0")]
-    Streams,
+    /// `streams` zero or above [`MAX_STREAMS`].
+    #[error("streams must be between 1 and {MAX_STREAMS}, got {0}")]
+    Streams(usize),
 }
 
 impl SettingError {
@@ -116,14 +121,15 @@ impl SettingError {
         match self {
             SettingError::Paths(_) => "paths",
             SettingError::Steps(_) => "steps",
-            SettingError::Streams => "streams",
+            SettingError::Streams(_) => "streams",
         }
     }
 }
 
 impl BookConfig {
-    /// Checks the settings every front end checks before pricing: paths even, >= 4 and <=
-    /// [`MAX_PATHS`], steps from 1 to [`MAX_STEPS`], streams >= 1.
+    /// Checks the settings every front end checks before pricing (the command line, the
+    /// server's requests, Python, C): paths even, >= 4 and <= [`MAX_PATHS`], steps from 1 to
+    /// [`MAX_STEPS`], streams from 1 to [`MAX_STREAMS`].
     ///
     /// # Errors
     /// The first [`SettingError`].
@@ -134,8 +140,8 @@ impl BookConfig {
         if self.steps == 0 || self.steps > MAX_STEPS {
             return Err(SettingError::Steps(self.steps));
         }
-        if self.streams == 0 {
-            return Err(SettingError::Streams);
+        if self.streams == 0 || self.streams > MAX_STREAMS {
+            return Err(SettingError::Streams(self.streams));
         }
         Ok(())
     }
