@@ -131,15 +131,7 @@ pub fn run_to_folder(req: &BacktestRequest, progress: &dyn Progress) -> anyhow::
             return Err(e.into());
         }
     }
-    let sets: Vec<Params> = tenor_backtest::sweep::grid(&axes)
-        .into_iter()
-        .map(|mut p| {
-            for (k, v) in &base {
-                p.entry(k.clone()).or_insert(*v);
-            }
-            p
-        })
-        .collect();
+    let sets: Vec<Params> = tenor_backtest::sweep::sets(&axes, &base);
     // Invalid combinations (e.g. fast >= slow) are reported per row, not fatal.
     let name = a.strategy.clone();
     let to_error = |e: strategies::ParamError| tenor_backtest::engine::StrategyError {
