@@ -16,6 +16,7 @@
 
 pub mod alloc;
 pub mod backtest;
+pub mod basket;
 pub mod book;
 pub mod calibration;
 pub mod certify;

@@ -47,6 +47,8 @@ enum Command {
     Book(cmd::book::BookCommand),
     /// Backtest a strategy (or sweep its parameters) on market data.
     Backtest(cmd::backtest::BacktestArgs),
+    /// The STAC-A2 basket job (docs/basket-job.md): Greeks of a Heston basket with early exercise.
+    Basket(cmd::basket::BasketArgs),
     /// Benchmark backends: throughput, scaling, swap cost, agreement; writes a report.
     #[command(subcommand)]
     Pilot(PilotCommand),
@@ -79,6 +81,7 @@ fn main() -> std::process::ExitCode {
         Command::Serve(args) => cmd::serve::run(&args),
         Command::Book(c) => cmd::book::run(&c),
         Command::Backtest(a) => cmd::backtest::run(&a),
+        Command::Basket(a) => cmd::basket::run(&a),
         Command::Pilot(PilotCommand::Run(a)) => cmd::pilot::run(&a),
         Command::Pilot(PilotCommand::Kernel(a)) => cmd::pilot::kernel(&a),
         Command::Pilot(PilotCommand::Devices(a)) => cmd::pilot::devices(&a),

@@ -169,6 +169,34 @@ fn quick_pilot_on_cpu_writes_a_report_and_agrees() {
         }
     }
     assert!(md.contains("| cpu | asian_arith | on | 16 | 4000 |"), "{md}");
+    // The basket workloads (the STAC-A2 job at the quick suite's sizes): both on both backends,
+    // the same price on cpu and sim (the same reference code), every Greek at the baseline.
+    let basket = |backend: &str, w: &str| {
+        json["basket"]
+            .as_array()
+            .expect("basket")
+            .iter()
+            .find(|b| b["backend"] == backend && b["workload"] == w)
+            .cloned()
+            .unwrap_or_else(|| panic!("no basket row {backend} {w}"))
+    };
+    for w in ["basket_baseline", "basket_large"] {
+        let (c, s) = (basket("cpu", w), basket("sim", w));
+        assert_eq!(c["price"], s["price"], "{w}: {c} vs {s}");
+        assert!(c["price"].as_f64().is_some_and(|p| p > 0.0), "{c}");
+        for k in ["open_s", "cold_s", "warm_s"] {
+            assert!(c[k].as_f64().is_some_and(|x| x >= 0.0), "{w}: {k} in {c}");
+        }
+    }
+    let b = basket("cpu", "basket_baseline");
+    assert_eq!((b["assets"].as_u64(), b["paths"].as_u64(), b["steps"].as_u64()), (Some(5), Some(2000), Some(50)));
+    assert_eq!((b["greeks"].as_bool(), b["valuations"].as_u64()), (Some(true), Some(43)));
+    let l = basket("cpu", "basket_large");
+    assert_eq!(
+        (l["assets"].as_u64(), l["greeks"].as_bool(), l["valuations"].as_u64()),
+        (Some(10), Some(false), Some(1))
+    );
+    assert!(md.contains("| cpu | basket_baseline | 5 x 2000 x 50 | all | 43 |"), "{md}");
     // One scaling chart per unit (paths/s, path-steps/s).
     assert!(out.join("scaling_0.svg").is_file() && out.join("scaling_1.svg").is_file());
     assert!(["(dirty: ", "(clean: ", "(no git checkout"].iter().any(|h| md.contains(h)), "{md}");

@@ -118,7 +118,7 @@ fn main() {
             writeln!(cpu_table, "    ({name:?}, {name}::run as CpuKernelFn),").ok();
         }
     }
-    // kernels/common (the preludes, shared.h, asian.h): under the folder above, and included by
+    // kernels/common (the preludes, shared.h, asian.h, basket.h): under the folder above, and included by
     // the language table compiled into this script.
     let list = names.join(" ");
     let quoted = names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");

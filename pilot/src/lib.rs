@@ -10,6 +10,7 @@
 //! overhead and agreement.
 
 pub mod agreement;
+pub mod basket;
 pub mod book;
 pub mod charts;
 pub mod devices;
@@ -184,6 +185,8 @@ pub struct Report {
     pub peers: Vec<PeerRow>,
     /// The book workload: trades per second by kind, Greeks off and on ([`book`]).
     pub book: Vec<book::BookRow>,
+    /// The basket workloads (the STAC-A2 job), cold and warm ([`basket`]).
+    pub basket: Vec<basket::BasketRow>,
     /// Scaling over devices ([`devices`]), when [`Options::devices`] names a selector.
     pub devices: Vec<devices::DeviceScalingRow>,
     /// The devices of that selector (labels and names) and their peer access, one line each.
@@ -253,11 +256,11 @@ pub const SCALING: [Workload; 2] = [Workload::McEuropean, Workload::PathGenerati
 
 /// Progress steps per available backend after its switch: one per cold workload, per
 /// throughput size (skipped sizes included), per (scaling workload, stream count), per port
-/// overhead size, one for agreement and one for the book workload.
+/// overhead size, one for agreement, one for the book workload and one for the basket workloads.
 pub fn steps_per_backend(suite: Suite) -> u64 {
     let all = Workload::ALL.len() as u64;
     let sizes: u64 = Workload::ALL.iter().map(|w| suite.sizes(*w).len() as u64).sum();
-    all + sizes + (SCALING.len() * suite.streams().len()) as u64 + overhead::SIZES.len() as u64 + 2
+    all + sizes + (SCALING.len() * suite.streams().len()) as u64 + overhead::SIZES.len() as u64 + 3
 }
 
 /// The kernels `w` loads (gemm counted as one), for [`ColdRow::loaded_before`].
@@ -318,6 +321,7 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, ComputeErr
         agreement: vec![],
         peers: vec![],
         book: vec![],
+        basket: vec![],
         devices: vec![],
         device_env: vec![],
     };
@@ -426,6 +430,10 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, ComputeErr
         let dev = tenor_registry::open(b)?;
         rep.book.extend(book::measure(b, &*dev, opts.suite)?);
         drop(dev);
+        bar.inc();
+
+        progress.message(&format!("{b}: basket (the STAC-A2 job, cold and warm)"));
+        rep.basket.extend(basket::measure(b, opts.suite)?);
         bar.inc();
     }
     debug_assert_eq!(bar.position(), total, "progress steps counted differ from the total");

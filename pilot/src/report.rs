@@ -194,6 +194,15 @@ pub fn markdown(r: &Report, charts: &[String]) -> String {
             si(b.trades_per_s)
         );
     }
+    let _ = writeln!(m, "\n## Basket (the STAC-A2 job, docs/basket.md: the baseline with every Greek, the large problem's price; cold = the backend opened and its first job, warm = median of 3 more)\n\n| backend | workload | assets x paths x steps | greeks | valuations | open s | cold s | warm s | price |\n|---|---|---|---|---|---|---|---|---|");
+    for b in &r.basket {
+        let greeks = if b.greeks { "all" } else { "price" };
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} x {} x {} | {greeks} | {} | {:.4} | {:.4} | {:.4} | {:.6} |",
+            b.backend, b.workload, b.assets, b.paths, b.steps, b.valuations, b.open_s, b.cold_s, b.warm_s, b.price
+        );
+    }
     let _ = writeln!(m, "\n## Agreement with the CPU reference\n\n| backend | workload | kind | max rel diff | tolerance | agrees |\n|---|---|---|---|---|---|");
     for a in &r.agreement {
         let _ = writeln!(

@@ -21,6 +21,7 @@
 //!
 //! [`require`] parses `TENOR_REQUIRE_BACKENDS` once for every backend's tests.
 
+pub mod basket;
 pub mod bounds;
 pub mod compute;
 pub mod kernels;

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 mod alloc;
 mod backtest;
+mod basket;
 mod calibrate;
 mod certify;
 mod device;
@@ -24,6 +25,7 @@ fn _tenor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     device::register(m)?;
     alloc::register(m)?;
     backtest::register(m)?;
+    basket::register(m)?;
     calibrate::register(m)?;
     certify::register(m)?;
     market::register(m)?;

@@ -3,6 +3,7 @@
 pub mod alloc;
 pub mod backends;
 pub mod backtest;
+pub mod basket;
 pub mod book;
 pub mod calibrate;
 pub mod certify;

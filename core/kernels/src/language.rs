@@ -28,7 +28,8 @@ pub struct Language {
     /// the spellings the shared device code is written in.
     pub own_prelude: &'static str,
     /// What is prepended to every kernel of the language: the own prelude, then
-    /// `kernels/common/shared.h` and `kernels/common/asian.h` twice ([`crate::prelude`]).
+    /// `kernels/common/shared.h`, `kernels/common/asian.h` twice and `kernels/common/basket.h`
+    /// ([`crate::prelude`]).
     pub prelude: &'static str,
     /// Writes the entry point of a manifest with a `[source]` table ([`crate::entry`]).
     pub entry: fn(&KernelDef, &SourceSpec) -> String,
@@ -63,7 +64,8 @@ macro_rules! with_shared {
             include_str!("../../../kernels/common/asian.h"),
             asian_f32!(),
             include_str!("../../../kernels/common/asian.h"),
-            asian_end!()
+            asian_end!(),
+            include_str!("../../../kernels/common/basket.h")
         )
     };
 }

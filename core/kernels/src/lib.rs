@@ -14,6 +14,7 @@
 //! backend generates the same paths and no result depends on launch geometry or thread count.
 
 pub mod barrier;
+pub mod basket;
 pub mod black;
 pub mod cache;
 pub mod cpu;
@@ -41,9 +42,10 @@ include!(concat!(env!("OUT_DIR"), "/registry.rs"));
 
 /// The shared device-code prelude for a backend (`cuda`, `sycl`, `opencl`), prepended to every
 /// kernel source of that backend: Philox and the normal transform written once per language
-/// (`kernels/common/prelude.{cuh,hpp,cl}`), then `kernels/common/shared.h` and
-/// `kernels/common/asian.h` (twice: fp64, then fp32), the code of every built-in kernel except
-/// the tuned `mc_european` family and `philox_bits`, written once for the three languages (the
+/// (`kernels/common/prelude.{cuh,hpp,cl}`), then `kernels/common/shared.h`,
+/// `kernels/common/asian.h` (twice: fp64, then fp32) and `kernels/common/basket.h` (the STAC-A2
+/// basket's kernels), the code of every built-in kernel except the tuned `mc_european` family and
+/// `philox_bits`, written once for the three languages (the
 /// common subset of CUDA C++, SYCL C++ and OpenCL C 1.2) through the spellings
 /// (`TENOR_DEVICE_INLINE`, `TENOR_MATH`, `TENOR_FOR_ITEMS`, `TENOR_GLOBAL`, ...) each prelude
 /// defines: the `prelude` of the backend's row of [`language::LANGUAGES`]. A backend without a

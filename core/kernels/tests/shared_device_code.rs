@@ -7,6 +7,7 @@
 
 const SHARED_H: &str = include_str!("../../../kernels/common/shared.h");
 const ASIAN: &str = include_str!("../../../kernels/common/asian.h");
+const BASKET: &str = include_str!("../../../kernels/common/basket.h");
 /// Every language's own prelude, by backend (`tenor_kernels::language::LANGUAGES`).
 fn preludes() -> impl Iterator<Item = (&'static str, &'static str)> {
     tenor_kernels::language::LANGUAGES.iter().map(|l| (l.backend, l.own_prelude))
@@ -17,14 +18,14 @@ const INSTANTIATION: [&str; 3] = ["TENOR_T", "TENOR_ASIAN", "TENOR_ASIAN_F64"];
 /// adapter's NVRTC unit, the SYCL adapter's translation unit, the OpenCL adapter's program text).
 const LAUNCH_DEFINES: [&str; 1] = ["TENOR_BLOCK"];
 
-/// shared.h and asian.h, the text the preludes must serve.
+/// shared.h, asian.h and basket.h, the text the preludes must serve.
 fn shared() -> String {
-    format!("{SHARED_H}\n{ASIAN}")
+    format!("{SHARED_H}\n{ASIAN}\n{BASKET}")
 }
 
 /// The built-in kernels whose code is in `shared.h`, with the call each of their two sources
 /// makes.
-const SHARED_KERNELS: [(&str, &str); 23] = [
+const SHARED_KERNELS: [(&str, &str); 29] = [
     ("curve_build", "tenor_curve_build_one("),
     ("heston_price", "tenor_heston_price_item("),
     ("implied_vol", "tenor_implied_vol_item("),
@@ -48,6 +49,12 @@ const SHARED_KERNELS: [(&str, &str); 23] = [
     ("payoff_european", "tenor_payoff_european("),
     ("payoff_asian", "tenor_payoff_asian("),
     ("payoff_barrier", "tenor_payoff_barrier("),
+    ("basket_paths", "tenor_basket_paths("),
+    ("basket_backward", "tenor_basket_backward("),
+    ("basket_solve", "tenor_basket_solve("),
+    ("basket_value", "tenor_basket_value("),
+    ("basket_sens", "tenor_basket_sens("),
+    ("basket_moments", "tenor_basket_moments("),
 ];
 
 /// The built-in kernels whose CUDA and SYCL sources compute differently on purpose (docs/kernels.md):
@@ -105,6 +112,7 @@ fn every_prelude_ends_with_the_shared_code_and_both_asian_instantiations() {
         let f64_at = p.find("#define TENOR_T double").unwrap_or(usize::MAX);
         let f32_at = p.find("#define TENOR_T float").unwrap_or(usize::MAX);
         assert!(f64_at < f32_at && f32_at < p.len(), "{backend}: fp64 then fp32");
+        assert!(p.ends_with(BASKET), "{backend}: basket.h last");
     }
 }
 
@@ -165,7 +173,10 @@ fn the_shared_kernels_sources_are_entry_points_calling_the_shared_code() {
     for (kernel, call) in SHARED_KERNELS {
         let def = tenor_kernels::get(kernel).expect("built-in kernel");
         let name = call.split(['<', '(']).next().unwrap_or(call);
-        assert!(defines_at_file_scope(SHARED_H, name) || in_asian(name), "shared.h and asian.h do not define {name}");
+        assert!(
+            defines_at_file_scope(SHARED_H, name) || defines_at_file_scope(BASKET, name) || in_asian(name),
+            "shared.h, asian.h and basket.h do not define {name}"
+        );
         for (backend, _) in preludes() {
             let src = def.sources.get(backend).unwrap_or_else(|| panic!("{kernel} has no {backend} source"));
             let words = identifiers(src, "");

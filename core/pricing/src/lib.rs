@@ -5,6 +5,7 @@
 //! tests and through `Arc<dyn Compute>` on any backend in production.
 pub mod american;
 pub mod analytic;
+pub mod basket;
 pub mod engines;
 pub mod error;
 pub mod heston;

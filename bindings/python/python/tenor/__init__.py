@@ -47,6 +47,8 @@ __all__ = [
     "TenorError",
     "backends",
     "backtest",
+    "basket",
+    "BASKET_COLUMNS",
     "calibrate_heston",
     "HestonCalibration",
     "open",
@@ -56,6 +58,9 @@ __all__ = [
     "sweep",
     "treasury_curve",
 ]
+
+#: The columns of ``tenor basket``'s greeks.csv (docs/basket-job.md), in order.
+BASKET_COLUMNS = ["greek", "asset", "other", "value", "stderr"]
 
 #: The output columns of ``tenor price`` (docs/portfolio-csv.md), in order.
 PRICE_COLUMNS = ["id", "price", "stderr", "delta", "gamma", "vega", "theta", "rho", "method", "backend"]
@@ -390,6 +395,37 @@ def calibrate_heston(
         device._native, os.fspath(chain), float(min_days), float(max_years), float(max_sd), int(per_slice),
         int(slices), int(max_iterations), pricer, int(nodes))
     return HestonCalibration(params, fit, notes)
+
+
+def basket(
+    job: Union[str, "os.PathLike[str]"],
+    *,
+    backend: Union[str, Device] = "cpu",
+    paths: Optional[int] = None,
+    steps: Optional[int] = None,
+    seed: Optional[int] = None,
+    greeks: bool = True,
+) -> "Any":
+    """Prices the STAC-A2 basket job at ``job`` (a TOML file, docs/basket-job.md) with the code of
+    ``tenor basket``: a DataFrame of the rows of its ``greeks.csv`` (columns ``BASKET_COLUMNS``:
+    greek, asset and other (asset names, missing where the Greek has none), value, stderr (missing
+    where none is estimated)),
+    equal to the command's bit for bit. ``backend``: a backend name or an open ``Device``;
+    ``paths``, ``steps``, ``seed`` override the file's ``[simulation]`` values; ``greeks=False``
+    gives the price alone. ``df.attrs`` holds ``job`` (the file's SHA-256), ``valuations`` and
+    ``seconds`` (the job's wall time).
+
+    Raises ``InputError`` for a bad job file (``file``, ``line`` of a syntax error, ``column``
+    the key, e.g. ``asset[2].kappa``), ``ParameterError`` for an override out of range
+    (``parameter``: paths, steps or seed), ``BackendError`` when the device fails."""
+    pd = _pandas()
+    device = backend if isinstance(backend, Device) else open(backend)
+    cols, sha, valuations, seconds = _tenor.basket(
+        device._native, os.fspath(job), None if paths is None else int(paths), None if steps is None else int(steps),
+        None if seed is None else int(seed), bool(greeks))
+    df = pd.DataFrame(cols, columns=BASKET_COLUMNS)
+    df.attrs.update({"job": sha, "valuations": valuations, "seconds": seconds})
+    return df
 
 
 class BacktestResult:

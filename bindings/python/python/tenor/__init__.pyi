@@ -55,6 +55,11 @@ class HestonCalibration:
     fit: pandas.DataFrame
     notes: List[str]
 
+BASKET_COLUMNS: List[str]
+
+def basket(job: PathLike, *, backend: Union[str, Device] = "cpu", paths: Optional[int] = None,
+           steps: Optional[int] = None, seed: Optional[int] = None, greeks: bool = True) -> pandas.DataFrame: ...
+
 def calibrate_heston(chain: PathLike, *, backend: Union[str, Device] = "cpu", min_days: float = 7.0,
                      max_years: float = 2.0, max_sd: float = 2.0, per_slice: int = 10, slices: int = 12,
                      max_iterations: int = 100, pricer: str = "port", nodes: int = 256) -> HestonCalibration: ...

@@ -1,0 +1,477 @@
+//! The multi-asset Heston basket of the STAC-A2 job (`tenor_pricing::basket`): the per-path
+//! arithmetic that the `basket_*` kernels' CPU references share, performed operation for
+//! operation as `kernels/common/shared.h`'s `tenor_basket_*` functions do on the GPU backends.
+//!
+//! **Model.** N assets (at most [`MAX_ASSETS`]), each a Heston process simulated by Andersen's
+//! (2008) quadratic-exponential scheme ("Simple and efficient simulation of the Heston
+//! stochastic volatility model", J. Comp. Finance 11(3): section 3.2.4 for the variance,
+//! section 4.2 with gamma1 = gamma2 = 0.5 and 4.2.1's martingale correction for the log-price).
+//! The 2N Brownian motions are correlated by a lower-triangular factor `A` (2N x 2N, row-major)
+//! built on the host from the job's correlation matrix in the factor order
+//! `(W_v1..W_vN, W_S1..W_SN)`: per step the 2N independent normals `eps` become `z = A eps`;
+//! row `i < N` gives the variance normal `Z_v,i`, row `N + i` the normal of the part of
+//! `W_S,i` independent of `W_v,i`, `(Z_S,i - rho_i Z_v,i) / sqrt(1 - rho_i^2)`, which is
+//! Andersen's `Z` of the log-price step. The exponential branch takes its uniform as
+//! `U_v = Phi(Z_v,i)` (his inversion of the normal), so every factor is a function of the
+//! correlated normals.
+//!
+//! **Numbers.** Philox4x32-10 (ADR 0003) with key = seed and counter `(step, set 2^31 + j,
+//! path mod 2^32, path / 2^32)` gives the fp64 normals of factors `2j` and `2j + 1` at that
+//! step by ADR 0003's Box-Muller (`r cos`, `r sin`); `set` is 0 for the regression paths and 1
+//! for the valuation paths (independent sets: the out-of-sample estimator, ADR 0031).
+//!
+//! **Asset records.** Each asset's constants are one record of [`RECORD`] f64 ([`slot`]),
+//! computed on the host (`tenor_pricing::basket`): the base records (`assets`), and for the
+//! Greeks one record per asset and bump of [`BUMPS`] (`bumped`: sqrt(v0), kappa, theta, xi,
+//! maturity), whose [`slot::BUMP`] holds the bump's size.
+//!
+//! **Exercise.** The basket `B = sum_i w_i S_i`; at exercise date `s` (time `dt (s + 1)`), an
+//! in-the-money path exercises when its payoff exceeds the regression's continuation value
+//! `sum_j beta_j phi_j` over the basis [`basis`] of `xi = B / K - 1` and
+//! `nu = sum_i w_i S_i v_i / K`; at the last date every in-the-money path does. A coefficient
+//! vector whose first entry is `+inf` never exercises (a European, or too few in-the-money
+//! paths to fit).
+
+use crate::philox::{philox4x32_10, uniform_f64};
+
+/// Most assets the kernels take (their per-path arrays have this many entries).
+pub const MAX_ASSETS: usize = 16;
+/// Most factors (2 per asset).
+pub const MAX_FACTORS: usize = 2 * MAX_ASSETS;
+/// f64 values per asset record.
+pub const RECORD: usize = 16;
+/// Most regression basis functions.
+pub const MAX_BASIS: usize = 6;
+/// Bumped records per asset: sqrt(v0), kappa, theta, xi, maturity.
+pub const BUMPS: usize = 5;
+/// Andersen's switching level psi_c between the quadratic and the exponential branch.
+pub const PSI_C: f64 = 1.5;
+/// Pivot of the regression's Cholesky factorisation relative to its diagonal entry below which
+/// a basis function is dropped as numerically dependent on those before it (as
+/// `tenor_pricing::american::LSM_PIVOT_TOLERANCE`).
+pub const PIVOT_TOLERANCE: f64 = 1e-10;
+/// `branch` value asking [`qe_step`] to choose its branches itself.
+pub const FREE: u32 = 4;
+
+/// Slots of an asset record.
+pub mod slot {
+    /// ln(spot).
+    pub const X0: usize = 0;
+    /// Initial variance v0.
+    pub const V0: usize = 1;
+    /// Basket weight.
+    pub const WEIGHT: usize = 2;
+    /// Log-drift per step, `(r - q) dt`.
+    pub const DRIFT_DT: usize = 3;
+    /// Long-run variance theta.
+    pub const THETA: usize = 4;
+    /// `exp(-kappa dt)`.
+    pub const E: usize = 5;
+    /// Conditional variance of v: `s2 = v s2a + s2b`, `s2a = xi^2 e (1 - e) / kappa`.
+    pub const S2A: usize = 6;
+    /// `s2b = theta xi^2 (1 - e)^2 / (2 kappa)`.
+    pub const S2B: usize = 7;
+    /// Andersen's K1 (gamma1 = 0.5).
+    pub const K1: usize = 8;
+    /// Andersen's K2 (gamma2 = 0.5).
+    pub const K2: usize = 9;
+    /// Andersen's K3 (= K4 with gamma1 = gamma2).
+    pub const K3: usize = 10;
+    /// Andersen's A = K2 + K4 / 2 of the martingale correction.
+    pub const A: usize = 11;
+    /// K0 without the martingale correction, `-rho kappa theta dt / xi`.
+    pub const K0_PLAIN: usize = 12;
+    /// Spot S(0).
+    pub const SPOT: usize = 13;
+    /// The bump's size (the denominator of its difference); 0 in base records.
+    pub const BUMP: usize = 15;
+}
+
+/// The 2N independent fp64 normals of `step` of `path` in path set `set` (see the module).
+#[inline(always)]
+pub fn normals(seed: u64, set: u32, path: u64, step: u32, factors: usize, eps: &mut [f64; MAX_FACTORS]) {
+    let key = [seed as u32, (seed >> 32) as u32];
+    for j in 0..factors.div_ceil(2) {
+        let x = philox4x32_10([step, (set << 31) | j as u32, path as u32, (path >> 32) as u32], key);
+        let u1 = uniform_f64(x[0], x[1]);
+        let u2 = uniform_f64(x[2], x[3]);
+        let r = (-2.0 * u1.ln()).sqrt();
+        let (s, c) = (2.0 * std::f64::consts::PI * u2).sin_cos();
+        eps[2 * j] = r * c;
+        if 2 * j + 1 < factors {
+            eps[2 * j + 1] = r * s;
+        }
+    }
+}
+
+/// `z = A eps` for the lower-triangular row-major `factor` (factors x factors), each row summed
+/// from column 0 up.
+#[inline(always)]
+pub fn correlate(factor: &[f64], eps: &[f64; MAX_FACTORS], factors: usize, z: &mut [f64; MAX_FACTORS]) {
+    for r in 0..factors {
+        let row = &factor[r * factors..r * factors + r + 1];
+        let mut acc = 0.0;
+        for (a, e) in row.iter().zip(eps) {
+            acc += a * e;
+        }
+        z[r] = acc;
+    }
+}
+
+/// One QE step of an asset with record `c` from variance `vc`: the variance normal `zv`, the
+/// log-price normal `zx`. `branch` is [`FREE`] (choose: bit 0 set for the exponential branch,
+/// psi > [`PSI_C`]; bit 1 set for K0 without the martingale correction, where Andersen's
+/// condition fails) or such bits to follow (a bumped copy of a path takes its base path's
+/// branches, so its difference is the pathwise derivative). Returns the next variance, the
+/// log-price increment, the branches taken, and `sqrt(K3 vc + K4 vn)`, the increment's
+/// coefficient of `zx`.
+#[inline(always)]
+pub fn qe_step(c: &[f64], vc: f64, zv: f64, zx: f64, branch: u32) -> (f64, f64, u32, f64) {
+    let theta = c[slot::THETA];
+    let m = theta + (vc - theta) * c[slot::E];
+    let s2 = vc * c[slot::S2A] + c[slot::S2B];
+    let psi = s2 / (m * m);
+    let a_coef = c[slot::A];
+    let (k1, k3) = (c[slot::K1], c[slot::K3]);
+    let exponential = if branch == FREE { psi > PSI_C } else { branch & 1 != 0 };
+    let (vn, plain, k0) = if !exponential {
+        let r = 2.0 / psi;
+        let b2 = r - 1.0 + r.sqrt() * (r - 1.0).max(0.0).sqrt();
+        let a = m / (1.0 + b2);
+        let q = b2.sqrt() + zv;
+        let vn = a * (q * q);
+        let plain = if branch == FREE { 2.0 * a_coef * a >= 1.0 } else { branch & 2 != 0 };
+        let k0 = if plain {
+            c[slot::K0_PLAIN]
+        } else {
+            -a_coef * b2 * a / (1.0 - 2.0 * a_coef * a) + 0.5 * (1.0 - 2.0 * a_coef * a).ln() - (k1 + 0.5 * k3) * vc
+        };
+        (vn, plain, k0)
+    } else {
+        let p0 = (psi - 1.0) / (psi + 1.0);
+        let beta = (1.0 - p0) / m;
+        // 1 - U_v = Phi(-zv), computed directly (no cancellation for U_v near 1).
+        let om = 0.5 * libm::erfc(zv * std::f64::consts::FRAC_1_SQRT_2);
+        let vn = if om >= 1.0 - p0 { 0.0 } else { ((1.0 - p0) / om).ln() / beta };
+        let plain = if branch == FREE { a_coef >= beta } else { branch & 2 != 0 };
+        let k0 = if plain {
+            c[slot::K0_PLAIN]
+        } else {
+            -(p0 + beta * (1.0 - p0) / (beta - a_coef)).ln() - (k1 + 0.5 * k3) * vc
+        };
+        (vn, plain, k0)
+    };
+    let sq = (k3 * vc + k3 * vn).sqrt();
+    let dx = c[slot::DRIFT_DT] + k0 + k1 * vc + c[slot::K2] * vn + sq * zx;
+    (vn, dx, u32::from(exponential) | (u32::from(plain) << 1), sq)
+}
+
+/// The regression basis at `xi = B / K - 1`, `nu = sum_i w_i S_i v_i / K`: `1, xi, xi^2, nu,
+/// xi nu, xi^3`, the first `nb` of them.
+#[inline(always)]
+pub fn basis(xi: f64, nu: f64, nb: usize, phi: &mut [f64; MAX_BASIS]) {
+    let all = [1.0, xi, xi * xi, nu, xi * nu, xi * xi * xi];
+    phi[..nb].copy_from_slice(&all[..nb]);
+}
+
+/// The continuation value `sum_j coef[j] phi[j]` (summed from j = 0 up).
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+pub fn continuation(coef: &[f64], phi: &[f64; MAX_BASIS], nb: usize) -> f64 {
+    let mut c = 0.0;
+    for j in 0..nb {
+        c += coef[j] * phi[j];
+    }
+    c
+}
+
+/// Values of one regression's packed normal equations: the upper triangle of `X^T X` row by
+/// row, then `X^T y`.
+pub fn width(nb: usize) -> usize {
+    nb * (nb + 1) / 2 + nb
+}
+
+/// Index of `(X^T X)_{ab}`, `a <= b`, in the packed normal equations.
+#[inline(always)]
+pub fn packed(a: usize, b: usize, nb: usize) -> usize {
+    a * (2 * nb - a + 1) / 2 + (b - a)
+}
+
+/// Adds the row `phi` with target `y` to the packed normal equations `acc`.
+#[inline(always)]
+pub fn accumulate(acc: &mut [f64], phi: &[f64; MAX_BASIS], y: f64, nb: usize) {
+    let mut k = 0;
+    for a in 0..nb {
+        for b in a..nb {
+            acc[k] += phi[a] * phi[b];
+            k += 1;
+        }
+    }
+    for a in 0..nb {
+        acc[k + a] += phi[a] * y;
+    }
+}
+
+/// Solves the packed normal equations `ne` ([`width`] values) into `coef[..nb]`, by a Cholesky
+/// factorisation that stops at the first basis function whose pivot is under
+/// [`PIVOT_TOLERANCE`] times its diagonal entry (the fit uses the functions before it; the
+/// others get 0). Fewer than `2 nb` in-the-money rows (`(X^T X)_{00}` counts them) or no
+/// usable function: `coef = (+inf, 0, ..)`, never exercise at that date.
+// Index loops: the device code (`tenor_basket_solve`) performs the same operations in this order.
+#[allow(clippy::needless_range_loop)]
+pub fn solve(ne: &[f64], nb: usize, coef: &mut [f64]) {
+    let mut l = [[0.0f64; MAX_BASIS]; MAX_BASIS];
+    let mut m = 0;
+    if ne[0] >= (2 * nb) as f64 {
+        for k in 0..nb {
+            let akk = ne[packed(k, k, nb)];
+            let mut d = akk;
+            for j in 0..k {
+                d -= l[k][j] * l[k][j];
+            }
+            if !(d.is_finite() && d > PIVOT_TOLERANCE * akk) {
+                break;
+            }
+            let lkk = d.sqrt();
+            l[k][k] = lkk;
+            for r in k + 1..nb {
+                let mut s = ne[packed(k, r, nb)];
+                for j in 0..k {
+                    s -= l[r][j] * l[k][j];
+                }
+                l[r][k] = s / lkk;
+            }
+            m = k + 1;
+        }
+    }
+    let xty = nb * (nb + 1) / 2;
+    let mut z = [0.0f64; MAX_BASIS];
+    for r in 0..m {
+        let mut s = ne[xty + r];
+        for j in 0..r {
+            s -= l[r][j] * z[j];
+        }
+        z[r] = s / l[r][r];
+    }
+    let mut beta = [0.0f64; MAX_BASIS];
+    for r in (0..m).rev() {
+        let mut s = z[r];
+        for j in r + 1..m {
+            s -= l[j][r] * beta[j];
+        }
+        beta[r] = s / l[r][r];
+    }
+    let finite = (0..m).all(|j| beta[j].is_finite());
+    for j in 0..nb {
+        coef[j] = if m == 0 || !finite {
+            if j == 0 {
+                f64::INFINITY
+            } else {
+                0.0
+            }
+        } else {
+            beta[j]
+        };
+    }
+}
+
+/// Rows of `basket_value`'s output with Greeks for `n` assets: price, delta (n), gamma (n),
+/// cross gamma (n (n - 1) / 2, pairs i < j in row-major order), rho.
+pub fn value_rows(n: usize) -> usize {
+    2 + 2 * n + n * (n.saturating_sub(1)) / 2
+}
+
+/// Rows of `basket_sens`'s output for `n` assets: vega, kappa, theta and xi vegas (n each),
+/// correlation vega (pairs i < j), theta (maturity).
+pub fn sens_rows(n: usize) -> usize {
+    4 * n + n * (n.saturating_sub(1)) / 2 + 1
+}
+
+/// Index of the pair `(i, j)`, `i < j < n`, in row-major order of the strict upper triangle.
+#[inline(always)]
+pub fn pair(i: usize, j: usize, n: usize) -> usize {
+    i * (2 * n - i - 1) / 2 + (j - i - 1)
+}
+
+/// One path's simulation state: the log-prices and variances of its assets.
+#[derive(Clone, Copy)]
+pub struct PathState {
+    /// ln S_i.
+    pub x: [f64; MAX_ASSETS],
+    /// v_i.
+    pub v: [f64; MAX_ASSETS],
+}
+
+impl PathState {
+    /// Today's state from the records.
+    pub fn new(records: &[f64], n: usize) -> Self {
+        let mut s = Self { x: [0.0; MAX_ASSETS], v: [0.0; MAX_ASSETS] };
+        for i in 0..n {
+            s.x[i] = records[i * RECORD + slot::X0];
+            s.v[i] = records[i * RECORD + slot::V0];
+        }
+        s
+    }
+
+    /// One step of every asset with the correlated normals `z`; `branches[i]` and `coefs[i]`
+    /// receive asset i's branches and `zx` coefficient ([`qe_step`]).
+    #[inline(always)]
+    pub fn step(
+        &mut self,
+        records: &[f64],
+        n: usize,
+        z: &[f64; MAX_FACTORS],
+        branches: &mut [u32; MAX_ASSETS],
+        coefs: &mut [f64; MAX_ASSETS],
+    ) {
+        for i in 0..n {
+            let (vn, dx, b, sq) = qe_step(&records[i * RECORD..(i + 1) * RECORD], self.v[i], z[i], z[n + i], FREE);
+            self.v[i] = vn;
+            self.x[i] += dx;
+            branches[i] = b;
+            coefs[i] = sq;
+        }
+    }
+}
+
+/// The spots `S_i = exp(x_i)`, the basket `B` and `nu = sum_i w_i S_i v_i / K` of a state.
+#[inline(always)]
+pub fn observe(records: &[f64], n: usize, st: &PathState, strike: f64, spots: &mut [f64; MAX_ASSETS]) -> (f64, f64) {
+    let (mut b, mut wv) = (0.0, 0.0);
+    for i in 0..n {
+        let s = st.x[i].exp();
+        spots[i] = s;
+        let ws = records[i * RECORD + slot::WEIGHT] * s;
+        b += ws;
+        wv += ws * st.v[i];
+    }
+    (b, wv / strike)
+}
+
+/// Whether a path with basket `b` and feature `nu` exercises at a date with coefficients
+/// `coef` (`last`: the final date), and its payoff `max(sign (b - K), 0)`.
+#[inline(always)]
+pub fn exercise(b: f64, nu: f64, strike: f64, sign: f64, coef: &[f64], nb: usize, last: bool) -> (bool, f64) {
+    let e = (sign * (b - strike)).max(0.0);
+    if e <= 0.0 {
+        return (false, 0.0);
+    }
+    if last {
+        return (true, e);
+    }
+    let mut phi = [0.0; MAX_BASIS];
+    basis(b / strike - 1.0, nu, nb, &mut phi);
+    (e > continuation(coef, &phi, nb), e)
+}
+
+/// The change of the payoff `max(sign (b - K), 0)` (`e` at `b`) when the basket moves by `db`:
+/// `sign db` where `b` and `b + db` are both in the money (no cancellation of two payoffs),
+/// else the difference of the payoffs.
+#[inline(always)]
+pub fn payoff_change(b: f64, db: f64, e: f64, strike: f64, sign: f64) -> f64 {
+    let eh = (sign * (b + db - strike)).max(0.0);
+    if e > 0.0 && eh > 0.0 {
+        sign * db
+    } else {
+        eh - e
+    }
+}
+
+/// Andersen's QE record of one asset ([`slot`]) for a step of `dt` years: spot, basket
+/// weight, log-drift rate `r - q`, and the Heston parameters (`v0`, `kappa`, `theta`, `xi`,
+/// `rho`); [`slot::BUMP`] is 0. Andersen (2008), sections 3.2.4 (the moments of v: `e`, `s2a`,
+/// `s2b`) and 4.2-4.2.1 (K1 to K4 with gamma1 = gamma2 = 0.5, A and the uncorrected K0).
+#[allow(clippy::too_many_arguments)]
+pub fn record(
+    spot: f64,
+    weight: f64,
+    drift: f64,
+    v0: f64,
+    kappa: f64,
+    theta: f64,
+    xi: f64,
+    rho: f64,
+    dt: f64,
+) -> [f64; RECORD] {
+    let e = (-kappa * dt).exp();
+    let k1 = 0.5 * dt * (kappa * rho / xi - 0.5) - rho / xi;
+    let k2 = 0.5 * dt * (kappa * rho / xi - 0.5) + rho / xi;
+    let k3 = 0.5 * dt * (1.0 - rho * rho);
+    let mut r = [0.0; RECORD];
+    r[slot::X0] = spot.ln();
+    r[slot::V0] = v0;
+    r[slot::WEIGHT] = weight;
+    r[slot::DRIFT_DT] = drift * dt;
+    r[slot::THETA] = theta;
+    r[slot::E] = e;
+    r[slot::S2A] = xi * xi * e * (1.0 - e) / kappa;
+    r[slot::S2B] = theta * xi * xi * (1.0 - e) * (1.0 - e) / (2.0 * kappa);
+    r[slot::K1] = k1;
+    r[slot::K2] = k2;
+    r[slot::K3] = k3;
+    r[slot::A] = k2 + 0.5 * k3;
+    r[slot::K0_PLAIN] = -rho * kappa * theta * dt / xi;
+    r[slot::SPOT] = spot;
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The packed index enumerates the upper triangle row by row.
+    #[test]
+    fn packed_index_is_row_major_upper() {
+        let nb = 5;
+        let mut k = 0;
+        for a in 0..nb {
+            for b in a..nb {
+                assert_eq!(packed(a, b, nb), k);
+                k += 1;
+            }
+        }
+        assert_eq!(k + nb, width(nb));
+        let mut k = 0;
+        for i in 0..6 {
+            for j in i + 1..6 {
+                assert_eq!(pair(i, j, 6), k);
+                k += 1;
+            }
+        }
+    }
+
+    /// The solve reproduces a least-squares fit computed by hand: y = 2 - 3 xi on exact data.
+    #[test]
+    fn solve_fits_exact_line() {
+        let nb = 2;
+        let mut acc = vec![0.0; width(nb)];
+        for k in 0..10 {
+            let xi = -0.05 * f64::from(k);
+            let mut phi = [0.0; MAX_BASIS];
+            basis(xi, 0.0, nb, &mut phi);
+            accumulate(&mut acc, &phi, 2.0 - 3.0 * xi, nb);
+        }
+        let mut coef = [0.0; 2];
+        solve(&acc, nb, &mut coef);
+        assert!((coef[0] - 2.0).abs() < 1e-12 && (coef[1] + 3.0).abs() < 1e-12, "{coef:?}");
+        // Too few rows: never exercise.
+        let mut few = vec![0.0; width(nb)];
+        few[0] = 3.0;
+        solve(&few, nb, &mut coef);
+        assert_eq!(coef, [f64::INFINITY, 0.0]);
+    }
+
+    /// Factors 2j and 2j + 1 are ADR 0003's Box-Muller pair of the counter (step, j, path).
+    #[test]
+    fn normals_follow_the_counter_mapping() {
+        let mut eps = [0.0; MAX_FACTORS];
+        normals(9, 0, 5, 3, 3, &mut eps);
+        let x = philox4x32_10([3, 1, 5, 0], [9, 0]);
+        let r = (-2.0 * uniform_f64(x[0], x[1]).ln()).sqrt();
+        let c = (2.0 * std::f64::consts::PI * uniform_f64(x[2], x[3])).cos();
+        assert_eq!(eps[2], r * c);
+        let mut other = [0.0; MAX_FACTORS];
+        normals(9, 1, 5, 3, 3, &mut other);
+        assert_ne!(eps[0], other[0]);
+    }
+}

@@ -1,0 +1,112 @@
+//! Reference implementation of `basket_sens` (see its kernel.toml and [`crate::basket`]).
+use std::ops::Range;
+
+use crate::basket::{
+    correlate, exercise, normals, observe, pair, qe_step, sens_rows, slot, PathState, BUMPS, FREE, MAX_ASSETS,
+    MAX_BASIS, MAX_FACTORS, RECORD,
+};
+use crate::basket::payoff_change;
+use crate::cpu::KernelCall;
+
+/// Most rows (16 assets).
+const MAX_ROWS: usize = 4 * MAX_ASSETS + MAX_ASSETS * (MAX_ASSETS - 1) / 2 + 1;
+/// Entries of the lower triangle of G (16 assets).
+const MAX_G: usize = MAX_ASSETS * (MAX_ASSETS + 1) / 2;
+
+/// Runs blocks `blocks` of the launch.
+///
+/// # Safety
+/// See [`crate::cpu::CpuKernelFn`].
+pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
+    let contrib = call.out::<f64>(0);
+    let (assets, bumped, factor) = (call.slice::<f64>(1), call.slice::<f64>(2), call.slice::<f64>(3));
+    let (dfactor, coef) = (call.slice::<f64>(4), call.slice::<f64>(5));
+    let (seed, set, paths, steps) = (call.u64(6), call.u32(7), call.u64(8), call.u32(9));
+    let (n, nb, rows) = (call.u32(10) as usize, call.u32(11) as usize, call.u32(12) as usize);
+    let (strike, sign, rate, dt) = (call.f64(13), call.f64(14), call.f64(15), call.f64(16));
+    let maturity_bump = call.f64(17);
+    if n == 0 || n > MAX_ASSETS || nb == 0 || nb > MAX_BASIS || rows != sens_rows(n) {
+        return;
+    }
+    let (mut eps, mut z) = ([0.0; MAX_FACTORS], [0.0; MAX_FACTORS]);
+    let (mut coefs, mut spots) = ([0.0; MAX_ASSETS], [0.0; MAX_ASSETS]);
+    let weight = |i: usize| assets[i * RECORD + slot::WEIGHT];
+    let bumped_record = |i: usize, q: usize| &bumped[(BUMPS * i + q) * RECORD..(BUMPS * i + q + 1) * RECORD];
+    for b in blocks {
+        for p in call.block_items(b) {
+            let mut acc = [0.0f64; MAX_ROWS];
+            let mut st = PathState::new(assets, n);
+            // Each bumped copy's variance, and its log-price as the difference from the base's.
+            let mut cv = [[0.0f64; BUMPS]; MAX_ASSETS];
+            let mut cdx = [[0.0f64; BUMPS]; MAX_ASSETS];
+            for (i, row) in cv.iter_mut().enumerate().take(n) {
+                for (q, v) in row.iter_mut().enumerate() {
+                    *v = bumped_record(i, q)[slot::V0];
+                }
+            }
+            let mut g = [0.0f64; MAX_G];
+            for s in 0..steps {
+                normals(seed, set, p, s, 2 * n, &mut eps);
+                correlate(factor, &eps, 2 * n, &mut z);
+                for i in 0..n {
+                    let base = &assets[i * RECORD..(i + 1) * RECORD];
+                    let (vn, dx, br, sq) = qe_step(base, st.v[i], z[i], z[n + i], FREE);
+                    for q in 0..BUMPS {
+                        let (cvn, cdxn, _, _) = qe_step(bumped_record(i, q), cv[i][q], z[i], z[n + i], br);
+                        cv[i][q] = cvn;
+                        cdx[i][q] += cdxn - dx;
+                    }
+                    st.v[i] = vn;
+                    st.x[i] += dx;
+                    coefs[i] = sq;
+                }
+                for k in 0..n {
+                    for m in 0..=k {
+                        g[k * (k + 1) / 2 + m] += coefs[k] * eps[n + m];
+                    }
+                }
+                let (bk, nu) = observe(assets, n, &st, strike, &mut spots);
+                let last = s + 1 == steps;
+                let c = &coef[s as usize * nb..(s as usize + 1) * nb];
+                let (ex, e) = exercise(bk, nu, strike, sign, c, nb, last);
+                if !ex {
+                    continue;
+                }
+                let d = (-rate * dt * f64::from(s + 1)).exp();
+                for i in 0..n {
+                    for q in 0..BUMPS - 1 {
+                        let db = weight(i) * spots[i] * cdx[i][q].exp_m1();
+                        acc[q * n + i] = d * payoff_change(bk, db, e, strike, sign) / bumped_record(i, q)[slot::BUMP];
+                    }
+                }
+                for i in 0..n {
+                    for j in i + 1..n {
+                        let pi = pair(i, j, n);
+                        let mut db = 0.0;
+                        for k in 0..n {
+                            let mut dx = 0.0;
+                            for m in 0..=k {
+                                dx += dfactor[(pi * n + k) * n + m] * g[k * (k + 1) / 2 + m];
+                            }
+                            db += weight(k) * spots[k] * dx;
+                        }
+                        acc[4 * n + pi] = d * sign * db;
+                    }
+                }
+                // The maturity-bumped scenario: every asset's bumped copy, dates later by
+                // maturity_bump (s + 1) / steps.
+                let mut db = 0.0;
+                for i in 0..n {
+                    db += weight(i) * spots[i] * cdx[i][BUMPS - 1].exp_m1();
+                }
+                let dd = d * (-rate * maturity_bump * f64::from(s + 1) / f64::from(steps)).exp_m1();
+                let change = payoff_change(bk, db, e, strike, sign);
+                acc[rows - 1] = -(dd * (e + change) + d * change) / maturity_bump;
+                break;
+            }
+            for (r, v) in acc.iter().take(rows).enumerate() {
+                contrib.set(r * paths as usize + p as usize, *v);
+            }
+        }
+    }
+}

@@ -1,0 +1,501 @@
+// The STAC-A2 basket's device code (basket_paths, basket_backward, basket_solve, basket_value,
+// basket_sens, basket_moments; see their kernel.toml), written once for CUDA, SYCL and OpenCL C
+// in the spellings of shared.h and appended after it by tenor_kernels::prelude. Every function
+// performs the operations of core/kernels/src/basket.rs (the CPU references' code) in the same
+// order; the backends' exp, log, sqrt, sin, cos and erfc differ from the CPU's in the last ulp,
+// and compilers may contract a b + c, so results agree within the conformance tolerances
+// (adapters/conformance/src/basket.rs).
+//
+// Model (core/kernels/src/basket.rs has the whole description): N <= 16 Heston assets under
+// Andersen's (2008) QE scheme, the 2N normals of a step correlated by a lower-triangular factor
+// (row i < N: the variance normal of asset i, row N + i: its log-price normal), U_v = Phi(z_v)
+// in the exponential branch; asset records of 16 doubles (the slots below).
+//
+// Arrays are sized for 16 assets and indexed by the run-time asset count; on a GPU they live in
+// local memory unless the compiler can resolve every index (a build with the count fixed).
+
+#define TENOR_BASKET_MAX_ASSETS 16u
+#define TENOR_BASKET_MAX_FACTORS 32u
+#define TENOR_BASKET_RECORD 16u
+#define TENOR_BASKET_MAX_BASIS 6u
+#define TENOR_BASKET_SLOTS 27
+#define TENOR_BASKET_BUMPS 5u
+#define TENOR_BASKET_FREE 4u
+#define TENOR_BASKET_VALUE_ROWS 154u
+#define TENOR_BASKET_SENS_ROWS 185u
+#define TENOR_BASKET_G 136u
+
+// Record slots (core/kernels/src/basket.rs, mod slot).
+#define TENOR_BASKET_X0 0u
+#define TENOR_BASKET_V0 1u
+#define TENOR_BASKET_WEIGHT 2u
+#define TENOR_BASKET_DRIFT_DT 3u
+#define TENOR_BASKET_THETA 4u
+#define TENOR_BASKET_E 5u
+#define TENOR_BASKET_S2A 6u
+#define TENOR_BASKET_S2B 7u
+#define TENOR_BASKET_K1 8u
+#define TENOR_BASKET_K2 9u
+#define TENOR_BASKET_K3 10u
+#define TENOR_BASKET_A 11u
+#define TENOR_BASKET_K0_PLAIN 12u
+#define TENOR_BASKET_SPOT 13u
+#define TENOR_BASKET_BUMP 15u
+
+// The 2N (= factors) independent normals of `step` of `path` in path set `set`: Philox counter
+// (step, set 2^31 + j, path) gives factors 2j and 2j + 1 by ADR 0003's Box-Muller.
+TENOR_DEVICE_INLINE void tenor_basket_normals(tenor_u64 seed, tenor_u32 set, tenor_u64 path, tenor_u32 step,
+                                              tenor_u32 factors, double* eps) {
+    const tenor_u32 k0 = (tenor_u32)seed, k1 = (tenor_u32)(seed >> 32);
+    for (tenor_u32 j = 0; 2u * j < factors; ++j) {
+        tenor_u32x4 ctr;
+        ctr.x = step; ctr.y = (set << 31) | j; ctr.z = (tenor_u32)path; ctr.w = (tenor_u32)(path >> 32);
+        const tenor_u32x4 w = tenor_philox4x32_10(ctr, k0, k1);
+        const double u1 = tenor_uniform_f64(w.x, w.y);
+        const double u2 = tenor_uniform_f64(w.z, w.w);
+        const double r = TENOR_MATH(sqrt)(-2.0 * TENOR_MATH(log)(u1));
+        double s, c;
+        TENOR_SINCOS((2.0 * 3.141592653589793) * u2, &s, &c);
+        eps[2u * j] = r * c;
+        if (2u * j + 1u < factors) eps[2u * j + 1u] = r * s;
+    }
+}
+
+// z = A eps for the lower-triangular row-major factor A (factors x factors).
+TENOR_DEVICE_INLINE void tenor_basket_correlate(TENOR_GLOBAL const double* __restrict__ factor, const double* eps,
+                                                tenor_u32 factors, double* z) {
+    for (tenor_u32 r = 0; r < factors; ++r) {
+        double acc = 0.0;
+        for (tenor_u32 c = 0; c <= r; ++c) acc += factor[r * factors + c] * eps[c];
+        z[r] = acc;
+    }
+}
+
+// One QE step of the asset with record c from variance vc (core/kernels/src/basket.rs, qe_step):
+// returns the log-price increment; *vn the next variance, *branch_out the branches taken (bit 0
+// exponential, bit 1 K0 without the martingale correction), *sq = sqrt(K3 vc + K4 vn). branch is
+// TENOR_BASKET_FREE (choose) or the bits to follow.
+TENOR_DEVICE_INLINE double tenor_basket_qe_step(TENOR_GLOBAL const double* __restrict__ c, double vc, double zv,
+                                                double zx, tenor_u32 branch, double* vn_out,
+                                                tenor_u32* branch_out, double* sq_out) {
+    const double theta = c[TENOR_BASKET_THETA];
+    const double m = theta + (vc - theta) * c[TENOR_BASKET_E];
+    const double s2 = vc * c[TENOR_BASKET_S2A] + c[TENOR_BASKET_S2B];
+    const double psi = s2 / (m * m);
+    const double a_coef = c[TENOR_BASKET_A];
+    const double k1 = c[TENOR_BASKET_K1], k3 = c[TENOR_BASKET_K3];
+    const bool exponential = branch == TENOR_BASKET_FREE ? psi > 1.5 : (branch & 1u) != 0u;
+    double vn, k0;
+    bool plain;
+    if (!exponential) {
+        const double r = 2.0 / psi;
+        const double b2 = r - 1.0 + TENOR_MATH(sqrt)(r) * TENOR_MATH(sqrt)(TENOR_MATH(fmax)(r - 1.0, 0.0));
+        const double a = m / (1.0 + b2);
+        const double q = TENOR_MATH(sqrt)(b2) + zv;
+        vn = a * (q * q);
+        plain = branch == TENOR_BASKET_FREE ? 2.0 * a_coef * a >= 1.0 : (branch & 2u) != 0u;
+        k0 = plain ? c[TENOR_BASKET_K0_PLAIN]
+                   : -a_coef * b2 * a / (1.0 - 2.0 * a_coef * a) + 0.5 * TENOR_MATH(log)(1.0 - 2.0 * a_coef * a) -
+                         (k1 + 0.5 * k3) * vc;
+    } else {
+        const double p0 = (psi - 1.0) / (psi + 1.0);
+        const double beta = (1.0 - p0) / m;
+        // 1 - U_v = Phi(-zv), computed directly.
+        const double om = 0.5 * TENOR_MATH(erfc)(zv * 0.70710678118654752440);
+        vn = om >= 1.0 - p0 ? 0.0 : TENOR_MATH(log)((1.0 - p0) / om) / beta;
+        plain = branch == TENOR_BASKET_FREE ? a_coef >= beta : (branch & 2u) != 0u;
+        k0 = plain ? c[TENOR_BASKET_K0_PLAIN]
+                   : -TENOR_MATH(log)(p0 + beta * (1.0 - p0) / (beta - a_coef)) - (k1 + 0.5 * k3) * vc;
+    }
+    const double sq = TENOR_MATH(sqrt)(k3 * vc + k3 * vn);
+    *vn_out = vn;
+    *branch_out = (exponential ? 1u : 0u) | (plain ? 2u : 0u);
+    *sq_out = sq;
+    return c[TENOR_BASKET_DRIFT_DT] + k0 + k1 * vc + c[TENOR_BASKET_K2] * vn + sq * zx;
+}
+
+// One step of every asset of a path (x = ln S, v) with the correlated normals z; the branches
+// and zx coefficients of each asset in branches[], sq[].
+TENOR_DEVICE_INLINE void tenor_basket_step(TENOR_GLOBAL const double* __restrict__ assets, tenor_u32 n, const double* z,
+                                           double* x, double* v, tenor_u32* branches, double* sq) {
+    for (tenor_u32 i = 0; i < n; ++i) {
+        double vn, s;
+        tenor_u32 b;
+        const double dx = tenor_basket_qe_step(assets + i * TENOR_BASKET_RECORD, v[i], z[i], z[n + i],
+                                               TENOR_BASKET_FREE, &vn, &b, &s);
+        v[i] = vn;
+        x[i] += dx;
+        branches[i] = b;
+        sq[i] = s;
+    }
+}
+
+// The spots, the basket B (returned) and *nu = sum_i w_i S_i v_i / strike of a state.
+TENOR_DEVICE_INLINE double tenor_basket_observe(TENOR_GLOBAL const double* __restrict__ assets, tenor_u32 n,
+                                                const double* x, const double* v, double strike, double* spots,
+                                                double* nu) {
+    double b = 0.0, wv = 0.0;
+    for (tenor_u32 i = 0; i < n; ++i) {
+        const double s = TENOR_MATH(exp)(x[i]);
+        spots[i] = s;
+        const double ws = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT] * s;
+        b += ws;
+        wv += ws * v[i];
+    }
+    *nu = wv / strike;
+    return b;
+}
+
+// The regression basis 1, xi, xi^2, nu, xi nu, xi^3 (the first nb).
+TENOR_DEVICE_INLINE void tenor_basket_basis(double xi, double nu, tenor_u32 nb, double* phi) {
+    const double all[6] = {1.0, xi, xi * xi, nu, xi * nu, xi * xi * xi};
+    for (tenor_u32 j = 0; j < nb; ++j) phi[j] = all[j];
+}
+
+// Whether a path with basket b and feature nu exercises under coefficients coef (last: the final
+// date); *e its payoff max(sign (b - K), 0).
+TENOR_DEVICE_INLINE bool tenor_basket_exercise(double b, double nu, double strike, double sign,
+                                               TENOR_GLOBAL const double* __restrict__ coef, tenor_u32 nb, bool last,
+                                               double* e) {
+    const double pay = TENOR_MATH(fmax)(sign * (b - strike), 0.0);
+    *e = pay;
+    if (pay <= 0.0) {
+        *e = 0.0;
+        return false;
+    }
+    if (last) return true;
+    double phi[6];
+    tenor_basket_basis(b / strike - 1.0, nu, nb, phi);
+    double cont = 0.0;
+    for (tenor_u32 j = 0; j < nb; ++j) cont += coef[j] * phi[j];
+    return pay > cont;
+}
+
+// The change of the payoff (e at b) when the basket moves by db (core/kernels/src/basket.rs).
+TENOR_DEVICE_INLINE double tenor_basket_payoff_change(double b, double db, double e, double strike, double sign) {
+    const double eh = TENOR_MATH(fmax)(sign * (b + db - strike), 0.0);
+    return (e > 0.0 && eh > 0.0) ? sign * db : eh - e;
+}
+
+// Index of the pair (i, j), i < j < n, in row-major order of the strict upper triangle.
+TENOR_DEVICE_INLINE tenor_u32 tenor_basket_pair(tenor_u32 i, tenor_u32 j, tenor_u32 n) {
+    return i * (2u * n - i - 1u) / 2u + (j - i - 1u);
+}
+
+// basket_paths (see its kernel.toml).
+TENOR_DEVICE_INLINE void tenor_basket_paths(TENOR_GLOBAL double* __restrict__ basket, TENOR_GLOBAL double* __restrict__ feature,
+                                            TENOR_GLOBAL const double* __restrict__ assets,
+                                            TENOR_GLOBAL const double* __restrict__ factor, tenor_u64 seed, tenor_u32 set,
+                                            tenor_u64 paths, tenor_u32 steps, tenor_u32 n, double strike) {
+    if (n == 0u || n > TENOR_BASKET_MAX_ASSETS) return;
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        double eps[TENOR_BASKET_MAX_FACTORS], z[TENOR_BASKET_MAX_FACTORS];
+        double x[TENOR_BASKET_MAX_ASSETS], v[TENOR_BASKET_MAX_ASSETS], spots[TENOR_BASKET_MAX_ASSETS];
+        double sq[TENOR_BASKET_MAX_ASSETS];
+        tenor_u32 branches[TENOR_BASKET_MAX_ASSETS];
+        for (tenor_u32 i = 0; i < n; ++i) {
+            x[i] = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_X0];
+            v[i] = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
+        }
+        for (tenor_u32 s = 0; s < steps; ++s) {
+            tenor_basket_normals(seed, set, p, s, 2u * n, eps);
+            tenor_basket_correlate(factor, eps, 2u * n, z);
+            tenor_basket_step(assets, n, z, x, v, branches, sq);
+            double nu;
+            const double b = tenor_basket_observe(assets, n, x, v, strike, spots, &nu);
+            basket[(tenor_u64)s * paths + p] = b;
+            feature[(tenor_u64)s * paths + p] = nu;
+        }
+    }
+}
+
+// basket_backward (see its kernel.toml): the decision at `step`, then the block's normal
+// equations of step - 1 (packed upper triangle of X^T X, then X^T y), summed over the block.
+TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL double* __restrict__ cash,
+                                               TENOR_GLOBAL const double* __restrict__ basket,
+                                               TENOR_GLOBAL const double* __restrict__ feature,
+                                               TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 paths, tenor_u32 steps,
+                                               tenor_u32 step, tenor_u32 nb, double strike, double sign,
+                                               double df TENOR_SCRATCH_PARAM) {
+    if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps) return;
+    const bool last = step + 1u == steps;
+    TENOR_GLOBAL const double* c = coef + (tenor_u64)step * nb;
+    double acc[TENOR_BASKET_SLOTS];
+    for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = 0.0;
+    TENOR_FOR_ITEMS(p, paths) {
+        const tenor_u64 at = (tenor_u64)step * paths + p;
+        double e;
+        const bool ex = tenor_basket_exercise(basket[at], feature[at], strike, sign, c, nb, last, &e);
+        const double value = ex ? e : (last ? 0.0 : df * cash[p]);
+        cash[p] = value;
+        if (step > 0u) {
+            const tenor_u64 prev = at - paths;
+            const double bp = basket[prev];
+            if (sign * (bp - strike) > 0.0) {
+                double phi[6];
+                tenor_basket_basis(bp / strike - 1.0, feature[prev], nb, phi);
+                const double y = df * value;
+                tenor_u32 k = 0;
+                for (tenor_u32 a = 0; a < nb; ++a) {
+                    for (tenor_u32 b = a; b < nb; ++b) {
+                        acc[k] += phi[a] * phi[b];
+                        ++k;
+                    }
+                }
+                for (tenor_u32 a = 0; a < nb; ++a) acc[k + a] += phi[a] * y;
+            }
+        }
+    }
+    TENOR_BLOCK_SUMS(acc, TENOR_BASKET_SLOTS, partials);
+}
+
+// Index of (X^T X)_{ab}, a <= b, in the packed normal equations.
+TENOR_DEVICE_INLINE tenor_u32 tenor_basket_packed(tenor_u32 a, tenor_u32 b, tenor_u32 nb) {
+    return a * (2u * nb - a + 1u) / 2u + (b - a);
+}
+
+// basket_solve (see its kernel.toml; core/kernels/src/basket.rs, solve).
+TENOR_DEVICE_INLINE void tenor_basket_solve(TENOR_GLOBAL double* __restrict__ coef, TENOR_GLOBAL const double* __restrict__ partials,
+                                            tenor_u64 nblocks, tenor_u32 steps, tenor_u32 step, tenor_u32 nb) {
+    if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps) return;
+    TENOR_FOR_ITEMS(j, nb) {
+        double ne[TENOR_BASKET_SLOTS];
+        for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] = 0.0;
+        for (tenor_u64 blk = 0; blk < nblocks; ++blk) {
+            for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] += partials[(tenor_u64)TENOR_BASKET_SLOTS * blk + k];
+        }
+        double l[36], z[6], beta[6];
+        for (int k = 0; k < 36; ++k) l[k] = 0.0;
+        tenor_u32 m = 0;
+        if (ne[0] >= (double)(2u * nb)) {
+            for (tenor_u32 k = 0; k < nb; ++k) {
+                const double akk = ne[tenor_basket_packed(k, k, nb)];
+                double d = akk;
+                for (tenor_u32 i = 0; i < k; ++i) d -= l[k * 6u + i] * l[k * 6u + i];
+                if (!(d - d == 0.0 && d > 1e-10 * akk)) break;
+                const double lkk = TENOR_MATH(sqrt)(d);
+                l[k * 6u + k] = lkk;
+                for (tenor_u32 r = k + 1u; r < nb; ++r) {
+                    double s = ne[tenor_basket_packed(k, r, nb)];
+                    for (tenor_u32 i = 0; i < k; ++i) s -= l[r * 6u + i] * l[k * 6u + i];
+                    l[r * 6u + k] = s / lkk;
+                }
+                m = k + 1u;
+            }
+        }
+        const tenor_u32 xty = nb * (nb + 1u) / 2u;
+        for (tenor_u32 r = 0; r < m; ++r) {
+            double s = ne[xty + r];
+            for (tenor_u32 i = 0; i < r; ++i) s -= l[r * 6u + i] * z[i];
+            z[r] = s / l[r * 6u + r];
+        }
+        for (tenor_u32 q = m; q > 0u; --q) {
+            const tenor_u32 r = q - 1u;
+            double s = z[r];
+            for (tenor_u32 i = r + 1u; i < m; ++i) s -= l[i * 6u + r] * beta[i];
+            beta[r] = s / l[r * 6u + r];
+        }
+        bool finite = true;
+        for (tenor_u32 i = 0; i < m; ++i) finite = finite && (beta[i] - beta[i] == 0.0);
+        double out;
+        if (m == 0u || !finite) {
+            out = j == 0u ? TENOR_INF_F64() : 0.0;
+        } else {
+            out = (tenor_u32)j < m ? beta[j] : 0.0;
+        }
+        coef[(tenor_u64)step * nb + j] = out;
+    }
+}
+
+// basket_value (see its kernel.toml).
+TENOR_DEVICE_INLINE void tenor_basket_value(TENOR_GLOBAL double* __restrict__ contrib, TENOR_GLOBAL const double* __restrict__ assets,
+                                            TENOR_GLOBAL const double* __restrict__ factor,
+                                            TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 seed, tenor_u32 set,
+                                            tenor_u64 paths, tenor_u32 steps, tenor_u32 n, tenor_u32 nb, tenor_u32 rows,
+                                            double strike, double sign, double rate, double dt, double bump) {
+    if (n == 0u || n > TENOR_BASKET_MAX_ASSETS || nb == 0u || nb > TENOR_BASKET_MAX_BASIS) return;
+    const tenor_u32 full = 2u + 2u * n + n * (n - 1u) / 2u;
+    const bool greeks = rows >= full;
+    const tenor_u32 used = greeks ? full : 1u;
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        double acc[TENOR_BASKET_VALUE_ROWS];
+        double eps[TENOR_BASKET_MAX_FACTORS], z[TENOR_BASKET_MAX_FACTORS];
+        double x[TENOR_BASKET_MAX_ASSETS], v[TENOR_BASKET_MAX_ASSETS], spots[TENOR_BASKET_MAX_ASSETS];
+        double sq[TENOR_BASKET_MAX_ASSETS];
+        tenor_u32 branches[TENOR_BASKET_MAX_ASSETS];
+        for (tenor_u32 r = 0; r < used; ++r) acc[r] = 0.0;
+        for (tenor_u32 i = 0; i < n; ++i) {
+            x[i] = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_X0];
+            v[i] = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
+        }
+        // Bit 0: the base scenario; bits 1 + 2j and 2 + 2j: spot j up and down.
+        tenor_u64 alive = greeks ? (((tenor_u64)1 << (1u + 2u * n)) - 1u) : (tenor_u64)1;
+        for (tenor_u32 s = 0; s < steps; ++s) {
+            tenor_basket_normals(seed, set, p, s, 2u * n, eps);
+            tenor_basket_correlate(factor, eps, 2u * n, z);
+            tenor_basket_step(assets, n, z, x, v, branches, sq);
+            double nu;
+            const double bk = tenor_basket_observe(assets, n, x, v, strike, spots, &nu);
+            const bool last = s + 1u == steps;
+            const double t = dt * (double)(s + 1u);
+            TENOR_GLOBAL const double* c = coef + (tenor_u64)s * nb;
+            if ((alive & 1u) != 0u) {
+                double e;
+                if (tenor_basket_exercise(bk, nu, strike, sign, c, nb, last, &e)) {
+                    const double d = TENOR_MATH(exp)(-rate * t);
+                    acc[0] += d * e;
+                    if (greeks) {
+                        for (tenor_u32 k = 0; k < n; ++k) {
+                            acc[1u + k] += d * sign * assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT] * spots[k] /
+                                           assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_SPOT];
+                        }
+                        acc[used - 1u] += d * t * sign * strike;
+                    }
+                    alive &= ~(tenor_u64)1;
+                }
+            }
+            if (greeks) {
+                for (tenor_u32 j = 0; j < n; ++j) {
+                    for (tenor_u32 h = 0; h < 2u; ++h) {
+                        const tenor_u32 bit = 1u + 2u * j + h;
+                        if ((alive & ((tenor_u64)1 << bit)) == 0u) continue;
+                        const double dir = h == 0u ? 1.0 : -1.0;
+                        const double ds = dir * bump * assets[j * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT] * spots[j];
+                        double e;
+                        if (tenor_basket_exercise(bk + ds, nu + ds * v[j] / strike, strike, sign, c, nb, last, &e)) {
+                            const double scale = dir * TENOR_MATH(exp)(-rate * t) * sign /
+                                                 (2.0 * bump * assets[j * TENOR_BASKET_RECORD + TENOR_BASKET_SPOT]);
+                            for (tenor_u32 k = 0; k < n; ++k) {
+                                const double dk = scale * assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT] * spots[k] /
+                                                  assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_SPOT];
+                                if (k == j) {
+                                    acc[1u + n + j] += dk;
+                                } else {
+                                    const tenor_u32 lo = j < k ? j : k, hi = j < k ? k : j;
+                                    acc[1u + 2u * n + tenor_basket_pair(lo, hi, n)] += 0.5 * dk;
+                                }
+                            }
+                            alive &= ~((tenor_u64)1 << bit);
+                        }
+                    }
+                }
+            }
+            if (alive == 0u) break;
+        }
+        for (tenor_u32 r = 0; r < used; ++r) contrib[(tenor_u64)r * paths + p] = acc[r];
+    }
+}
+
+// basket_sens (see its kernel.toml).
+TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ contrib, TENOR_GLOBAL const double* __restrict__ assets,
+                                           TENOR_GLOBAL const double* __restrict__ bumped,
+                                           TENOR_GLOBAL const double* __restrict__ factor,
+                                           TENOR_GLOBAL const double* __restrict__ dfactor,
+                                           TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 seed, tenor_u32 set,
+                                           tenor_u64 paths, tenor_u32 steps, tenor_u32 n, tenor_u32 nb, tenor_u32 rows,
+                                           double strike, double sign, double rate, double dt, double maturity_bump) {
+    if (n == 0u || n > TENOR_BASKET_MAX_ASSETS || nb == 0u || nb > TENOR_BASKET_MAX_BASIS ||
+        rows != 4u * n + n * (n - 1u) / 2u + 1u)
+        return;
+    TENOR_FOR_ITEM_PER_THREAD(p, paths) {
+        double acc[TENOR_BASKET_SENS_ROWS];
+        double eps[TENOR_BASKET_MAX_FACTORS], z[TENOR_BASKET_MAX_FACTORS];
+        double x[TENOR_BASKET_MAX_ASSETS], v[TENOR_BASKET_MAX_ASSETS], spots[TENOR_BASKET_MAX_ASSETS];
+        double sq[TENOR_BASKET_MAX_ASSETS];
+        double cv[TENOR_BASKET_MAX_ASSETS * TENOR_BASKET_BUMPS], cdx[TENOR_BASKET_MAX_ASSETS * TENOR_BASKET_BUMPS];
+        double g[TENOR_BASKET_G];
+        for (tenor_u32 r = 0; r < rows; ++r) acc[r] = 0.0;
+        for (tenor_u32 i = 0; i < n; ++i) {
+            x[i] = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_X0];
+            v[i] = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
+            for (tenor_u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
+                cv[i * TENOR_BASKET_BUMPS + q] = bumped[(TENOR_BASKET_BUMPS * i + q) * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
+                cdx[i * TENOR_BASKET_BUMPS + q] = 0.0;
+            }
+        }
+        for (tenor_u32 k = 0; k < n * (n + 1u) / 2u; ++k) g[k] = 0.0;
+        for (tenor_u32 s = 0; s < steps; ++s) {
+            tenor_basket_normals(seed, set, p, s, 2u * n, eps);
+            tenor_basket_correlate(factor, eps, 2u * n, z);
+            for (tenor_u32 i = 0; i < n; ++i) {
+                double vn, si;
+                tenor_u32 br;
+                const double dx = tenor_basket_qe_step(assets + i * TENOR_BASKET_RECORD, v[i], z[i], z[n + i],
+                                                       TENOR_BASKET_FREE, &vn, &br, &si);
+                for (tenor_u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
+                    double cvn, unused_sq;
+                    tenor_u32 unused_b;
+                    const double cdxn = tenor_basket_qe_step(bumped + (TENOR_BASKET_BUMPS * i + q) * TENOR_BASKET_RECORD,
+                                                             cv[i * TENOR_BASKET_BUMPS + q], z[i], z[n + i], br, &cvn,
+                                                             &unused_b, &unused_sq);
+                    cv[i * TENOR_BASKET_BUMPS + q] = cvn;
+                    cdx[i * TENOR_BASKET_BUMPS + q] += cdxn - dx;
+                }
+                v[i] = vn;
+                x[i] += dx;
+                sq[i] = si;
+            }
+            for (tenor_u32 k = 0; k < n; ++k) {
+                for (tenor_u32 m = 0; m <= k; ++m) g[k * (k + 1u) / 2u + m] += sq[k] * eps[n + m];
+            }
+            double nu;
+            const double bk = tenor_basket_observe(assets, n, x, v, strike, spots, &nu);
+            const bool last = s + 1u == steps;
+            double e;
+            if (!tenor_basket_exercise(bk, nu, strike, sign, coef + (tenor_u64)s * nb, nb, last, &e)) continue;
+            const double d = TENOR_MATH(exp)(-rate * dt * (double)(s + 1u));
+            for (tenor_u32 i = 0; i < n; ++i) {
+                const double ws = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT] * spots[i];
+                for (tenor_u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) {
+                    const double db = ws * TENOR_MATH(expm1)(cdx[i * TENOR_BASKET_BUMPS + q]);
+                    acc[q * n + i] = d * tenor_basket_payoff_change(bk, db, e, strike, sign) /
+                                     bumped[(TENOR_BASKET_BUMPS * i + q) * TENOR_BASKET_RECORD + TENOR_BASKET_BUMP];
+                }
+            }
+            for (tenor_u32 i = 0; i < n; ++i) {
+                for (tenor_u32 j = i + 1u; j < n; ++j) {
+                    const tenor_u32 pi = tenor_basket_pair(i, j, n);
+                    double db = 0.0;
+                    for (tenor_u32 k = 0; k < n; ++k) {
+                        double dxk = 0.0;
+                        for (tenor_u32 m = 0; m <= k; ++m) {
+                            dxk += dfactor[((tenor_u64)pi * n + k) * n + m] * g[k * (k + 1u) / 2u + m];
+                        }
+                        db += assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT] * spots[k] * dxk;
+                    }
+                    acc[4u * n + pi] = d * sign * db;
+                }
+            }
+            double db = 0.0;
+            for (tenor_u32 i = 0; i < n; ++i) {
+                db += assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT] * spots[i] *
+                      TENOR_MATH(expm1)(cdx[i * TENOR_BASKET_BUMPS + TENOR_BASKET_BUMPS - 1u]);
+            }
+            const double dd = d * TENOR_MATH(expm1)(-rate * maturity_bump * (double)(s + 1u) / (double)steps);
+            const double change = tenor_basket_payoff_change(bk, db, e, strike, sign);
+            acc[rows - 1u] = -(dd * (e + change) + d * change) / maturity_bump;
+            break;
+        }
+        for (tenor_u32 r = 0; r < rows; ++r) contrib[(tenor_u64)r * paths + p] = acc[r];
+    }
+}
+
+// basket_moments (see its kernel.toml).
+TENOR_DEVICE_INLINE void tenor_basket_moments(TENOR_GLOBAL double* __restrict__ out, TENOR_GLOBAL const double* __restrict__ values,
+                                              tenor_u32 rows, tenor_u64 paths, tenor_u64 chunk, tenor_u64 items) {
+    const tenor_u64 chunks = chunk == 0u ? 0u : (paths + chunk - 1u) / chunk;
+    TENOR_FOR_ITEM_PER_THREAD(g, items) {
+        double s1 = 0.0, s2 = 0.0;
+        if (chunks > 0u && g / chunks < (tenor_u64)rows) {
+            const tenor_u64 r = g / chunks, c = g % chunks;
+            const tenor_u64 end = paths < (c + 1u) * chunk ? paths : (c + 1u) * chunk;
+            for (tenor_u64 q = c * chunk; q < end; ++q) {
+                const double x = values[r * paths + q];
+                s1 += x;
+                s2 += x * x;
+            }
+        }
+        out[2u * g] = s1;
+        out[2u * g + 1u] = s2;
+    }
+}
