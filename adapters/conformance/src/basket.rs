@@ -298,6 +298,7 @@ pub fn basket_moments(dev: &dyn Compute) -> Result<(), String> {
 /// The least-squares fit of the packed normal equations `ne` (`nb` basis functions: the upper
 /// triangle of `X^T X` row by row, then `X^T y`) by Gaussian elimination with partial pivoting,
 /// a method independent of the kernels' Cholesky factorisation.
+#[allow(clippy::needless_range_loop)] // matrix index loops read as the textbook's
 fn normal_equations_fit(ne: &[f64], nb: usize) -> Vec<f64> {
     let mut a = vec![vec![0.0; nb + 1]; nb];
     let mut k = 0;

@@ -115,7 +115,7 @@ impl CallRoute {
 /// The route of `product`'s call (see the module documentation; [`McPayoff::call_route`]);
 /// [`CallRoute::AsIs`] for a put and for products with no identity.
 #[must_use]
-pub fn route<P: McPayoff + ?Sized>(product: &P) -> CallRoute {
+pub fn route<P: McPayoff>(product: &P) -> CallRoute {
     product.call_route()
 }
 
