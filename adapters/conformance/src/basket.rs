@@ -11,6 +11,12 @@
 //! differences of bumped and base paths divided by a bump of 1e-5 relative, so the paths'
 //! last-ulp differences (about 1e-16 relative per operation over the steps) come out 1e5 times
 //! larger; `basket_solve` within [`FP64_RTOL`], its never-exercise `+inf` equal.
+//!
+//! Each check also has a reference of its own, so that on the CPU (the reference of the other
+//! backends) it still tests something (ADR 0034): the forward basket (`basket_paths`), the payoffs
+//! and counts of the expiry date by hand (`basket_backward`), Gaussian elimination
+//! (`basket_solve`), the closed-form value and theta of a put that is never exercised early
+//! (`basket_value`, `basket_sens`) and sums added in path order (`basket_moments`).
 
 use tenor_kernels::basket::{record, sens_rows, slot, value_rows, BUMPS, RECORD};
 use tenor_ports::Compute;
@@ -42,16 +48,24 @@ const ASSETS: [[f64; 8]; N] = [
 ];
 
 fn records(dt: f64) -> Vec<f64> {
-    ASSETS.iter().flat_map(|a| record(a[0], a[1], RATE - a[2], a[3], a[4], a[5], a[6], a[7], dt)).collect()
+    records_of(&ASSETS, dt)
+}
+
+fn records_of(assets: &[[f64; 8]], dt: f64) -> Vec<f64> {
+    assets.iter().flat_map(|a| record(a[0], a[1], RATE - a[2], a[3], a[4], a[5], a[6], a[7], dt)).collect()
 }
 
 /// Bumped records as `tenor_pricing::basket::Model` makes them (relative bumps of 1e-5 of
 /// sqrt(v0), kappa, theta, xi and the maturity).
 fn bumped() -> Vec<f64> {
+    bumped_of(&ASSETS)
+}
+
+fn bumped_of(assets: &[[f64; 8]]) -> Vec<f64> {
     let h = 1e-5;
     let dtb = MATURITY * (1.0 + h) / f64::from(STEPS);
     let mut out = Vec::new();
-    for a in ASSETS {
+    for a in assets.iter().copied() {
         let r = |v0: f64, k: f64, t: f64, x: f64, dt: f64| record(a[0], a[1], RATE - a[2], v0, k, t, x, a[7], dt);
         let sd = a[3].sqrt();
         let list = [
@@ -66,8 +80,64 @@ fn bumped() -> Vec<f64> {
             out.extend_from_slice(&rec);
         }
     }
-    debug_assert_eq!(out.len(), N * BUMPS * RECORD);
+    debug_assert_eq!(out.len(), assets.len() * BUMPS * RECORD);
     out
+}
+
+/// The known-answer fixture of the checks' own references (the CPU is never its own reference:
+/// ADR 0034): assets 0 and 1 of [`ASSETS`] (both with Andersen's martingale correction, so
+/// `E[S_i(t)] = S_i(0) e^{(r - q_i) t}` exactly at every date of the grid), independent factors
+/// (the identity), a put struck at [`KA_STRIKE`], far above any basket, under a rule that never
+/// exercises before expiry: every path is exercised at maturity and its value is
+/// `e^{-rT} (K - B_T)`, whose expectation is known in closed form.
+mod known {
+    use super::{ASSETS, MATURITY, RATE, STEPS};
+
+    pub const ASSETS_KA: [[f64; 8]; 2] = [ASSETS[0], ASSETS[1]];
+    pub const N_KA: usize = 2;
+    pub const KA_STRIKE: f64 = 1000.0;
+    pub const PATHS_KA: u64 = 4001;
+
+    /// `sum_i w_i S_i e^{(r - q_i) t}`: the expected basket at `t`.
+    pub fn forward_basket(t: f64) -> f64 {
+        ASSETS_KA.iter().map(|a| a[1] * a[0] * ((RATE - a[2]) * t).exp()).sum()
+    }
+
+    /// The put's value `e^{-rT} K - sum_i w_i S_i e^{-q_i T}` at maturity `t`.
+    pub fn put_value(t: f64) -> f64 {
+        (-RATE * t).exp() * (KA_STRIKE - forward_basket(t))
+    }
+
+    pub fn identity() -> Vec<f64> {
+        let m = 2 * N_KA;
+        (0..m * m).map(|k| if k / m == k % m { 1.0 } else { 0.0 }).collect()
+    }
+
+    /// `+inf, 0, ..` at every date: never exercise before expiry.
+    pub fn never() -> Vec<f64> {
+        (0..STEPS).flat_map(|_| [f64::INFINITY, 0.0, 0.0, 0.0, 0.0, 0.0]).collect()
+    }
+
+    pub const T: f64 = MATURITY;
+}
+
+/// Mean and standard error of `v`.
+fn mean_se(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
+    (m, (var / n).sqrt())
+}
+
+/// Whether `got` (mean, standard error) is within 4 standard errors plus `allowance` (relative)
+/// of `want`; an error naming `what` otherwise.
+fn within(what: &str, got: (f64, f64), want: f64, allowance: f64) -> Result<(), String> {
+    let (m, se) = got;
+    if (m - want).abs() <= 4.0 * se + allowance * want.abs() {
+        Ok(())
+    } else {
+        Err(format!("{what}: {m} +/- {se} against the closed form {want} (4 standard errors + {allowance} relative)"))
+    }
 }
 
 /// A lower-triangular 6 x 6 factor (any lower-triangular matrix is a valid input).
@@ -119,7 +189,24 @@ pub fn basket_paths(dev: &dyn Compute) -> Result<(), String> {
     for set in [0, 1] {
         against_cpu(dev, "basket_paths", &format!("set {set}"), PATHS, &path_args(set), FP64_RTOL)?;
     }
-    Ok(())
+    // A reference of its own: the known-answer fixture's mean basket at the last date against
+    // the forward basket (QE with the martingale correction is a martingale on its grid).
+    let cells = (known::PATHS_KA * u64::from(STEPS)) as usize;
+    let args = [
+        KArg::Out(cells),
+        KArg::Out(cells),
+        KArg::In(records_of(&known::ASSETS_KA, dt())),
+        KArg::In(known::identity()),
+        KArg::U64(SEED),
+        KArg::U32(0),
+        KArg::U64(known::PATHS_KA),
+        KArg::U32(STEPS),
+        KArg::U32(known::N_KA as u32),
+        KArg::F64(known::KA_STRIKE),
+    ];
+    let got = launch_outputs(dev, "basket_paths", known::PATHS_KA, &args)?;
+    let last = &got.first().ok_or("basket_paths: no basket output")?[(STEPS as usize - 1) * known::PATHS_KA as usize..];
+    within("basket_paths (the mean basket at maturity)", mean_se(last), known::forward_basket(known::T), 1e-3)
 }
 
 fn backward_args(basket: &[f64], feature: &[f64], step: u32) -> Vec<KArg> {
@@ -145,7 +232,41 @@ pub fn basket_backward(dev: &dyn Compute) -> Result<(), String> {
     let (basket, feature) = host_basket()?;
     for step in [STEPS - 1, 6, 0] {
         let args = backward_args(&basket, &feature, step);
-        against_cpu(dev, "basket_backward", &format!("step {step}"), PATHS, &args, FP64_RTOL)?;
+        let got = against_cpu(dev, "basket_backward", &format!("step {step}"), PATHS, &args, FP64_RTOL)?;
+        if step == STEPS - 1 {
+            expiry_by_hand(&got, &basket)?;
+        }
+    }
+    Ok(())
+}
+
+/// A reference of its own for the expiry date: every path's cash is its payoff
+/// `max(K - B_T, 0)`, and the normal equations of the date before count its in-the-money paths
+/// (`(X^T X)_00`, the first basis function is 1) and add their discounted cash (`(X^T y)_0`).
+fn expiry_by_hand(got: &[Vec<f64>], basket: &[f64]) -> Result<(), String> {
+    let (partials, cash) = match got {
+        [partials, cash] => (partials, cash),
+        _ => return Err("basket_backward: expected the partials and the cash".into()),
+    };
+    let paths = PATHS as usize;
+    let at = |s: u32| &basket[s as usize * paths..(s as usize + 1) * paths];
+    let want: Vec<f64> = at(STEPS - 1).iter().map(|b| (STRIKE - b).max(0.0)).collect();
+    let d = max_rel_diff(cash, &want);
+    if d > FP64_RTOL {
+        return Err(format!("basket_backward (expiry): the cash differs from the payoffs by {d:e}"));
+    }
+    let df = (-RATE * dt()).exp();
+    let itm: Vec<usize> = (0..paths).filter(|&p| at(STEPS - 2)[p] < STRIKE).collect();
+    let count = itm.len() as f64;
+    let sum_y: f64 = itm.iter().map(|&p| df * want[p]).sum();
+    let xty = (NBASIS * (NBASIS + 1) / 2) as usize;
+    let total = |k: usize| partials.chunks(27).map(|b| b[k]).sum::<f64>();
+    if total(0) != count || (total(xty) - sum_y).abs() > FP64_RTOL * sum_y.abs() {
+        return Err(format!(
+            "basket_backward (expiry): the normal equations count {} rows adding {}, by hand {count} adding {sum_y}",
+            total(0),
+            total(xty)
+        ));
     }
     Ok(())
 }
@@ -228,7 +349,30 @@ fn value_args(rows: usize) -> Vec<KArg> {
 /// `basket_value`: the price alone and with the first-order and gamma rows.
 pub fn basket_value(dev: &dyn Compute) -> Result<(), String> {
     against_cpu(dev, "basket_value", "price", PATHS, &value_args(1), FP64_RTOL)?;
-    against_cpu(dev, "basket_value", "greeks", PATHS, &value_args(value_rows(N)), FP64_RTOL).map(|_| ())
+    against_cpu(dev, "basket_value", "greeks", PATHS, &value_args(value_rows(N)), FP64_RTOL)?;
+    // A reference of its own: the known-answer put, never exercised before expiry, is worth
+    // e^{-rT} K - sum_i w_i S_i e^{-q_i T}.
+    let args = [
+        KArg::Out(known::PATHS_KA as usize),
+        KArg::In(records_of(&known::ASSETS_KA, dt())),
+        KArg::In(known::identity()),
+        KArg::In(known::never()),
+        KArg::U64(SEED),
+        KArg::U32(1),
+        KArg::U64(known::PATHS_KA),
+        KArg::U32(STEPS),
+        KArg::U32(known::N_KA as u32),
+        KArg::U32(NBASIS),
+        KArg::U32(1),
+        KArg::F64(known::KA_STRIKE),
+        KArg::F64(-1.0),
+        KArg::F64(RATE),
+        KArg::F64(dt()),
+        KArg::F64(0.01),
+    ];
+    let got = launch_outputs(dev, "basket_value", known::PATHS_KA, &args)?;
+    let price = got.first().ok_or("basket_value: no output")?;
+    within("basket_value (the known-answer put)", mean_se(price), known::put_value(known::T), 1e-4)
 }
 
 /// `basket_sens`: every row, against the CPU reference within [`SENS_RTOL`].
@@ -256,7 +400,36 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
         KArg::F64(dt()),
         KArg::F64(1e-5 * MATURITY),
     ];
-    against_cpu(dev, "basket_sens", "every row", PATHS, &args, SENS_RTOL).map(|_| ())
+    against_cpu(dev, "basket_sens", "every row", PATHS, &args, SENS_RTOL)?;
+    // A reference of its own: the known-answer put's theta row, the difference of its value at
+    // maturities T + h and T over h (minus), in closed form.
+    let (n, h) = (known::N_KA, 1e-5 * MATURITY);
+    let rows = sens_rows(n);
+    let args = [
+        KArg::Out(rows * known::PATHS_KA as usize),
+        KArg::In(records_of(&known::ASSETS_KA, dt())),
+        KArg::In(bumped_of(&known::ASSETS_KA)),
+        KArg::In(known::identity()),
+        KArg::In(vec![0.0; n * (n - 1) / 2 * n * n]),
+        KArg::In(known::never()),
+        KArg::U64(SEED),
+        KArg::U32(1),
+        KArg::U64(known::PATHS_KA),
+        KArg::U32(STEPS),
+        KArg::U32(n as u32),
+        KArg::U32(NBASIS),
+        KArg::U32(rows as u32),
+        KArg::F64(known::KA_STRIKE),
+        KArg::F64(-1.0),
+        KArg::F64(RATE),
+        KArg::F64(dt()),
+        KArg::F64(h),
+    ];
+    let got = launch_outputs(dev, "basket_sens", known::PATHS_KA, &args)?;
+    let out = got.first().ok_or("basket_sens: no output")?;
+    let theta = &out[(rows - 1) * known::PATHS_KA as usize..];
+    let want = -(known::put_value(known::T + h) - known::put_value(known::T)) / h;
+    within("basket_sens (the known-answer put's theta)", mean_se(theta), want, 1e-4)
 }
 
 /// `basket_moments`: three rows of a partial last chunk.
