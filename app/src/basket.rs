@@ -35,6 +35,10 @@ pub struct BasketRequest {
     pub repeat: u32,
     /// The folder of `greeks.csv` and `summary.json`.
     pub out: PathBuf,
+    /// After the K jobs, one more with the device synchronised after each phase, its times
+    /// reported ([`tenor_pricing::basket::PhaseTimes`]; not part of `summary.json`, whose jobs
+    /// are never synchronised in between).
+    pub phases: bool,
 }
 
 /// Values that replace the job file's `[simulation]` table.
@@ -261,6 +265,12 @@ pub fn run_basket(req: &BasketRequest, progress: &dyn Progress) -> Result<(Repor
     let dev = tenor_registry::open(&req.backend).with_context(|| format!("opening backend {}", req.backend))?;
     let open_s = t.elapsed().as_secs_f64();
     let runs = run_jobs(dev.as_ref(), &job, req.greeks, req.repeat, progress)?;
+    let phases = if req.phases {
+        let settings = BasketSettings { greeks: req.greeks, time_phases: true, ..BasketSettings::default() };
+        price_basket_observed(dev.as_ref(), &job, &settings, progress)?.phases
+    } else {
+        None
+    };
     progress.finish();
     let (warm_s, warm_min_s) = median_min(&runs.seconds[1..]);
     let info = dev.info();
@@ -315,6 +325,12 @@ pub fn run_basket(req: &BasketRequest, progress: &dyn Progress) -> Result<(Repor
         _ => "warm: not measured (--repeat 1)".to_owned(),
     };
     report.line(format!("time cold {:.6} s, {warm}, open {:.6} s", t.cold_s, t.open_s));
+    if let Some(p) = phases {
+        report.line(format!(
+            "phases (one more job, synchronised after each): paths {:.6} s, backward induction {:.6} s, valuation {:.6} s, sensitivities {:.6} s",
+            p.paths_s, p.backward_s, p.value_s, p.sens_s
+        ));
+    }
     report.line(format!("wrote {} and {}", req.out.join(OUTPUTS[0]).display(), req.out.join(OUTPUTS[1]).display()));
     if !runs.identical {
         report.warn("warning: the repeated jobs' estimates differ in their last bits (expected identical)");

@@ -34,6 +34,10 @@ pub struct BasketArgs {
     /// Folder for greeks.csv and summary.json (written as one set).
     #[arg(long)]
     pub out: PathBuf,
+    /// After the timed jobs, one more with the device synchronised after each phase (paths,
+    /// backward induction, valuation, sensitivities), its phase times printed (not in summary.json).
+    #[arg(long)]
+    pub phases: bool,
 }
 
 /// Runs `tenor basket`.
@@ -48,6 +52,7 @@ pub fn run(args: &BasketArgs) -> anyhow::Result<ExitCode> {
         greeks: !args.no_greeks,
         repeat: args.repeat,
         out: args.out.clone(),
+        phases: args.phases,
     };
     let bar = crate::progress::bar("{spinner} basket [{bar:40}] {pos}/{len} steps {msg} ({elapsed})");
     let (report, _) = run_basket(&req, &bar)?;

@@ -74,8 +74,10 @@ impl Default for BasketSettings {
 /// Wall-clock seconds of each phase of one job (with [`BasketSettings::time_phases`]).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PhaseTimes {
-    /// Uploads, the regression's paths, the backward induction (American only).
-    pub regression_s: f64,
+    /// Uploads and the regression's paths (`basket_paths`; American only).
+    pub paths_s: f64,
+    /// The backward induction (`basket_backward` and `basket_solve` per date; American only).
+    pub backward_s: f64,
     /// `basket_value` and its moments.
     pub value_s: f64,
     /// `basket_sens` and its moments (with Greeks).
@@ -157,10 +159,11 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     let assets = dev.upload_slice(&stream, &model.assets)?;
     let factor = dev.upload_slice(&stream, &model.factor)?;
     let coef = never_exercise(dev, &stream, steps, nbasis)?;
-    if american {
-        regress(dev, &stream, job, &model, &assets, &factor, &coef, nbasis, &steps_done)?;
-    }
-    let regression_s = clock.lap()?;
+    let (paths_s, backward_s) = if american {
+        regress(dev, &stream, job, &model, &assets, &factor, &coef, nbasis, &steps_done, &mut clock)?
+    } else {
+        (clock.lap()?, 0.0)
+    };
 
     progress.message("valuation paths");
     let rows1 = if greeks { value_rows(n) } else { 1 };
@@ -224,7 +227,7 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     let sens_s = clock.lap()?;
     progress.finish();
     let mut out = assemble(n, &m1, &m2, greeks);
-    out.phases = settings.time_phases.then_some(PhaseTimes { regression_s, value_s, sens_s });
+    out.phases = settings.time_phases.then_some(PhaseTimes { paths_s, backward_s, value_s, sens_s });
     Ok(out)
 }
 
@@ -268,7 +271,8 @@ fn never_exercise<C: Compute + ?Sized>(
     Ok(dev.upload_slice(stream, &coef)?)
 }
 
-/// The regression pass: fits every date's exercise rule into `coef` on path set 0.
+/// The regression pass: fits every date's exercise rule into `coef` on path set 0. Returns the
+/// `clock`'s laps after the paths and after the backward induction.
 #[allow(clippy::too_many_arguments)]
 fn regress<C: Compute + ?Sized>(
     dev: &C,
@@ -280,7 +284,8 @@ fn regress<C: Compute + ?Sized>(
     coef: &DeviceBuffer,
     nbasis: u32,
     progress: &Steps<'_>,
-) -> Result<(), BasketError> {
+    clock: &mut Clock<'_, C>,
+) -> Result<(f64, f64), BasketError> {
     let sim = job.simulation;
     progress.sink().message("regression paths");
     let (paths, steps) = (sim.paths, sim.steps);
@@ -301,6 +306,7 @@ fn regress<C: Compute + ?Sized>(
     }
     .launch(dev, stream)?;
     progress.inc();
+    let paths_s = clock.lap()?;
     progress.sink().message("backward induction");
     let nblocks = paths.div_ceil(BACKWARD_BLOCK);
     let cash = dev.upload_slice(stream, &vec![0.0f64; paths as usize])?;
@@ -330,7 +336,7 @@ fn regress<C: Compute + ?Sized>(
         }
         progress.inc();
     }
-    Ok(())
+    Ok((paths_s, clock.lap()?))
 }
 
 /// Mean and standard error of each of `rows` rows of per-path values.
