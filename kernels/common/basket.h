@@ -254,28 +254,31 @@ TENOR_DEVICE_INLINE tenor_u32 tenor_basket_packed(tenor_u32 a, tenor_u32 b, teno
     return a * (2u * nb - a + 1u) / 2u + (b - a);
 }
 
-// basket_solve (see its kernel.toml; core/kernels/src/basket.rs, solve).
+// basket_solve (see its kernel.toml; core/kernels/src/basket.rs, solve). One work-group: the
+// block sums of basket_backward are added by all its work-items in registers (item i takes the
+// blocks i, i + TENOR_BLOCK, ..), reduced across the work-group into sums[0 .. 27), and work-item
+// 0 solves the system. (One warp adding the 27 x nblocks sums alone took about 0.1 ms per date
+// on an H100, the backward induction's largest part: docs/results/basket-gpu-2026-12-05.md.)
 TENOR_DEVICE_INLINE void tenor_basket_solve(TENOR_GLOBAL double* __restrict__ coef, TENOR_GLOBAL const double* __restrict__ partials,
-                                            tenor_u64 nblocks, tenor_u32 steps, tenor_u32 step, tenor_u32 nb) {
+                                            TENOR_GLOBAL double* __restrict__ sums, tenor_u64 nblocks, tenor_u32 steps,
+                                            tenor_u32 step, tenor_u32 nb TENOR_SCRATCH_PARAM) {
     if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps) return;
-    TENOR_FOR_ITEMS(j, nb) {
-        // The block sums accumulate in registers (constant indices only, the loops unrolled) and
-        // are then copied to `ne`, which the factorisation indexes at run time (so it lives in
-        // local memory): summed in `ne` directly, each of the 27 x nblocks additions was a local
-        // load and store behind a global load, about 0.1 ms per date on an H100 for 98 blocks
-        // (docs/results/basket-gpu-2026-12-05.md). Same additions in the same (block) order.
-        double acc[TENOR_BASKET_SLOTS];
-#pragma unroll
-        for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = 0.0;
-#pragma unroll 4
-        for (tenor_u64 blk = 0; blk < nblocks; ++blk) {
+    // Work-item i of the first work-group adds the blocks i, i + TENOR_BLOCK, ..: all of them;
+    // the other work-groups' sums (blocks counted again) are written to their own slots and
+    // never read. No work-group returns before the barriers of the reduction.
+    double acc[TENOR_BASKET_SLOTS];
+    for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = 0.0;
+    TENOR_FOR_ITEMS(i, nblocks) {
+        for (tenor_u64 blk = i; blk < nblocks; blk += TENOR_BLOCK) {
             TENOR_GLOBAL const double* pb = partials + (tenor_u64)TENOR_BASKET_SLOTS * blk;
-#pragma unroll
             for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] += pb[k];
         }
+    }
+    TENOR_BLOCK_SUMS(acc, TENOR_BASKET_SLOTS, sums);
+    TENOR_FOR_ITEMS(first, 1) {
+        // Work-item 0 wrote the sums itself: reading them back needs no barrier.
         double ne[TENOR_BASKET_SLOTS];
-#pragma unroll
-        for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] = acc[k];
+        for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] = sums[k];
         double l[36], z[6], beta[6];
         for (int k = 0; k < 36; ++k) l[k] = 0.0;
         tenor_u32 m = 0;
@@ -309,13 +312,15 @@ TENOR_DEVICE_INLINE void tenor_basket_solve(TENOR_GLOBAL double* __restrict__ co
         }
         bool finite = true;
         for (tenor_u32 i = 0; i < m; ++i) finite = finite && (beta[i] - beta[i] == 0.0);
-        double out;
-        if (m == 0u || !finite) {
-            out = j == 0u ? TENOR_INF_F64() : 0.0;
-        } else {
-            out = (tenor_u32)j < m ? beta[j] : 0.0;
+        for (tenor_u32 j = 0; j < nb; ++j) {
+            double out;
+            if (m == 0u || !finite) {
+                out = j == 0u ? TENOR_INF_F64() : 0.0;
+            } else {
+                out = j < m ? beta[j] : 0.0;
+            }
+            coef[(tenor_u64)step * nb + j] = out;
         }
-        coef[(tenor_u64)step * nb + j] = out;
     }
 }
 

@@ -271,8 +271,9 @@ fn expiry_by_hand(got: &[Vec<f64>], basket: &[f64]) -> Result<(), String> {
     Ok(())
 }
 
-/// `basket_solve`: the normal equations of a middle date (a fit) and of a date with too few
-/// in-the-money rows (never exercise: `+inf`, equal on both).
+/// `basket_solve`: the normal equations of a middle date (a fit), the same block sums repeated
+/// over 600 blocks (more than a work-group's items: each item adds several blocks; the same
+/// fit), and a date with too few in-the-money rows (never exercise: `+inf`, equal on both).
 pub fn basket_solve(dev: &dyn Compute) -> Result<(), String> {
     let (basket, feature) = host_basket()?;
     let cpu = tenor_cpu::cpu().map_err(|e| e.to_string())?;
@@ -283,28 +284,37 @@ pub fn basket_solve(dev: &dyn Compute) -> Result<(), String> {
     let nblocks = PATHS.div_ceil(256);
     let mut few = vec![0.0; 27 * nblocks as usize];
     few[0] = 5.0; // five rows for six basis functions
-    for (case, p) in [("a fit", partials), ("too few rows", few)] {
+    let many = partials.repeat(150);
+    for (case, p) in [("a fit", partials), ("600 blocks", many), ("too few rows", few)] {
+        let nblocks = (p.len() / 27) as u64;
         let args = [
             KArg::InOut(vec![0.5; (STEPS * NBASIS) as usize]),
             KArg::In(p),
+            KArg::Out(27 * nblocks as usize),
             KArg::U64(nblocks),
             KArg::U32(STEPS),
             KArg::U32(5),
             KArg::U32(NBASIS),
         ];
-        let want = launch_outputs(&cpu, "basket_solve", u64::from(NBASIS), &args)?;
-        let got = launch_outputs(dev, "basket_solve", u64::from(NBASIS), &args)?;
+        let want = launch_outputs(&cpu, "basket_solve", nblocks, &args)?;
+        let got = launch_outputs(dev, "basket_solve", nblocks, &args)?;
         let (g, w) = (&got[0], &want[0]);
         let same_inf = g.iter().zip(w).all(|(a, b)| a.is_finite() == b.is_finite() && (a.is_finite() || a == b));
         let finite = |v: &[f64]| v.iter().map(|x| if x.is_finite() { *x } else { 0.0 }).collect::<Vec<_>>();
         let d = max_rel_diff(&finite(g), &finite(w));
-        if !same_inf || d > FP64_RTOL {
+        // 600 blocks are added in another order on a device (its work-group's reduction), and
+        // the normal equations of the cubic basis amplify the last bits (about 1e-12 seen on
+        // Intel's OpenCL CPU device): the many-block case is compared within 1e-9.
+        let rtol = if case == "600 blocks" { 1e-9 } else { FP64_RTOL };
+        if !same_inf || d > rtol {
             return Err(format!("basket_solve ({case}): {g:?} against the CPU reference's {w:?}"));
         }
         let step = 5 * NBASIS as usize;
-        if case == "a fit" {
+        if case != "too few rows" {
             if !w[step].is_finite() {
-                return Err("basket_solve (a fit): the fixture's date has no fit; the check would test nothing".into());
+                return Err(format!(
+                    "basket_solve ({case}): the fixture's date has no fit; the check would test nothing"
+                ));
             }
             // A reference of its own: the same normal equations solved by Gaussian elimination.
             let KArg::In(p) = &args[1] else { return Err("basket_solve: fixture without partials".into()) };
@@ -315,7 +325,7 @@ pub fn basket_solve(dev: &dyn Compute) -> Result<(), String> {
             let want = normal_equations_fit(&ne, NBASIS as usize);
             let d = max_rel_diff(&g[step..step + NBASIS as usize], &want);
             if d > 1e-8 {
-                return Err(format!("basket_solve (a fit): {:?} against Gaussian elimination's {want:?}", &g[step..]));
+                return Err(format!("basket_solve ({case}): {:?} against Gaussian elimination's {want:?}", &g[step..]));
             }
         } else if !(g[step] == f64::INFINITY && g[step + 1..step + NBASIS as usize].iter().all(|x| *x == 0.0)) {
             // Fewer than 2 nb in-the-money rows: never exercise at that date (+inf, 0, ..).

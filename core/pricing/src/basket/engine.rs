@@ -311,6 +311,7 @@ fn regress<C: Compute + ?Sized>(
     let nblocks = paths.div_ceil(BACKWARD_BLOCK);
     let cash = dev.upload_slice(stream, &vec![0.0f64; paths as usize])?;
     let partials = dev.alloc_elems::<f64>(stream, SLOTS * nblocks as usize)?;
+    let sums = dev.alloc_elems::<f64>(stream, SLOTS * nblocks as usize)?;
     let backward = BasketBackward::load(dev)?;
     let solve = BasketSolve::load(dev)?;
     let df = (-job.rate * model.dt).exp();
@@ -331,7 +332,7 @@ fn regress<C: Compute + ?Sized>(
         }
         .launch_loaded(dev, stream, &backward)?;
         if s > 0 {
-            BasketSolve { coef, partials: &partials, nblocks, steps, step: s - 1, nbasis }
+            BasketSolve { coef, partials: &partials, sums: &sums, nblocks, steps, step: s - 1, nbasis }
                 .launch_loaded(dev, stream, &solve)?;
         }
         progress.inc();
