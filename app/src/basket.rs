@@ -106,6 +106,19 @@ pub enum JobError {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// The job path is a FIFO, a device, a socket or a folder (refused before reading: a FIFO
+    /// would block).
+    #[error("{}: not a regular file (a FIFO, a device or a folder); a job is a TOML file", path.display())]
+    NotRegular {
+        /// The job path.
+        path: PathBuf,
+    },
+    /// The file holds more than [`MAX_JOB_BYTES`].
+    #[error("{}: larger than {MAX_JOB_BYTES} bytes; a job file is a few kilobytes", path.display())]
+    TooLarge {
+        /// The job file.
+        path: PathBuf,
+    },
     /// The file is not UTF-8 text.
     #[error("{}: not UTF-8 text", path.display())]
     Utf8 {
@@ -139,7 +152,11 @@ pub enum JobError {
 /// [`JobError`]: the file unreadable or not UTF-8, the job refused (the key or the line and
 /// column named), or refused with an override (the setting named).
 pub fn read_job(path: &Path, overrides: &Overrides) -> Result<(BasketJob, String), JobError> {
-    let bytes = std::fs::read(path).map_err(|source| JobError::Read { path: path.to_owned(), source })?;
+    let bytes = crate::paths::read_regular(path, MAX_JOB_BYTES).map_err(|e| match e {
+        crate::paths::RegularRead::Io(source) => JobError::Read { path: path.to_owned(), source },
+        crate::paths::RegularRead::NotRegular => JobError::NotRegular { path: path.to_owned() },
+        crate::paths::RegularRead::TooLarge => JobError::TooLarge { path: path.to_owned() },
+    })?;
     let sha = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect::<String>();
     let text = std::str::from_utf8(&bytes).map_err(|_| JobError::Utf8 { path: path.to_owned() })?;
     let mut job =
@@ -167,6 +184,10 @@ pub fn read_job(path: &Path, overrides: &Overrides) -> Result<(BasketJob, String
     })?;
     Ok((job, sha))
 }
+
+/// The largest job file read (1 MiB: the spec's files are a few kilobytes; 16 assets with every
+/// table written out are under 20 kB).
+pub const MAX_JOB_BYTES: u64 = 1 << 20;
 
 /// What [`run_jobs`] measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -259,7 +280,6 @@ pub fn run_basket(req: &BasketRequest, progress: &dyn Progress) -> Result<(Repor
     let targets: Vec<(&str, &Path)> = targets.iter().map(|p| ("out", p.as_path())).collect();
     crate::paths::refuse_overwrite(&[("job", &req.job)], &targets)?;
     let (job, sha) = read_job(&req.job, &req.overrides)?;
-    let mut set = tenor_ports::files::OutputDir::create(&req.out, &OUTPUTS)?;
     progress.message(&format!("opening {}", req.backend));
     let t = Instant::now();
     let dev = tenor_registry::open(&req.backend).with_context(|| format!("opening backend {}", req.backend))?;
@@ -287,6 +307,9 @@ pub fn run_basket(req: &BasketRequest, progress: &dyn Progress) -> Result<(Repor
         valuations: runs.outcome.valuations,
         timings: Timings { repeats: req.repeat, cold_s: open_s + runs.seconds[0], warm_s, warm_min_s, open_s },
     };
+    // The output folder is made once the work succeeded: a run that fails (a backend that does
+    // not open, memory the device lacks) leaves no folder behind.
+    let mut set = tenor_ports::files::OutputDir::create(&req.out, &OUTPUTS)?;
     let csv = greeks_csv(&job, &runs.outcome.rows);
     set.write_with("greeks.csv", |f| f.write_all(csv.as_bytes()))?;
     let json = serde_json::to_string_pretty(&summary)? + "\n";

@@ -134,3 +134,45 @@ mod tests {
         std::fs::remove_dir_all(&dir).expect("clean");
     }
 }
+
+/// Why [`read_regular`] refused or failed.
+#[derive(Debug)]
+pub enum RegularRead {
+    /// Opening or reading failed.
+    Io(std::io::Error),
+    /// The path is a FIFO, a device, a socket or a folder.
+    NotRegular,
+    /// The file holds more than the limit.
+    TooLarge,
+}
+
+/// The bytes of the regular file at `path` (links followed), at most `limit` of them. Opened
+/// without blocking, so a FIFO never hangs the open, and examined through the open descriptor:
+/// what is checked is what is read. A file that grows past `limit` while read is refused too.
+///
+/// # Errors
+/// [`RegularRead`].
+pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, RegularRead> {
+    use std::io::Read;
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    let f = o.open(path).map_err(RegularRead::Io)?;
+    let meta = f.metadata().map_err(RegularRead::Io)?;
+    if !meta.is_file() {
+        return Err(RegularRead::NotRegular);
+    }
+    if meta.len() > limit {
+        return Err(RegularRead::TooLarge);
+    }
+    let mut bytes = Vec::new();
+    f.take(limit + 1).read_to_end(&mut bytes).map_err(RegularRead::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(RegularRead::TooLarge);
+    }
+    Ok(bytes)
+}

@@ -120,3 +120,63 @@ fn repeat_zero_is_refused_by_the_command_line() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("--repeat"), "{}", r.stderr);
 }
+
+/// A job path that is a FIFO is refused at once, naming it (it used to block forever in the
+/// read), and one over a megabyte is refused before it is read whole (`/dev/zero` grew the
+/// process by gigabytes): both before any work, no `--out` made.
+#[test]
+fn a_fifo_or_an_oversized_job_is_refused_before_reading_it_whole() {
+    let dir = scratch("fifo");
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let fifo = dir.join("job.toml");
+    let c = std::ffi::CString::new(fifo.to_str().expect("utf-8").as_bytes()).expect("no NUL");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    let out = dir.join("out");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tenor"))
+        .args(["basket", "--job"])
+        .arg(&fifo)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawned");
+    let mut waited = 0;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if waited >= 300 {
+            let _ = child.kill();
+            panic!("tenor basket blocked on a FIFO job for 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    };
+    let stderr = std::io::read_to_string(child.stderr.take().expect("stderr")).expect("stderr text");
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("job.toml") && stderr.contains("not a regular file"), "{stderr}");
+    assert!(!out.exists(), "no --out for a refused job");
+
+    let big = dir.join("big.toml");
+    let mut text = std::fs::read_to_string(example()).expect("job");
+    text.push_str(&"# padding\n".repeat(120_000));
+    std::fs::write(&big, text).expect("write");
+    let r = basket(&big, &out, &[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("big.toml") && r.stderr.contains("larger than 1048576 bytes"), "{}", r.stderr);
+    assert!(!out.exists(), "no --out for a refused job");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run that fails after the job was read (a backend that does not exist) leaves no `--out`
+/// folder behind: the folder is made once the work succeeded.
+#[test]
+fn a_failed_run_leaves_no_output_folder() {
+    let out = scratch("nobackend");
+    let r = basket(&example(), &out, &["--backend", "no-such-backend", "--paths", "200", "--steps", "4"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("no-such-backend"), "{}", r.stderr);
+    assert!(!out.exists(), "{} was made by a failed run", out.display());
+}

@@ -5,7 +5,6 @@
 //! row per id, and values that are measurements (finite standard errors, positive finite
 //! medians). Errors name the file, the line and what is wrong.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use super::format::{
@@ -51,27 +50,14 @@ fn read_text(dir: &Path, rel: &str) -> Result<String, BaselineError> {
     if !real.starts_with(&root) {
         return Err(malformed(&file, format!("leads to {}, outside the baseline folder; refused", real.display())));
     }
-    let mut o = std::fs::OpenOptions::new();
-    o.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NONBLOCK);
-    }
-    let f = o.open(&real).map_err(io)?;
-    let meta = f.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(malformed(&file, "is not a regular file (a FIFO, a device or a folder); refused"));
-    }
     let too_large = || malformed(&file, format!("is larger than {MAX_FILE_BYTES} bytes, more than a baseline holds"));
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large());
-    }
+    let bytes = crate::paths::read_regular(&real, MAX_FILE_BYTES).map_err(|e| match e {
+        crate::paths::RegularRead::Io(e) => io(e),
+        crate::paths::RegularRead::NotRegular => {
+            malformed(&file, "is not a regular file (a FIFO, a device or a folder); refused")
+        }
+        crate::paths::RegularRead::TooLarge => too_large(),
+    })?;
     String::from_utf8(bytes)
         .map_err(|e| malformed(&file, format!("not UTF-8 at byte {}", e.utf8_error().valid_up_to())))
 }

@@ -16,7 +16,10 @@ use crate::errors::{input_error, parameter_error, BackendError};
 fn job_error(py: Python<'_>, e: &JobError) -> PyErr {
     let message = e.to_string();
     match e {
-        JobError::Read { path, .. } | JobError::Utf8 { path } => {
+        JobError::Read { path, .. }
+        | JobError::Utf8 { path }
+        | JobError::NotRegular { path }
+        | JobError::TooLarge { path } => {
             let file = Some(path.display().to_string());
             input_error(py, message, (file, None, None, e.to_string()), Vec::new())
         }

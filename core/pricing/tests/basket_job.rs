@@ -104,6 +104,9 @@ fn bad_values_name_their_key() {
         (edit("rate = -0.01", "rate = inf"), "market.rate", "finite"),
         (edit("kappa = 2.0", "kappa = 0.0"), "asset[1].kappa", "> 0"),
         (edit("v0 = 0.09", "v0 = -0.09"), "asset[1].v0", "> 0"),
+        // Past 1e150 QE's moment match overflows: the paths were NaN and the job priced 0 +/- 0.
+        (edit("v0 = 0.09", "v0 = 1e308"), "asset[1].v0", "<= 1e150"),
+        (edit("theta = 0.05", "theta = 1e200"), "asset[1].theta", "<= 1e150"),
         (edit("xi = 0.3", "xi = 0"), "asset[0].xi", "> 0"),
         (edit("rho = -0.2", "rho = -1.0"), "asset[1].rho", "(-1, 1)"),
         (edit("theta = 0.05", "theta = \"0.05\""), "asset[1].theta", "expected a number, found a string"),

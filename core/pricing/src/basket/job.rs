@@ -384,6 +384,14 @@ impl BasketJob {
                     return bad(key(k), format!("{x}; must be finite and > 0"));
                 }
             }
+            for (k, x) in [("v0", a.v0), ("theta", a.theta)] {
+                if x > crate::mc::QE_MAX_VARIANCE {
+                    return bad(
+                        key(k),
+                        format!("{x}; must be <= 1e150 for the QE scheme (its moment match squares the variance)"),
+                    );
+                }
+            }
             if !a.dividend.is_finite() {
                 return bad(key("dividend"), format!("{}; must be finite", a.dividend));
             }
