@@ -22,6 +22,7 @@ use tenor_kernels::basket::{record, sens_rows, slot, value_rows, BUMPS, RECORD};
 use tenor_ports::Compute;
 
 use crate::kernels::{against_cpu, launch_outputs, KArg};
+use crate::reference::Estimate;
 use crate::{max_rel_diff, FP64_RTOL};
 
 /// Relative tolerance of `basket_sens`'s rows against the CPU reference (see the module).
@@ -121,18 +122,16 @@ mod known {
     pub const T: f64 = MATURITY;
 }
 
-/// Mean and standard error of `v`.
-fn mean_se(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
-    (m, (var / n).sqrt())
+/// The mean and standard error of the per-path values `v` ([`Estimate::from_sums`]).
+fn estimate_of(v: &[f64]) -> Estimate {
+    Estimate::from_sums(v.iter().sum(), v.iter().map(|x| x * x).sum(), v.len() as u64)
 }
 
-/// Whether `got` (mean, standard error) is within 4 standard errors plus `allowance` (relative)
-/// of `want`; an error naming `what` otherwise.
-fn within(what: &str, got: (f64, f64), want: f64, allowance: f64) -> Result<(), String> {
-    let (m, se) = got;
+/// Whether `got` is within 4 standard errors plus `allowance` (relative) of `want` (stricter
+/// than [`Estimate::agrees`]' 5: these known answers are exact up to the allowance); an error
+/// naming `what` otherwise.
+fn within(what: &str, got: Estimate, want: f64, allowance: f64) -> Result<(), String> {
+    let (m, se) = (got.mean, got.stderr);
     if (m - want).abs() <= 4.0 * se + allowance * want.abs() {
         Ok(())
     } else {
@@ -206,7 +205,7 @@ pub fn basket_paths(dev: &dyn Compute) -> Result<(), String> {
     ];
     let got = launch_outputs(dev, "basket_paths", known::PATHS_KA, &args)?;
     let last = &got.first().ok_or("basket_paths: no basket output")?[(STEPS as usize - 1) * known::PATHS_KA as usize..];
-    within("basket_paths (the mean basket at maturity)", mean_se(last), known::forward_basket(known::T), 1e-3)
+    within("basket_paths (the mean basket at maturity)", estimate_of(last), known::forward_basket(known::T), 1e-3)
 }
 
 fn backward_args(basket: &[f64], feature: &[f64], step: u32) -> Vec<KArg> {
@@ -382,7 +381,7 @@ pub fn basket_value(dev: &dyn Compute) -> Result<(), String> {
     ];
     let got = launch_outputs(dev, "basket_value", known::PATHS_KA, &args)?;
     let price = got.first().ok_or("basket_value: no output")?;
-    within("basket_value (the known-answer put)", mean_se(price), known::put_value(known::T), 1e-4)
+    within("basket_value (the known-answer put)", estimate_of(price), known::put_value(known::T), 1e-4)
 }
 
 /// `basket_sens`: every row, against the CPU reference within [`SENS_RTOL`].
@@ -439,7 +438,7 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
     let out = got.first().ok_or("basket_sens: no output")?;
     let theta = &out[(rows - 1) * known::PATHS_KA as usize..];
     let want = -(known::put_value(known::T + h) - known::put_value(known::T)) / h;
-    within("basket_sens (the known-answer put's theta)", mean_se(theta), want, 1e-4)
+    within("basket_sens (the known-answer put's theta)", estimate_of(theta), want, 1e-4)
 }
 
 /// `basket_moments`: three rows of a partial last chunk.
