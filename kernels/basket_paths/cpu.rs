@@ -1,7 +1,7 @@
 //! Reference implementation of `basket_paths` (see its kernel.toml and [`crate::basket`]).
 use std::ops::Range;
 
-use crate::basket::{correlate, normals, observe, PathState, MAX_ASSETS, MAX_FACTORS};
+use crate::basket::{correlate, normals, observe, path_items, PathState, MAX_ASSETS, MAX_FACTORS};
 use crate::cpu::KernelCall;
 
 /// Runs blocks `blocks` of the launch.
@@ -19,7 +19,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let (mut eps, mut z) = ([0.0; MAX_FACTORS], [0.0; MAX_FACTORS]);
     let (mut branches, mut coefs, mut spots) = ([0u32; MAX_ASSETS], [0.0; MAX_ASSETS], [0.0; MAX_ASSETS]);
     for b in blocks {
-        for p in call.block_items(b) {
+        for p in path_items(call.block_items(b), paths) {
             let mut st = PathState::new(assets, n);
             for s in 0..steps {
                 normals(seed, set, p, s, 2 * n, &mut eps);

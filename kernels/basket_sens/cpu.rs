@@ -2,7 +2,7 @@
 use std::ops::Range;
 
 use crate::basket::{
-    correlate, exercise, normals, observe, pair, qe_step, sens_rows, slot, PathState, BUMPS, FREE, MAX_ASSETS,
+    correlate, exercise, normals, observe, pair, path_items, qe_step, sens_rows, slot, PathState, BUMPS, FREE, MAX_ASSETS,
     MAX_BASIS, MAX_FACTORS, RECORD,
 };
 use crate::basket::payoff_change;
@@ -33,7 +33,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let weight = |i: usize| assets[i * RECORD + slot::WEIGHT];
     let bumped_record = |i: usize, q: usize| &bumped[(BUMPS * i + q) * RECORD..(BUMPS * i + q + 1) * RECORD];
     for b in blocks {
-        for p in call.block_items(b) {
+        for p in path_items(call.block_items(b), paths) {
             let mut acc = [0.0f64; MAX_ROWS];
             let mut st = PathState::new(assets, n);
             // Each bumped copy's variance, and its log-price as the difference from the base's.

@@ -2,7 +2,7 @@
 use std::ops::Range;
 
 use crate::basket::{
-    correlate, exercise, normals, observe, pair, slot, value_rows, PathState, MAX_ASSETS, MAX_BASIS, MAX_FACTORS,
+    correlate, exercise, normals, observe, pair, path_items, slot, value_rows, PathState, MAX_ASSETS, MAX_BASIS, MAX_FACTORS,
     RECORD,
 };
 use crate::cpu::KernelCall;
@@ -29,7 +29,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let (mut branches, mut coefs, mut spots) = ([0u32; MAX_ASSETS], [0.0; MAX_ASSETS], [0.0; MAX_ASSETS]);
     let rec = |i: usize, k: usize| assets[i * RECORD + k];
     for b in blocks {
-        for p in call.block_items(b) {
+        for p in path_items(call.block_items(b), paths) {
             let mut acc = [0.0f64; MAX_ROWS];
             let mut st = PathState::new(assets, n);
             // Bit 0: the base scenario; bits 1 + 2j and 2 + 2j: spot j up and down.

@@ -11,8 +11,11 @@
 // (row i < N: the variance normal of asset i, row N + i: its log-price normal), U_v = Phi(z_v)
 // in the exponential branch; asset records of 16 doubles (the slots below).
 //
-// Arrays are sized for 16 assets and indexed by the run-time asset count; on a GPU they live in
-// local memory unless the compiler can resolve every index (a build with the count fixed).
+// The per-path functions (SYCL, OpenCL: one work-item per path, items past `paths` idle) size
+// their arrays for 16 assets and index them by the run-time asset count, so on a GPU they live in
+// local memory. CUDA (TENOR_WARP_LANES, prelude.cuh) runs basket_paths, basket_value and
+// basket_sens with one lane per asset instead (the section below; ADR 0035): 5 to 32 times the
+// threads of one per path, each with one asset's state in registers.
 
 #define TENOR_BASKET_MAX_ASSETS 16u
 #define TENOR_BASKET_MAX_FACTORS 32u
@@ -44,20 +47,27 @@
 
 // The 2N (= factors) independent normals of `step` of `path` in path set `set`: Philox counter
 // (step, set 2^31 + j, path) gives factors 2j and 2j + 1 by ADR 0003's Box-Muller.
+// Factors 2j (*e0) and 2j + 1 (*e1) of `step` of `path` in path set `set`: Philox counter
+// (step, set 2^31 + j, path), ADR 0003's Box-Muller.
+TENOR_DEVICE_INLINE void tenor_basket_normal_pair(tenor_u64 seed, tenor_u32 set, tenor_u64 path, tenor_u32 step,
+                                                  tenor_u32 j, double* e0, double* e1) {
+    tenor_u32x4 ctr;
+    ctr.x = step; ctr.y = (set << 31) | j; ctr.z = (tenor_u32)path; ctr.w = (tenor_u32)(path >> 32);
+    const tenor_u32x4 w = tenor_philox4x32_10(ctr, (tenor_u32)seed, (tenor_u32)(seed >> 32));
+    const double u1 = tenor_uniform_f64(w.x, w.y);
+    const double u2 = tenor_uniform_f64(w.z, w.w);
+    const double r = TENOR_MATH(sqrt)(-2.0 * TENOR_MATH(log)(u1));
+    double s, c;
+    TENOR_SINCOS((2.0 * 3.141592653589793) * u2, &s, &c);
+    *e0 = r * c;
+    *e1 = r * s;
+}
+
+// The 2N (= factors, even) independent normals of `step` of `path` in path set `set`.
 TENOR_DEVICE_INLINE void tenor_basket_normals(tenor_u64 seed, tenor_u32 set, tenor_u64 path, tenor_u32 step,
                                               tenor_u32 factors, double* eps) {
-    const tenor_u32 k0 = (tenor_u32)seed, k1 = (tenor_u32)(seed >> 32);
     for (tenor_u32 j = 0; 2u * j < factors; ++j) {
-        tenor_u32x4 ctr;
-        ctr.x = step; ctr.y = (set << 31) | j; ctr.z = (tenor_u32)path; ctr.w = (tenor_u32)(path >> 32);
-        const tenor_u32x4 w = tenor_philox4x32_10(ctr, k0, k1);
-        const double u1 = tenor_uniform_f64(w.x, w.y);
-        const double u2 = tenor_uniform_f64(w.z, w.w);
-        const double r = TENOR_MATH(sqrt)(-2.0 * TENOR_MATH(log)(u1));
-        double s, c;
-        TENOR_SINCOS((2.0 * 3.141592653589793) * u2, &s, &c);
-        eps[2u * j] = r * c;
-        if (2u * j + 1u < factors) eps[2u * j + 1u] = r * s;
+        tenor_basket_normal_pair(seed, set, path, step, j, &eps[2u * j], &eps[2u * j + 1u]);
     }
 }
 
@@ -182,12 +192,326 @@ TENOR_DEVICE_INLINE tenor_u32 tenor_basket_pair(tenor_u32 i, tenor_u32 j, tenor_
     return i * (2u * n - i - 1u) / 2u + (j - i - 1u);
 }
 
+#if TENOR_WARP_LANES
+// ---------------------------------------------------------------------------------------------
+// CUDA: one lane per asset (ADR 0035). basket_paths, basket_value and basket_sens run a path on
+// n lanes of a warp: lane l of warp w serves asset l % n of path w (32 / n) + l / n (lanes from
+// (32 / n) n on are idle; the launch has lane_items(paths, n) work items, tenor_kernels::basket).
+// Lane a draws Philox pair a (factors 2a and 2a + 1), the path's 2n normals reach every lane by
+// warp shuffles, and the lane steps its asset (and, in basket_sens, the asset's bumped copies).
+// Every sum over assets is added in asset order from shuffled terms, in the expression the
+// per-path functions below use, so the basket, the exercise decisions and the per-path values
+// are those of the per-path code up to the order of the cross gammas' two halves. Shuffles run
+// on all 32 lanes (convergent code: lanes of finished or missing paths keep stepping and write
+// nothing); a warp stops when none of its paths needs more steps. These kernels' blocks are
+// TENOR_BLOCK = 256 threads (one thread per work item: manifest block 256).
+#define TENOR_LANES_ALL 0xffffffffu
+
+typedef struct tenor_basket_lane {
+    u64 path;    // the path (0 for a lane that serves none)
+    u32 asset;   // this lane's asset
+    u32 first;   // the path's first lane in the warp
+    bool active; // whether the lane serves a path below `paths` (and writes)
+} tenor_basket_lane;
+
+__device__ __forceinline__ tenor_basket_lane tenor_basket_lane_of(u64 paths, u32 n) {
+    const u32 l = threadIdx.x & 31u, per_warp = 32u / n, slot = l / n;
+    const u64 p = (((u64)blockIdx.x * TENOR_BLOCK + threadIdx.x) >> 5) * per_warp + slot;
+    tenor_basket_lane r;
+    r.asset = l % n;
+    r.first = slot * n;
+    r.active = slot < per_warp && p < paths;
+    r.path = r.active ? p : 0u;
+    return r;
+}
+
+// This lane's correlated normals of step `step`: *zv = z[a] (variance), *zx = z[n + a]
+// (log-price), each row summed in factor order as tenor_basket_correlate.
+// Normal `c` of the path (factor c) from the lane that drew it; e0, e1: this lane's pair.
+__device__ __forceinline__ double tenor_basket_lane_eps(double e0, double e1, tenor_basket_lane ln, u32 c) {
+    return __shfl_sync(TENOR_LANES_ALL, (c & 1u) != 0u ? e1 : e0, (int)(ln.first + (c >> 1)));
+}
+
+// This lane's Philox pair of step `step` (*e0, *e1: factors 2a and 2a + 1) and its correlated
+// normals *zv = z[a] (variance) and *zx = z[n + a] (log-price), each row summed in factor order
+// as tenor_basket_correlate.
+__device__ __forceinline__ void tenor_basket_lane_normals(const double* __restrict__ factor, u64 seed, u32 set,
+                                                          tenor_basket_lane ln, u32 step, u32 n, double* e0,
+                                                          double* e1, double* zv, double* zx) {
+    tenor_basket_normal_pair(seed, set, ln.path, step, ln.asset, e0, e1);
+    const u32 f = 2u * n;
+    const double* rv = factor + (u64)ln.asset * f;
+    const double* rx = factor + (u64)(n + ln.asset) * f;
+    double av = 0.0, ax = 0.0;
+    for (u32 c = 0; c < f; ++c) {
+        const double e = tenor_basket_lane_eps(*e0, *e1, ln, c);
+        if (c <= ln.asset) av += rv[c] * e;
+        if (c <= n + ln.asset) ax += rx[c] * e;
+    }
+    *zv = av;
+    *zx = ax;
+}
+
+// The basket B (returned) and *nu of the path on every lane, from each lane's ws = w S and v
+// (tenor_basket_observe's sums, in asset order).
+__device__ __forceinline__ double tenor_basket_lane_observe(tenor_basket_lane ln, u32 n, double ws, double v,
+                                                            double strike, double* nu) {
+    double b = 0.0, wv = 0.0;
+    for (u32 i = 0; i < n; ++i) {
+        const double wsi = __shfl_sync(TENOR_LANES_ALL, ws, (int)(ln.first + i));
+        const double vi = __shfl_sync(TENOR_LANES_ALL, v, (int)(ln.first + i));
+        b += wsi;
+        wv += wsi * vi;
+    }
+    *nu = wv / strike;
+    return b;
+}
+
+// basket_paths on lanes.
+__device__ __forceinline__ void tenor_basket_paths_lanes(double* __restrict__ basket, double* __restrict__ feature,
+                                                         const double* __restrict__ assets,
+                                                         const double* __restrict__ factor, u64 seed, u32 set,
+                                                         u64 paths, u32 steps, u32 n, double strike) {
+    const tenor_basket_lane ln = tenor_basket_lane_of(paths, n);
+    if (!__any_sync(TENOR_LANES_ALL, ln.active)) return;  // the whole warp
+    const double* c = assets + ln.asset * TENOR_BASKET_RECORD;
+    double x = c[TENOR_BASKET_X0], v = c[TENOR_BASKET_V0];
+    for (u32 s = 0; s < steps; ++s) {
+        double e0, e1, zv, zx, vn, sq;
+        u32 br;
+        tenor_basket_lane_normals(factor, seed, set, ln, s, n, &e0, &e1, &zv, &zx);
+        const double dx = tenor_basket_qe_step(c, v, zv, zx, TENOR_BASKET_FREE, &vn, &br, &sq);
+        v = vn;
+        x += dx;
+        const double ws = c[TENOR_BASKET_WEIGHT] * exp(x);
+        double nu;
+        const double b = tenor_basket_lane_observe(ln, n, ws, v, strike, &nu);
+        if (ln.active && ln.asset == 0u) {
+            basket[(u64)s * paths + ln.path] = b;
+            feature[(u64)s * paths + ln.path] = nu;
+        }
+    }
+}
+
+// basket_value on lanes. Lane a keeps the base scenario's price and rho (written by lane 0), its
+// asset's delta, and its spot's two scenarios (up, down): their gamma and their halves of the
+// cross gammas with every other asset k, in shared memory (cross[k][thread]); at the end lane
+// lo writes cross gamma (lo, hi) = its half for hi + lane hi's half for lo.
+__device__ __forceinline__ void tenor_basket_value_lanes(double* __restrict__ contrib, const double* __restrict__ assets,
+                                                         const double* __restrict__ factor,
+                                                         const double* __restrict__ coef, u64 seed, u32 set,
+                                                         u64 paths, u32 steps, u32 n, u32 nb, u32 rows,
+                                                         double strike, double sign, double rate, double dt,
+                                                         double bump) {
+    __shared__ double cross[TENOR_BASKET_MAX_ASSETS * TENOR_BLOCK];
+    const tenor_basket_lane ln = tenor_basket_lane_of(paths, n);
+    if (!__any_sync(TENOR_LANES_ALL, ln.active)) return;  // the whole warp
+    const u32 full = 2u + 2u * n + n * (n - 1u) / 2u;
+    const bool greeks = rows >= full;
+    const u32 used = greeks ? full : 1u;
+    const u32 a = ln.asset;
+    const double* c = assets + a * TENOR_BASKET_RECORD;
+    const double w = c[TENOR_BASKET_WEIGHT], s0 = c[TENOR_BASKET_SPOT];
+    double x = c[TENOR_BASKET_X0], v = c[TENOR_BASKET_V0];
+    double price = 0.0, delta = 0.0, gamma = 0.0, rho = 0.0;
+    if (greeks) {
+        for (u32 k = 0; k < n; ++k) cross[k * TENOR_BLOCK + threadIdx.x] = 0.0;
+    }
+    bool base = ln.active;                       // the base scenario has not exercised
+    u32 mine = (greeks && ln.active) ? 3u : 0u;  // bit h: spot a scaled by 1 + bump (h = 0), 1 - bump (h = 1)
+    for (u32 s = 0; s < steps; ++s) {
+        if (!__any_sync(TENOR_LANES_ALL, base || mine != 0u)) break;
+        double e0, e1, zv, zx, vn, sq;
+        u32 br;
+        tenor_basket_lane_normals(factor, seed, set, ln, s, n, &e0, &e1, &zv, &zx);
+        const double dx = tenor_basket_qe_step(c, v, zv, zx, TENOR_BASKET_FREE, &vn, &br, &sq);
+        v = vn;
+        x += dx;
+        const double spot = exp(x);
+        const double ws = w * spot;
+        double nu;
+        const double bk = tenor_basket_lane_observe(ln, n, ws, v, strike, &nu);
+        const bool last = s + 1u == steps;
+        const double t = dt * (double)(s + 1u);
+        const double* cf = coef + (u64)s * nb;
+        if (base) {
+            double e;
+            if (tenor_basket_exercise(bk, nu, strike, sign, cf, nb, last, &e)) {
+                const double d = exp(-rate * t);
+                price += d * e;
+                if (greeks) {
+                    delta += d * sign * w * spot / s0;
+                    rho += d * t * sign * strike;
+                }
+                base = false;
+            }
+        }
+        if (!greeks) continue;
+        bool ev0 = false, ev1 = false;
+        double scale0 = 0.0, scale1 = 0.0;
+        for (u32 h = 0; h < 2u; ++h) {
+            if ((mine & (1u << h)) == 0u) continue;
+            const double dir = h == 0u ? 1.0 : -1.0;
+            const double ds = dir * bump * w * spot;
+            double e;
+            if (tenor_basket_exercise(bk + ds, nu + ds * v / strike, strike, sign, cf, nb, last, &e)) {
+                const double scale = dir * exp(-rate * t) * sign / (2.0 * bump * s0);
+                if (h == 0u) { ev0 = true; scale0 = scale; } else { ev1 = true; scale1 = scale; }
+                mine &= ~(1u << h);
+            }
+        }
+        if (!__any_sync(TENOR_LANES_ALL, ev0 || ev1)) continue;
+        for (u32 k = 0; k < n; ++k) {
+            const double sk = __shfl_sync(TENOR_LANES_ALL, spot, (int)(ln.first + k));
+            const double wk = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT];
+            const double s0k = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_SPOT];
+            for (u32 h = 0; h < 2u; ++h) {
+                if (!(h == 0u ? ev0 : ev1)) continue;
+                const double dk = (h == 0u ? scale0 : scale1) * wk * sk / s0k;
+                if (k == a) {
+                    gamma += dk;
+                } else {
+                    cross[k * TENOR_BLOCK + threadIdx.x] += 0.5 * dk;
+                }
+            }
+        }
+    }
+    if (ln.active) {
+        if (a == 0u) contrib[ln.path] = price;
+        if (greeks) {
+            contrib[(u64)(1u + a) * paths + ln.path] = delta;
+            contrib[(u64)(1u + n + a) * paths + ln.path] = gamma;
+            if (a == 0u) contrib[(u64)(used - 1u) * paths + ln.path] = rho;
+        }
+    }
+    if (!greeks) return;
+    __syncwarp();
+    if (ln.active) {
+        const u32 me = threadIdx.x, lane0 = threadIdx.x - a;
+        for (u32 hi = a + 1u; hi < n; ++hi) {
+            const double half = cross[hi * TENOR_BLOCK + me] + cross[a * TENOR_BLOCK + lane0 + hi];
+            contrib[(u64)(1u + 2u * n + tenor_basket_pair(a, hi, n)) * paths + ln.path] = half;
+        }
+    }
+}
+
+// basket_sens on lanes. Lane a steps its asset and the asset's 5 bumped copies, keeps row a of
+// G (G[a][m], m <= a; registers: the loop over m is unrolled to 16) and, at the path's exercise
+// date, writes the vegas and model vegas of asset a, the correlation vegas of the pairs p with
+// p mod n = a, and (lane 0) theta; a path that never exercises writes zeros.
+__device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ contrib, const double* __restrict__ assets,
+                                                        const double* __restrict__ bumped,
+                                                        const double* __restrict__ factor,
+                                                        const double* __restrict__ dfactor,
+                                                        const double* __restrict__ coef, u64 seed, u32 set, u64 paths,
+                                                        u32 steps, u32 n, u32 nb, u32 rows, double strike, double sign,
+                                                        double rate, double dt, double maturity_bump) {
+    const tenor_basket_lane ln = tenor_basket_lane_of(paths, n);
+    if (!__any_sync(TENOR_LANES_ALL, ln.active)) return;  // the whole warp
+    const u32 a = ln.asset, pairs = n * (n - 1u) / 2u;
+    const double* c = assets + a * TENOR_BASKET_RECORD;
+    const double* cb = bumped + TENOR_BASKET_BUMPS * a * TENOR_BASKET_RECORD;
+    const double w = c[TENOR_BASKET_WEIGHT];
+    double x = c[TENOR_BASKET_X0], v = c[TENOR_BASKET_V0];
+    double cv[TENOR_BASKET_BUMPS], cdx[TENOR_BASKET_BUMPS], g[TENOR_BASKET_MAX_ASSETS];
+#pragma unroll
+    for (u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
+        cv[q] = cb[q * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
+        cdx[q] = 0.0;
+    }
+#pragma unroll
+    for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) g[m] = 0.0;
+    bool alive = ln.active, wrote = false;
+    for (u32 s = 0; s < steps; ++s) {
+        if (!__any_sync(TENOR_LANES_ALL, alive)) break;
+        double e0, e1, zv, zx, vn, sq;
+        u32 br;
+        tenor_basket_lane_normals(factor, seed, set, ln, s, n, &e0, &e1, &zv, &zx);
+        const double dx = tenor_basket_qe_step(c, v, zv, zx, TENOR_BASKET_FREE, &vn, &br, &sq);
+#pragma unroll
+        for (u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
+            double cvn, unused_sq;
+            u32 unused_b;
+            const double cdxn = tenor_basket_qe_step(cb + q * TENOR_BASKET_RECORD, cv[q], zv, zx, br, &cvn, &unused_b,
+                                                     &unused_sq);
+            cv[q] = cvn;
+            cdx[q] += cdxn - dx;
+        }
+        v = vn;
+        x += dx;
+#pragma unroll
+        for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) {
+            if (m < n) {
+                const double e = tenor_basket_lane_eps(e0, e1, ln, n + m);
+                if (m <= a) g[m] += sq * e;
+            }
+        }
+        const double spot = exp(x);
+        const double ws = w * spot;
+        double nu;
+        const double bk = tenor_basket_lane_observe(ln, n, ws, v, strike, &nu);
+        double e = 0.0;
+        const bool ex = alive && tenor_basket_exercise(bk, nu, strike, sign, coef + (u64)s * nb, nb, s + 1u == steps, &e);
+        if (!__any_sync(TENOR_LANES_ALL, ex)) continue;
+        const double d = exp(-rate * dt * (double)(s + 1u));
+        if (ex) {
+#pragma unroll
+            for (u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) {
+                const double db = ws * expm1(cdx[q]);
+                contrib[(u64)(q * n + a) * paths + ln.path] = d * tenor_basket_payoff_change(bk, db, e, strike, sign) /
+                                                              cb[q * TENOR_BASKET_RECORD + TENOR_BASKET_BUMP];
+            }
+        }
+        for (u32 pi = 0; pi < pairs; ++pi) {
+            double dxk = 0.0;
+#pragma unroll
+            for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) {
+                if (m <= a) dxk += dfactor[((u64)pi * n + a) * n + m] * g[m];
+            }
+            double db = 0.0;
+            for (u32 k = 0; k < n; ++k) {
+                const double wsk = __shfl_sync(TENOR_LANES_ALL, ws, (int)(ln.first + k));
+                const double dk = __shfl_sync(TENOR_LANES_ALL, dxk, (int)(ln.first + k));
+                db += wsk * dk;
+            }
+            if (ex && pi % n == a) contrib[(u64)(4u * n + pi) * paths + ln.path] = d * sign * db;
+        }
+        const double em = expm1(cdx[TENOR_BASKET_BUMPS - 1u]);
+        double db = 0.0;
+        for (u32 i = 0; i < n; ++i) {
+            const double wsi = __shfl_sync(TENOR_LANES_ALL, ws, (int)(ln.first + i));
+            const double emi = __shfl_sync(TENOR_LANES_ALL, em, (int)(ln.first + i));
+            db += wsi * emi;
+        }
+        if (ex) {
+            if (a == 0u) {
+                const double dd = d * expm1(-rate * maturity_bump * (double)(s + 1u) / (double)steps);
+                const double change = tenor_basket_payoff_change(bk, db, e, strike, sign);
+                contrib[(u64)(rows - 1u) * paths + ln.path] = -(dd * (e + change) + d * change) / maturity_bump;
+            }
+            alive = false;
+            wrote = true;
+        }
+    }
+    if (ln.active && !wrote) {
+        for (u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) contrib[(u64)(q * n + a) * paths + ln.path] = 0.0;
+        for (u32 pi = a; pi < pairs; pi += n) contrib[(u64)(4u * n + pi) * paths + ln.path] = 0.0;
+        if (a == 0u) contrib[(u64)(rows - 1u) * paths + ln.path] = 0.0;
+    }
+}
+#endif  // TENOR_WARP_LANES
+
 // basket_paths (see its kernel.toml).
 TENOR_DEVICE_INLINE void tenor_basket_paths(TENOR_GLOBAL double* __restrict__ basket, TENOR_GLOBAL double* __restrict__ feature,
                                             TENOR_GLOBAL const double* __restrict__ assets,
                                             TENOR_GLOBAL const double* __restrict__ factor, tenor_u64 seed, tenor_u32 set,
-                                            tenor_u64 paths, tenor_u32 steps, tenor_u32 n, double strike) {
+                                            tenor_u64 paths, tenor_u32 steps, tenor_u32 n, double strike,
+                                            tenor_u64 items) {
     if (n == 0u || n > TENOR_BASKET_MAX_ASSETS) return;
+    (void)items;
+#if TENOR_WARP_LANES
+    tenor_basket_paths_lanes(basket, feature, assets, factor, seed, set, paths, steps, n, strike);
+#else
     TENOR_FOR_ITEM_PER_THREAD(p, paths) {
         double eps[TENOR_BASKET_MAX_FACTORS], z[TENOR_BASKET_MAX_FACTORS];
         double x[TENOR_BASKET_MAX_ASSETS], v[TENOR_BASKET_MAX_ASSETS], spots[TENOR_BASKET_MAX_ASSETS];
@@ -207,6 +531,7 @@ TENOR_DEVICE_INLINE void tenor_basket_paths(TENOR_GLOBAL double* __restrict__ ba
             feature[(tenor_u64)s * paths + p] = nu;
         }
     }
+#endif
 }
 
 // basket_backward (see its kernel.toml): the decision at `step`, then the block's normal
@@ -329,8 +654,14 @@ TENOR_DEVICE_INLINE void tenor_basket_value(TENOR_GLOBAL double* __restrict__ co
                                             TENOR_GLOBAL const double* __restrict__ factor,
                                             TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 seed, tenor_u32 set,
                                             tenor_u64 paths, tenor_u32 steps, tenor_u32 n, tenor_u32 nb, tenor_u32 rows,
-                                            double strike, double sign, double rate, double dt, double bump) {
+                                            double strike, double sign, double rate, double dt, double bump,
+                                            tenor_u64 items) {
     if (n == 0u || n > TENOR_BASKET_MAX_ASSETS || nb == 0u || nb > TENOR_BASKET_MAX_BASIS) return;
+    (void)items;
+#if TENOR_WARP_LANES
+    tenor_basket_value_lanes(contrib, assets, factor, coef, seed, set, paths, steps, n, nb, rows, strike, sign, rate, dt,
+                             bump);
+#else
     const tenor_u32 full = 2u + 2u * n + n * (n - 1u) / 2u;
     const bool greeks = rows >= full;
     const tenor_u32 used = greeks ? full : 1u;
@@ -401,6 +732,7 @@ TENOR_DEVICE_INLINE void tenor_basket_value(TENOR_GLOBAL double* __restrict__ co
         }
         for (tenor_u32 r = 0; r < used; ++r) contrib[(tenor_u64)r * paths + p] = acc[r];
     }
+#endif
 }
 
 // basket_sens (see its kernel.toml).
@@ -410,10 +742,16 @@ TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ con
                                            TENOR_GLOBAL const double* __restrict__ dfactor,
                                            TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 seed, tenor_u32 set,
                                            tenor_u64 paths, tenor_u32 steps, tenor_u32 n, tenor_u32 nb, tenor_u32 rows,
-                                           double strike, double sign, double rate, double dt, double maturity_bump) {
+                                           double strike, double sign, double rate, double dt, double maturity_bump,
+                                           tenor_u64 items) {
     if (n == 0u || n > TENOR_BASKET_MAX_ASSETS || nb == 0u || nb > TENOR_BASKET_MAX_BASIS ||
         rows != 4u * n + n * (n - 1u) / 2u + 1u)
         return;
+    (void)items;
+#if TENOR_WARP_LANES
+    tenor_basket_sens_lanes(contrib, assets, bumped, factor, dfactor, coef, seed, set, paths, steps, n, nb, rows, strike,
+                            sign, rate, dt, maturity_bump);
+#else
     TENOR_FOR_ITEM_PER_THREAD(p, paths) {
         double acc[TENOR_BASKET_SENS_ROWS];
         double eps[TENOR_BASKET_MAX_FACTORS], z[TENOR_BASKET_MAX_FACTORS];
@@ -495,6 +833,7 @@ TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ con
         }
         for (tenor_u32 r = 0; r < rows; ++r) contrib[(tenor_u64)r * paths + p] = acc[r];
     }
+#endif
 }
 
 // basket_moments (see its kernel.toml).

@@ -48,6 +48,9 @@ typedef ulong tenor_u64;
 #define TENOR_KERNEL_SCRATCH __local double tenor_scratch[TENOR_LOCAL]
 #define TENOR_SCRATCH_PARAM , __local double* tenor_scratch
 #define TENOR_SCRATCH_ARG , tenor_scratch
+// 0: kernels/common/basket.h runs the basket's path kernels with one work-item per path (CUDA
+// runs one lane per asset: prelude.cuh, ADR 0035).
+#define TENOR_WARP_LANES 0
 
 // The fp32 normals' and mc_european_f32's log, sin, cos, exp and division: OpenCL C's accurate
 // functions (within 4 ulp), or with -DTENOR_NATIVE_F32 the native_ ones (implementation-defined

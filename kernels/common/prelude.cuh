@@ -26,6 +26,10 @@ typedef u64 tenor_u64;
 #define TENOR_GLOBAL
 #define TENOR_SCRATCH_PARAM
 #define TENOR_SCRATCH_ARG
+// 1: warp-synchronous shuffles (__shfl_sync) exist, and kernels/common/basket.h runs the basket's
+// path kernels with one lane per asset (ADR 0035); prelude.hpp and prelude.cl say 0 (one
+// work-item per path).
+#define TENOR_WARP_LANES 1
 
 #define TENOR_PHILOX_M0 0xD2511F53u
 #define TENOR_PHILOX_M1 0xCD9E8D57u

@@ -65,6 +65,9 @@ typedef uint64_t tenor_u64;
 #define TENOR_GLOBAL
 #define TENOR_SCRATCH_PARAM
 #define TENOR_SCRATCH_ARG
+// 0: kernels/common/basket.h runs the basket's path kernels with one work-item per path (CUDA
+// runs one lane per asset: prelude.cuh, ADR 0035).
+#define TENOR_WARP_LANES 0
 
 namespace tenor {
 

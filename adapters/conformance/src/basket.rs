@@ -18,7 +18,7 @@
 //! (`basket_solve`), the closed-form value and theta of a put that is never exercised early
 //! (`basket_value`, `basket_sens`) and sums added in path order (`basket_moments`).
 
-use tenor_kernels::basket::{record, sens_rows, slot, value_rows, BUMPS, RECORD};
+use tenor_kernels::basket::{lane_items, record, sens_rows, slot, value_rows, BUMPS, RECORD};
 use tenor_ports::Compute;
 
 use crate::kernels::{against_cpu, launch_outputs, KArg};
@@ -171,13 +171,14 @@ fn path_args(set: u32) -> Vec<KArg> {
         KArg::U32(STEPS),
         KArg::U32(N as u32),
         KArg::F64(STRIKE),
+        KArg::U64(lane_items(PATHS, N)),
     ]
 }
 
 /// The fixture's regression paths (basket, feature) from the CPU reference.
 fn host_basket() -> Result<(Vec<f64>, Vec<f64>), String> {
     let cpu = tenor_cpu::cpu().map_err(|e| e.to_string())?;
-    let mut out = launch_outputs(&cpu, "basket_paths", PATHS, &path_args(0))?;
+    let mut out = launch_outputs(&cpu, "basket_paths", lane_items(PATHS, N), &path_args(0))?;
     let feature = out.pop().ok_or("basket_paths: no feature output")?;
     let basket = out.pop().ok_or("basket_paths: no basket output")?;
     Ok((basket, feature))
@@ -186,7 +187,7 @@ fn host_basket() -> Result<(Vec<f64>, Vec<f64>), String> {
 /// `basket_paths`: both path sets.
 pub fn basket_paths(dev: &dyn Compute) -> Result<(), String> {
     for set in [0, 1] {
-        against_cpu(dev, "basket_paths", &format!("set {set}"), PATHS, &path_args(set), FP64_RTOL)?;
+        against_cpu(dev, "basket_paths", &format!("set {set}"), lane_items(PATHS, N), &path_args(set), FP64_RTOL)?;
     }
     // A reference of its own: the known-answer fixture's mean basket at the last date against
     // the forward basket (QE with the martingale correction is a martingale on its grid).
@@ -202,8 +203,9 @@ pub fn basket_paths(dev: &dyn Compute) -> Result<(), String> {
         KArg::U32(STEPS),
         KArg::U32(known::N_KA as u32),
         KArg::F64(known::KA_STRIKE),
+        KArg::U64(lane_items(known::PATHS_KA, known::N_KA)),
     ];
-    let got = launch_outputs(dev, "basket_paths", known::PATHS_KA, &args)?;
+    let got = launch_outputs(dev, "basket_paths", lane_items(known::PATHS_KA, known::N_KA), &args)?;
     let last = &got.first().ok_or("basket_paths: no basket output")?[(STEPS as usize - 1) * known::PATHS_KA as usize..];
     within("basket_paths (the mean basket at maturity)", estimate_of(last), known::forward_basket(known::T), 1e-3)
 }
@@ -352,13 +354,14 @@ fn value_args(rows: usize) -> Vec<KArg> {
         KArg::F64(RATE),
         KArg::F64(dt()),
         KArg::F64(0.01),
+        KArg::U64(lane_items(PATHS, N)),
     ]
 }
 
 /// `basket_value`: the price alone and with the first-order and gamma rows.
 pub fn basket_value(dev: &dyn Compute) -> Result<(), String> {
-    against_cpu(dev, "basket_value", "price", PATHS, &value_args(1), FP64_RTOL)?;
-    against_cpu(dev, "basket_value", "greeks", PATHS, &value_args(value_rows(N)), FP64_RTOL)?;
+    against_cpu(dev, "basket_value", "price", lane_items(PATHS, N), &value_args(1), FP64_RTOL)?;
+    against_cpu(dev, "basket_value", "greeks", lane_items(PATHS, N), &value_args(value_rows(N)), FP64_RTOL)?;
     // A reference of its own: the known-answer put, never exercised before expiry, is worth
     // e^{-rT} K - sum_i w_i S_i e^{-q_i T}.
     let args = [
@@ -378,8 +381,9 @@ pub fn basket_value(dev: &dyn Compute) -> Result<(), String> {
         KArg::F64(RATE),
         KArg::F64(dt()),
         KArg::F64(0.01),
+        KArg::U64(lane_items(known::PATHS_KA, known::N_KA)),
     ];
-    let got = launch_outputs(dev, "basket_value", known::PATHS_KA, &args)?;
+    let got = launch_outputs(dev, "basket_value", lane_items(known::PATHS_KA, known::N_KA), &args)?;
     let price = got.first().ok_or("basket_value: no output")?;
     within("basket_value (the known-answer put)", estimate_of(price), known::put_value(known::T), 1e-4)
 }
@@ -408,8 +412,9 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
         KArg::F64(RATE),
         KArg::F64(dt()),
         KArg::F64(1e-5 * MATURITY),
+        KArg::U64(lane_items(PATHS, N)),
     ];
-    against_cpu(dev, "basket_sens", "every row", PATHS, &args, SENS_RTOL)?;
+    against_cpu(dev, "basket_sens", "every row", lane_items(PATHS, N), &args, SENS_RTOL)?;
     // A reference of its own: the known-answer put's theta row, the difference of its value at
     // maturities T + h and T over h (minus), in closed form.
     let (n, h) = (known::N_KA, 1e-5 * MATURITY);
@@ -433,8 +438,9 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
         KArg::F64(RATE),
         KArg::F64(dt()),
         KArg::F64(h),
+        KArg::U64(lane_items(known::PATHS_KA, n)),
     ];
-    let got = launch_outputs(dev, "basket_sens", known::PATHS_KA, &args)?;
+    let got = launch_outputs(dev, "basket_sens", lane_items(known::PATHS_KA, n), &args)?;
     let out = got.first().ok_or("basket_sens: no output")?;
     let theta = &out[(rows - 1) * known::PATHS_KA as usize..];
     let want = -(known::put_value(known::T + h) - known::put_value(known::T)) / h;

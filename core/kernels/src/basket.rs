@@ -287,6 +287,23 @@ pub fn sens_rows(n: usize) -> usize {
     4 * n + n * (n.saturating_sub(1)) / 2 + 1
 }
 
+/// Work items of a `basket_paths`, `basket_value` or `basket_sens` launch over `paths` paths of
+/// `n` assets (1 to 16): `ceil(paths / (32 / n))` warps of 32, the CUDA layout of one lane per
+/// asset (`floor(32 / n)` paths per warp; ADR 0035). The CPU reference, SYCL and OpenCL take work
+/// item `p < paths` as path `p` and leave the others idle. `n` outside 1 to 16 gives `paths`.
+pub fn lane_items(paths: u64, n: usize) -> u64 {
+    if n == 0 || n > MAX_ASSETS {
+        return paths;
+    }
+    let per_warp = (32 / n) as u64;
+    paths.div_ceil(per_warp).saturating_mul(32)
+}
+
+/// The paths among work items `items` (a block's range): those below `paths`.
+pub fn path_items(items: std::ops::Range<u64>, paths: u64) -> std::ops::Range<u64> {
+    items.start.min(paths)..items.end.min(paths)
+}
+
 /// Index of the pair `(i, j)`, `i < j < n`, in row-major order of the strict upper triangle.
 #[inline(always)]
 pub fn pair(i: usize, j: usize, n: usize) -> usize {

@@ -11,6 +11,8 @@
 //! opencl_scratch = true
 //! ```
 //!
+//! (`cuda_min_blocks = n` makes the bounds `__launch_bounds__(TENOR_THREADS, n)`.)
+//!
 //! and `core/kernels/build.rs` writes the backend's entry point from the manifest instead of a
 //! hand-written `kernels/<name>/cuda.cu` or `opencl.cl` (which must then not exist: the build
 //! refuses both).
@@ -95,7 +97,11 @@ pub fn cuda(def: &KernelDef, spec: &SourceSpec) -> String {
             (true, _) => format!("{elem}* __restrict__ {name}"),
         }
     });
-    let bounds = if spec.cuda_launch_bounds { "__launch_bounds__(TENOR_THREADS) " } else { "" };
+    let bounds = match spec.cuda_min_blocks {
+        Some(n) => format!("__launch_bounds__(TENOR_THREADS, {n}) "),
+        None if spec.cuda_launch_bounds => "__launch_bounds__(TENOR_THREADS) ".to_owned(),
+        None => String::new(),
+    };
     format!(
         "{}extern \"C\" __global__ void {bounds}{name}({params}) {{\n    {shared}({names});\n}}\n",
         header(def, &spec.shared),

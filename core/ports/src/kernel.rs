@@ -156,6 +156,12 @@ pub struct SourceSpec {
     /// reduction assumes the block's thread count).
     #[serde(default)]
     pub cuda_launch_bounds: bool,
+    /// CUDA: blocks that must fit on one SM at once (`__launch_bounds__(TENOR_THREADS, n)`: the
+    /// compiler keeps registers per thread at or under 65,536 / (n TENOR_THREADS)); implies
+    /// `cuda_launch_bounds`. For kernels whose occupancy is bounded by registers (the basket's
+    /// lane kernels, ADR 0035).
+    #[serde(default)]
+    pub cuda_min_blocks: Option<u32>,
     /// OpenCL: the entry point declares the work-group scratch (`TENOR_KERNEL_SCRATCH`) and
     /// passes it last (`TENOR_SCRATCH_ARG`), for shared functions that reduce over the group.
     #[serde(default)]
@@ -253,6 +259,13 @@ impl KernelDef {
             }
             if src.generate.is_empty() {
                 return bad("source.generate names no backend".into());
+            }
+            if let Some(n) = src.cuda_min_blocks {
+                if !(1..=32).contains(&n) || u64::from(n) * u64::from(self.launch.block.min(256)) > 2048 {
+                    return bad(format!(
+                        "source.cuda_min_blocks = {n}: must be 1 to 32 with at most 2048 threads on one SM"
+                    ));
+                }
             }
         }
         if let Some(v) = &self.variant {

@@ -14,7 +14,7 @@
 //!    order; the host adds the chunks in order, so the estimates are the same function of the
 //!    per-path values on every backend.
 
-use tenor_kernels::basket::{sens_rows, value_rows, MAX_BASIS};
+use tenor_kernels::basket::{lane_items, sens_rows, value_rows, MAX_BASIS};
 use tenor_kernels::typed::{BasketBackward, BasketMoments, BasketPaths, BasketSens, BasketSolve, BasketValue};
 use tenor_ports::progress::Steps;
 use tenor_ports::{Compute, ComputeExt, DeviceBuffer, NoProgress, Progress, Stream};
@@ -185,6 +185,7 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
         rate: job.rate,
         dt: model.dt,
         bump: settings.gamma_bump,
+        items: lane_items(paths, n),
     }
     .launch(dev, &stream)?;
     let m1 = moments(dev, &stream, &contrib1, rows1, paths)?;
@@ -216,6 +217,7 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
             rate: job.rate,
             dt: model.dt,
             maturity_bump: model.maturity_bump,
+            items: lane_items(paths, n),
         }
         .launch(dev, &stream)?;
         let m = moments(dev, &stream, &contrib2, rows2, paths)?;
@@ -303,6 +305,7 @@ fn regress<C: Compute + ?Sized>(
         steps,
         nassets: job.n() as u32,
         strike: job.option.strike,
+        items: lane_items(paths, job.n()),
     }
     .launch(dev, stream)?;
     progress.inc();
