@@ -174,10 +174,16 @@ TENOR_DEVICE_INLINE bool tenor_basket_exercise(double b, double nu, double strik
         return false;
     }
     if (last) return true;
-    double phi[6];
-    tenor_basket_basis(b / strike - 1.0, nu, nb, phi);
+    // sum_j coef[j] phi_j from j = 0 up, the basis of tenor_basket_basis written out term by term
+    // (a loop over a phi array indexed by the run-time nb put the array in local memory).
+    const double xi = b / strike - 1.0;
     double cont = 0.0;
-    for (tenor_u32 j = 0; j < nb; ++j) cont += coef[j] * phi[j];
+    if (nb > 0u) cont += coef[0] * 1.0;
+    if (nb > 1u) cont += coef[1] * xi;
+    if (nb > 2u) cont += coef[2] * (xi * xi);
+    if (nb > 3u) cont += coef[3] * nu;
+    if (nb > 4u) cont += coef[4] * (xi * nu);
+    if (nb > 5u) cont += coef[5] * (xi * xi * xi);
     return pay > cont;
 }
 

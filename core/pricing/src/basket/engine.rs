@@ -9,7 +9,8 @@
 //! 2. **Valuation** (path set 1, the exercise rule fitted above): `basket_value` (price, deltas,
 //!    gammas, cross gammas, rho) and, with Greeks, `basket_sens` (vegas, model vegas,
 //!    correlation vegas, theta) write each path's contribution to every estimate; the normals
-//!    of a path are drawn once and shared by every scenario of it.
+//!    of a path are drawn once and shared by every scenario of it. `basket_sens` runs on a second
+//!    stream beside `basket_value` (with [`BasketSettings::time_phases`], after it).
 //! 3. **Moments**: `basket_moments` sums each estimate's values and squares in chunks in path
 //!    order; the host adds the chunks in order, so the estimates are the same function of the
 //!    per-path values on every backend.
@@ -188,16 +189,25 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
         items: lane_items(paths, n),
     }
     .launch(dev, &stream)?;
-    let m1 = moments(dev, &stream, &contrib1, rows1, paths)?;
-    drop(contrib1);
-    steps_done.inc();
-    let value_s = clock.lap()?;
+    let sums1 = moment_sums(dev, &stream, &contrib1, rows1, paths)?;
+    // basket_sens runs on a second stream beside basket_value (they read the same inputs and
+    // write their own rows: one fills the SMs the other leaves idle), unless the phases are
+    // timed one after the other.
+    let mut m1 = None;
+    let mut value_s = 0.0;
+    if settings.time_phases || !greeks {
+        m1 = Some(moments_of(dev, &stream, &sums1, rows1, paths)?);
+        steps_done.inc();
+        value_s = clock.lap()?;
+    }
     let m2 = if greeks {
         progress.message("bumped paths");
+        let side = if settings.time_phases { stream.clone() } else { dev.create_stream()? };
+        side.wait(&stream.record()?)?;
         let rows2 = sens_rows(n);
-        let contrib2 = dev.alloc_elems::<f64>(&stream, rows2 * paths as usize)?;
-        let bumped = dev.upload_slice(&stream, &model.bumped)?;
-        let dfactor = dev.upload_slice(&stream, &model.dfactor)?;
+        let contrib2 = dev.alloc_elems::<f64>(&side, rows2 * paths as usize)?;
+        let bumped = dev.upload_slice(&side, &model.bumped)?;
+        let dfactor = dev.upload_slice(&side, &model.dfactor)?;
         BasketSens {
             contrib: &contrib2,
             assets: &assets,
@@ -219,13 +229,20 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
             maturity_bump: model.maturity_bump,
             items: lane_items(paths, n),
         }
-        .launch(dev, &stream)?;
-        let m = moments(dev, &stream, &contrib2, rows2, paths)?;
+        .launch(dev, &side)?;
+        let sums2 = moment_sums(dev, &side, &contrib2, rows2, paths)?;
+        if m1.is_none() {
+            m1 = Some(moments_of(dev, &stream, &sums1, rows1, paths)?);
+            steps_done.inc();
+        }
+        let m = moments_of(dev, &side, &sums2, rows2, paths)?;
         steps_done.inc();
         m
     } else {
         Vec::new()
     };
+    drop(contrib1);
+    let m1 = m1.unwrap_or_default();
     let sens_s = clock.lap()?;
     progress.finish();
     let mut out = assemble(n, &m1, &m2, greeks);
@@ -343,19 +360,33 @@ fn regress<C: Compute + ?Sized>(
     Ok((paths_s, clock.lap()?))
 }
 
-/// Mean and standard error of each of `rows` rows of per-path values.
-fn moments<C: Compute + ?Sized>(
+/// Enqueues `basket_moments` over `rows` rows of per-path values on `stream`: per chunk of
+/// [`MOMENT_CHUNK`] paths the sum and the sum of squares (read by [`moments_of`]).
+fn moment_sums<C: Compute + ?Sized>(
     dev: &C,
     stream: &Stream,
     values: &DeviceBuffer,
     rows: usize,
     paths: u64,
-) -> Result<Vec<(f64, f64)>, BasketError> {
+) -> Result<DeviceBuffer, BasketError> {
     let chunks = paths.div_ceil(MOMENT_CHUNK) as usize;
     let items = (rows * chunks) as u64;
     let out = dev.alloc_elems::<f64>(stream, 2 * rows * chunks)?;
     BasketMoments { out: &out, values, rows: rows as u32, paths, chunk: MOMENT_CHUNK, items }.launch(dev, stream)?;
-    let sums = dev.download_vec::<f64>(stream, &out)?;
+    Ok(out)
+}
+
+/// Mean and standard error of each of `rows` rows from [`moment_sums`]' chunks (downloaded on
+/// `stream`, added in chunk order).
+fn moments_of<C: Compute + ?Sized>(
+    dev: &C,
+    stream: &Stream,
+    sums: &DeviceBuffer,
+    rows: usize,
+    paths: u64,
+) -> Result<Vec<(f64, f64)>, BasketError> {
+    let chunks = paths.div_ceil(MOMENT_CHUNK) as usize;
+    let sums = dev.download_vec::<f64>(stream, sums)?;
     let nf = paths as f64;
     Ok((0..rows)
         .map(|r| {
