@@ -106,10 +106,22 @@ pub fn frame(tag: u8, payload: &[u8]) -> Vec<u8> {
 
 /// The JSON envelope of a price request with `args` (the fields of `tenor price`).
 pub fn price_request(input_bytes: u64, args: &str) -> Vec<u8> {
+    request("price", input_bytes, args)
+}
+
+/// The JSON envelope of a basket request with `args` (the fields of
+/// `tenor_app::basket::BasketRequest`); the job file's bytes follow as input frames.
+pub fn basket_request(input_bytes: u64, args: &str) -> Vec<u8> {
+    request("basket", input_bytes, args)
+}
+
+/// A request frame of kind `kind` in this build's protocol version.
+fn request(kind: &str, input_bytes: u64, args: &str) -> Vec<u8> {
+    let protocol = tenor_app::serve::protocol::PROTOCOL;
     frame(
         tag::REQUEST,
         format!(
-            r#"{{"protocol":1,"version":"test","input_bytes":{input_bytes},"request":{{"request":"price","args":{args}}}}}"#
+            r#"{{"protocol":{protocol},"version":"test","input_bytes":{input_bytes},"request":{{"request":"{kind}","args":{args}}}}}"#
         )
         .as_bytes(),
     )
