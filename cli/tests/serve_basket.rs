@@ -30,12 +30,7 @@ fn job_in(d: &Path) {
 
 /// `tenor basket` in `cwd` with `args`, by itself or (`socket`) through the server.
 fn basket(cwd: &Path, socket: Option<&Path>, args: &[&str]) -> Run {
-    let mut cmd = tenor();
-    cmd.current_dir(cwd).env_remove("TENOR_BACKEND").env_remove("TENOR_SOCKET").arg("basket").args(args);
-    if let Some(s) = socket {
-        cmd.arg("--server").arg("--socket").arg(s);
-    }
-    run(&mut cmd)
+    common::serve::command(cwd, socket, "basket", args)
 }
 
 /// `summary.json` of `out` without its timings.

@@ -277,16 +277,8 @@ fn work(resident: &Resident, state: &State, queue: &Receiver<Job>) {
                     continue;
                 }
                 state.priced.fetch_add(1, Ordering::SeqCst);
-                let what = args.portfolio.display().to_string();
                 let code = price(resident, &state.socket, &reply, &args, &input.bytes, started);
-                (state.log)(&format!(
-                    "tenor serve: request {n}: price {what}: {} in {:.3} s",
-                    match code {
-                        Some(c) => format!("exit {c}"),
-                        None => "error".to_owned(),
-                    },
-                    started.elapsed().as_secs_f64()
-                ));
+                log_done(state, n, &format!("price {}", args.portfolio.display()), code, started);
                 reply.close();
             }
             Job::Basket { args, input, reply, n } => {
@@ -295,20 +287,21 @@ fn work(resident: &Resident, state: &State, queue: &Receiver<Job>) {
                     continue;
                 }
                 let started = Instant::now();
-                let what = args.job.display().to_string();
                 let code = run_basket(resident, state, &reply, &args, &input.bytes);
-                (state.log)(&format!(
-                    "tenor serve: request {n}: basket {what}: {} in {:.3} s",
-                    match code {
-                        Some(c) => format!("exit {c}"),
-                        None => "error".to_owned(),
-                    },
-                    started.elapsed().as_secs_f64()
-                ));
+                log_done(state, n, &format!("basket {}", args.job.display()), code, started);
                 reply.close();
             }
         }
     }
+}
+
+/// The log line of request `n` (`what`) answered with exit status `code` (`None`: an error).
+fn log_done(state: &State, n: u64, what: &str, code: Option<u8>, started: Instant) {
+    let how = match code {
+        Some(c) => format!("exit {c}"),
+        None => "error".to_owned(),
+    };
+    (state.log)(&format!("tenor serve: request {n}: {what}: {how} in {:.3} s", started.elapsed().as_secs_f64()));
 }
 
 /// The refusal of a request for backend `asked` by a server on another one, naming both.
@@ -340,25 +333,28 @@ fn run_basket(resident: &Resident, state: &State, reply: &Reply, args: &BasketRe
         server_open_s: resident.open_time.as_secs_f64(),
         first_in_server: state.baskets.load(Ordering::SeqCst) == 0,
     });
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        basket::run_basket_in(args, source, &mut RemoteSet { reply }, reply)
-    }));
-    match result {
-        Ok(Ok((report, _))) => {
-            state.baskets.fetch_add(1, Ordering::SeqCst);
-            let _ = reply.frame(protocol::TAG_STDOUT, report.out.as_bytes());
-            for line in &report.err {
-                reply.stderr(&format!("{line}\n"));
-            }
-            reply.exit(report.code);
-            Some(report.code)
-        }
+    let (report, _) =
+        guarded(reply, "the basket job", || basket::run_basket_in(args, source, &mut RemoteSet { reply }, reply))?;
+    state.baskets.fetch_add(1, Ordering::SeqCst);
+    let _ = reply.frame(protocol::TAG_STDOUT, report.out.as_bytes());
+    for line in &report.err {
+        reply.stderr(&format!("{line}\n"));
+    }
+    reply.exit(report.code);
+    Some(report.code)
+}
+
+/// Runs `run` for the client of `reply`: its value, or `None` after its error or its panic (`what`
+/// panicked), either sent as the answer's error frame; the server goes on.
+fn guarded<T>(reply: &Reply, what: &str, run: impl FnOnce() -> anyhow::Result<T>) -> Option<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(Ok(value)) => Some(value),
         Ok(Err(e)) => {
             reply.error(&crate::error_chain(&e));
             None
         }
         Err(_) => {
-            reply.error("internal error: the basket job panicked in the server (see its log); the server goes on");
+            reply.error(&format!("internal error: {what} panicked in the server (see its log); the server goes on"));
             None
         }
     }
@@ -382,7 +378,7 @@ fn price(
         args.out.as_ref().map(|path| Box::new(RemoteOut { reply, path: path.clone() }) as Box<dyn OutFile + '_>);
     let mut out = Sink { reply, tag: protocol::TAG_STDOUT };
     let mut err = Sink { reply, tag: protocol::TAG_STDERR };
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let outcome = guarded(reply, "pricing", || {
         book::price_book(
             args,
             Source::Resident(resident, input),
@@ -391,21 +387,9 @@ fn price(
             &mut Streams { out: &mut out, err: &mut err },
             reply,
         )
-    }));
-    match result {
-        Ok(Ok(outcome)) => {
-            reply.exit(outcome.code);
-            Some(outcome.code)
-        }
-        Ok(Err(e)) => {
-            reply.error(&crate::error_chain(&e));
-            None
-        }
-        Err(_) => {
-            reply.error("internal error: pricing panicked in the server (see its log); the server goes on");
-            None
-        }
-    }
+    })?;
+    reply.exit(outcome.code);
+    Some(outcome.code)
 }
 
 /// Reads and checks the request frame; `None` when the client closed the connection before

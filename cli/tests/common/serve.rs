@@ -77,6 +77,17 @@ impl Drop for Server {
     }
 }
 
+/// `tenor COMMAND ARGS` in `cwd` (`price`, `basket`), by itself or (`socket`) through the server
+/// with `--server --socket SOCKET`; `TENOR_BACKEND` and `TENOR_SOCKET` unset.
+pub fn command(cwd: &Path, socket: Option<&Path>, command: &str, args: &[&str]) -> Run {
+    let mut cmd = tenor();
+    cmd.current_dir(cwd).env_remove("TENOR_BACKEND").env_remove("TENOR_SOCKET").arg(command).args(args);
+    if let Some(s) = socket {
+        cmd.arg("--server").arg("--socket").arg(s);
+    }
+    run(&mut cmd)
+}
+
 /// `tenor serve --ping --socket SOCKET`.
 pub fn ping(socket: &Path) -> Run {
     run(tenor().args(["serve", "--ping", "--socket"]).arg(socket))
