@@ -24,12 +24,7 @@ fn dir(name: &str) -> PathBuf {
 
 /// `tenor price` in `cwd` with `args`, by itself or (`socket`) through the server.
 fn price(cwd: &Path, socket: Option<&Path>, args: &[&str]) -> Run {
-    let mut cmd = tenor();
-    cmd.current_dir(cwd).env_remove("TENOR_BACKEND").env_remove("TENOR_SOCKET").arg("price").args(args);
-    if let Some(s) = socket {
-        cmd.arg("--server").arg("--socket").arg(s);
-    }
-    run(&mut cmd)
+    common::serve::command(cwd, socket, "price", args)
 }
 
 /// The summary without the lines on how long the phases took and where the backend came from;

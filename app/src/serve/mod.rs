@@ -1,14 +1,16 @@
 //! `tenor serve`: a resident process that keeps a backend open (the CUDA context, its pool and
-//! its kernels) and prices books for `tenor price --server`, so a command pays neither the
-//! device's start-up (`cuInit` and the primary context, 0.2-0.3 s on an H200) nor its teardown at
-//! exit. ADR 0026.
+//! its kernels) and prices books for `tenor price --server` and basket jobs for
+//! `tenor basket --server`, so a command pays neither the device's start-up (`cuInit` and the
+//! primary context, 0.2-0.3 s on an H200) nor its teardown at exit, and a basket job after the
+//! first no kernel compilation. ADR 0026.
 //!
-//! Books priced one at a time, on a Unix domain socket that only the server's user can reach
+//! Requests run one at a time, on a Unix domain socket that only the server's user can reach
 //! (mode 0600, in a folder nobody else can write, and the peer's uid checked at both ends: ADR
 //! 0029); each connection read and answered on a thread of its own, so a slow client holds no
-//! other. The client reads the portfolio and writes the output
-//! itself; the answer is the book's output, byte for byte what [`crate::book::price_book`]
-//! writes in the client's own process except the lines on opening, timing and exit.
+//! other. The client reads its input (the portfolio, the job file) and writes the output itself;
+//! the answer is the command's output, byte for byte what [`crate::book::price_book`] (or
+//! [`crate::basket::run_basket_in`]) writes in the client's own process except the lines on
+//! opening, timing and exit.
 
 mod client;
 pub mod protocol;
@@ -18,7 +20,7 @@ pub mod socket;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub use client::{control, price};
+pub use client::{basket, control, price};
 
 /// How to run a server ([`run`]).
 pub struct ServeConfig {
@@ -61,7 +63,8 @@ pub fn run(config: &ServeConfig, log: Box<dyn Fn(&str) + Send + Sync>) -> anyhow
     let at = if config.socket.is_none() { String::new() } else { format!(" --socket {}", socket.display()) };
     log(&format!(
         "tenor serve pid {}: backend {} ({}, {} device(s)) opened in {:.3} s; listening on {}; \
-         `tenor price --server{at} --backend {} ...` prices here, `tenor serve --stop{at}` ends it",
+         `tenor price --server{at} --backend {} ...` prices here (and `tenor basket --server ...`), \
+         `tenor serve --stop{at}` ends it",
         std::process::id(),
         config.backend,
         info.name,

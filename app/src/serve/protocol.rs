@@ -1,24 +1,33 @@
-//! The wire format between `tenor price --server` (the client) and `tenor serve` over a Unix
-//! domain socket: length-prefixed frames, `[tag: u8][length: u32, little endian][payload]`.
+//! The wire format between the clients (`tenor price --server`, `tenor basket --server`) and
+//! `tenor serve` over a Unix domain socket: length-prefixed frames, `[tag: u8][length: u32,
+//! little endian][payload]`.
 //!
-//! The client sends one [`TAG_REQUEST`] frame, a JSON [`Envelope`], then the portfolio's bytes
-//! as [`TAG_INPUT`] frames ([`Envelope::input_bytes`] in all): the client reads its own files, so
+//! The client sends one [`TAG_REQUEST`] frame, a JSON [`Envelope`], then its input file's bytes
+//! (the portfolio of a [`Request::Price`], the job file of a [`Request::Basket`]) as
+//! [`TAG_INPUT`] frames ([`Envelope::input_bytes`] in all): the client reads its own files, so
 //! `/dev/stdin`, a pipe or a file only the client may read work as without `--server`. The server
 //! answers with [`TAG_STDOUT`], [`TAG_STDERR`] and [`TAG_PROGRESS`] frames in the order the
-//! command produced them, the `--out` rows as [`TAG_ROWS`] frames closed by one [`TAG_COMMIT`]
-//! (the client writes and renames the file itself, with its own permissions and umask, and a
-//! client that is gone writes nothing), and ends with one [`TAG_EXIT`] (the command's exit
-//! status) or one [`TAG_ERROR`] (the command's error, printed by the client after `error: `).
+//! command produced them, its output as [`TAG_ROWS`] frames closed by one [`TAG_COMMIT`] (the
+//! client writes and renames the output itself, with its own permissions and umask, and a client
+//! that is gone writes nothing), and ends with one [`TAG_EXIT`] (the command's exit status) or
+//! one [`TAG_ERROR`] (the command's error, printed by the client after `error: `).
+//!
+//! Outputs: a price request's `--out` CSV is the [`TAG_ROWS`] frames alone; a basket request's
+//! `--out` folder is a set of files, each announced by a [`TAG_FILE`] frame (its name, one of
+//! [`crate::basket::OUTPUTS`]: the client refuses any other) and followed by its bytes as
+//! [`TAG_ROWS`] frames, the set committed by the one [`TAG_COMMIT`].
 
 use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::basket::BasketRequest;
 use crate::book::BookRequest;
 
-/// Version of this format; a client and a server of different versions refuse each other.
-pub const PROTOCOL: u32 = 1;
+/// Version of this format; a client and a server of different versions refuse each other (2: the
+/// basket request and [`TAG_FILE`]).
+pub const PROTOCOL: u32 = 2;
 /// Largest request frame the server reads (bytes).
 pub const MAX_REQUEST: usize = 1 << 20;
 /// Largest reply frame the client reads (bytes; the server writes at most 64 KiB per frame).
@@ -41,6 +50,9 @@ pub const TAG_INPUT: u8 = 6;
 pub const TAG_ROWS: u8 = 7;
 /// Server to client: the `--out` CSV is complete; commit it (empty payload).
 pub const TAG_COMMIT: u8 = 8;
+/// Server to client: the name of the next file of an output set (UTF-8); its bytes follow as
+/// [`TAG_ROWS`] frames.
+pub const TAG_FILE: u8 = 9;
 /// Largest portfolio a client sends (bytes).
 pub const MAX_INPUT: u64 = 4 << 30;
 
@@ -51,7 +63,8 @@ pub struct Envelope {
     pub protocol: u32,
     /// The client's `tenor` version (`CARGO_PKG_VERSION`).
     pub version: String,
-    /// Bytes of the portfolio that follow as [`TAG_INPUT`] frames (0 for a ping or a stop).
+    /// Bytes of the input that follow as [`TAG_INPUT`] frames (the portfolio, the job file; 0
+    /// for a ping or a stop).
     pub input_bytes: u64,
     /// What is asked.
     pub request: Request,
@@ -77,6 +90,12 @@ pub enum Request {
     Price {
         /// The book and its settings, as the client's door built them.
         args: BookRequest,
+    },
+    /// `tenor basket` with these arguments, the job file's bytes as the input (at most
+    /// [`crate::basket::MAX_JOB_BYTES`]; paths only name the files in messages).
+    Basket {
+        /// The job's settings, as the client's door built them.
+        args: BasketRequest,
     },
     /// The server's backend, age and count of requests (`tenor serve --ping`).
     Ping,

@@ -1,8 +1,9 @@
 //! The server's loops: an accept thread, one thread per connection that reads the request and
-//! the portfolio and writes the answer, and one pricing worker (the thread that holds the open
-//! backend) fed through a bounded queue. A client that is slow to send, or stops reading, holds
-//! only its own connection: the worker never reads from or writes to a socket (its frames go to
-//! the connection's outbox), so the other clients are answered meanwhile. ADR 0026.
+//! its input (a portfolio, a basket job) and writes the answer, and one pricing worker (the
+//! thread that holds the open backend) fed through a bounded queue. A client that is slow to
+//! send, or stops reading, holds only its own connection: the worker never reads from or writes
+//! to a socket (its frames go to the connection's outbox), so the other clients are answered
+//! meanwhile. ADR 0026.
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 use tenor_ports::Progress;
 
 use super::protocol::{self, Envelope, Request};
+use crate::basket::{self, BasketRequest, JobSource};
 use crate::book::{self, BookRequest, OutFile, Resident, Source, Streams};
 
 /// Where the server's log lines go (the door's stderr), from any of its threads.
@@ -65,9 +67,12 @@ pub struct State {
     pub served: AtomicU64,
     /// Books priced.
     pub priced: AtomicU64,
+    /// Basket requests that ran to their end (the first one's first job is the server's cold
+    /// basket job).
+    pub baskets: AtomicU64,
     /// Connections open now.
     connections: AtomicUsize,
-    /// Portfolio bytes held by the connections now.
+    /// Input bytes (portfolios, job files) held by the connections now.
     held_input: AtomicU64,
     /// The log.
     pub log: Log,
@@ -84,6 +89,7 @@ impl State {
             started: Instant::now(),
             served: AtomicU64::new(0),
             priced: AtomicU64::new(0),
+            baskets: AtomicU64::new(0),
             connections: AtomicUsize::new(0),
             held_input: AtomicU64::new(0),
             log,
@@ -94,6 +100,7 @@ impl State {
 /// Work for the pricing worker.
 enum Job {
     Price { args: Box<BookRequest>, input: Held, reply: Arc<Reply>, started: Instant, n: u64 },
+    Basket { args: Box<BasketRequest>, input: Held, reply: Arc<Reply>, n: u64 },
     Stop { reply: Arc<Reply> },
 }
 
@@ -150,8 +157,8 @@ fn direct_error(stream: &UnixStream, text: &str) -> std::io::Result<()> {
     protocol::write_frame(&mut w, protocol::TAG_ERROR, text.as_bytes())
 }
 
-/// One connection: checks the peer, reads the request (and the portfolio), answers a ping here,
-/// queues a price or stop for the worker and writes its frames as they come.
+/// One connection: checks the peer, reads the request (and its input), answers a ping here,
+/// queues a price, basket or stop for the worker and writes its frames as they come.
 fn connection(stream: UnixStream, state: &Arc<State>, jobs: &SyncSender<Job>) {
     let started = Instant::now();
     // SAFETY: `getuid` has no preconditions.
@@ -183,13 +190,14 @@ fn connection(stream: UnixStream, state: &Arc<State>, jobs: &SyncSender<Job>) {
     let job = match envelope.request {
         Request::Ping => {
             reply.stderr(&format!(
-                "tenor serve pid {}: backend {} ({}) opened in {:.3} s, up {:.1} s, {} book(s) priced, socket {}\n",
+                "tenor serve pid {}: backend {} ({}) opened in {:.3} s, up {:.1} s, {} book(s) priced, {} basket request(s) run, socket {}\n",
                 std::process::id(),
                 state.selector,
                 state.device,
                 state.open_time.as_secs_f64(),
                 state.started.elapsed().as_secs_f64(),
                 state.priced.load(Ordering::SeqCst),
+                state.baskets.load(Ordering::SeqCst),
                 state.socket.display()
             ));
             reply.exit(0);
@@ -203,8 +211,33 @@ fn connection(stream: UnixStream, state: &Arc<State>, jobs: &SyncSender<Job>) {
                 reply.error(&e.to_string());
                 None
             } else {
-                match read_input(&stream, envelope.input_bytes, state) {
+                match read_input(&stream, envelope.input_bytes, state, "portfolio") {
                     Ok(input) => Some(Job::Price { args: Box::new(args), input, reply: reply.clone(), started, n }),
+                    Err(why) => {
+                        (state.log)(&format!("tenor serve: bad request: {why}"));
+                        reply.error(&why);
+                        None
+                    }
+                }
+            }
+        }
+        Request::Basket { args } => {
+            // The bounds of `tenor basket` before the job is read: its repeat, and the job
+            // file's size (the size announced is a limit, never reserved).
+            let refused = match args.check() {
+                Err(e) => Some(e.to_string()),
+                Ok(()) if envelope.input_bytes > basket::MAX_JOB_BYTES => {
+                    Some(basket::JobError::TooLarge { path: args.job.clone() }.to_string())
+                }
+                Ok(()) => None,
+            };
+            if let Some(why) = refused {
+                (state.log)(&format!("tenor serve: request {n}: basket refused: {why}"));
+                reply.error(&why);
+                None
+            } else {
+                match read_input(&stream, envelope.input_bytes, state, "job file") {
+                    Ok(input) => Some(Job::Basket { args: Box::new(args), input, reply: reply.clone(), n }),
                     Err(why) => {
                         (state.log)(&format!("tenor serve: bad request: {why}"));
                         reply.error(&why);
@@ -244,18 +277,85 @@ fn work(resident: &Resident, state: &State, queue: &Receiver<Job>) {
                     continue;
                 }
                 state.priced.fetch_add(1, Ordering::SeqCst);
-                let what = args.portfolio.display().to_string();
                 let code = price(resident, &state.socket, &reply, &args, &input.bytes, started);
-                (state.log)(&format!(
-                    "tenor serve: request {n}: price {what}: {} in {:.3} s",
-                    match code {
-                        Some(c) => format!("exit {c}"),
-                        None => "error".to_owned(),
-                    },
-                    started.elapsed().as_secs_f64()
-                ));
+                log_done(state, n, &format!("price {}", args.portfolio.display()), code, started);
                 reply.close();
             }
+            Job::Basket { args, input, reply, n } => {
+                if reply.is_gone() {
+                    (state.log)(&format!("tenor serve: request {n}: the client left before its turn; not run"));
+                    continue;
+                }
+                let started = Instant::now();
+                let code = run_basket(resident, state, &reply, &args, &input.bytes);
+                log_done(state, n, &format!("basket {}", args.job.display()), code, started);
+                reply.close();
+            }
+        }
+    }
+}
+
+/// The log line of request `n` (`what`) answered with exit status `code` (`None`: an error).
+fn log_done(state: &State, n: u64, what: &str, code: Option<u8>, started: Instant) {
+    let how = match code {
+        Some(c) => format!("exit {c}"),
+        None => "error".to_owned(),
+    };
+    (state.log)(&format!("tenor serve: request {n}: {what}: {how} in {:.3} s", started.elapsed().as_secs_f64()));
+}
+
+/// The refusal of a request for backend `asked` by a server on another one, naming both.
+fn other_backend(resident: &Resident, socket: &Path, asked: &str) -> Option<String> {
+    (asked != resident.selector).then(|| {
+        format!(
+            "the server at {} runs backend {:?}, this command asked for {:?} (--backend or \
+             TENOR_BACKEND; default cpu): pass --backend {} or start a server with --backend {}",
+            socket.display(),
+            resident.selector,
+            asked,
+            resident.selector,
+            asked
+        )
+    })
+}
+
+/// Runs one `tenor basket` of the job file's bytes `job` for the client of `reply` on the
+/// server's first device ([`crate::basket::run_basket_in`]); its exit status, `None` after an
+/// error.
+fn run_basket(resident: &Resident, state: &State, reply: &Reply, args: &BasketRequest, job: &[u8]) -> Option<u8> {
+    if let Some(why) = other_backend(resident, &state.socket, &args.backend) {
+        reply.error(&why);
+        return None;
+    }
+    let source = JobSource::Resident(basket::Resident {
+        dev: resident.devices.first().as_ref(),
+        job,
+        server_open_s: resident.open_time.as_secs_f64(),
+        first_in_server: state.baskets.load(Ordering::SeqCst) == 0,
+    });
+    let (report, _) =
+        guarded(reply, "the basket job", || basket::run_basket_in(args, source, &mut RemoteSet { reply }, reply))?;
+    state.baskets.fetch_add(1, Ordering::SeqCst);
+    let _ = reply.frame(protocol::TAG_STDOUT, report.out.as_bytes());
+    for line in &report.err {
+        reply.stderr(&format!("{line}\n"));
+    }
+    reply.exit(report.code);
+    Some(report.code)
+}
+
+/// Runs `run` for the client of `reply`: its value, or `None` after its error or its panic (`what`
+/// panicked), either sent as the answer's error frame; the server goes on.
+fn guarded<T>(reply: &Reply, what: &str, run: impl FnOnce() -> anyhow::Result<T>) -> Option<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(Ok(value)) => Some(value),
+        Ok(Err(e)) => {
+            reply.error(&crate::error_chain(&e));
+            None
+        }
+        Err(_) => {
+            reply.error(&format!("internal error: {what} panicked in the server (see its log); the server goes on"));
+            None
         }
     }
 }
@@ -270,23 +370,15 @@ fn price(
     input: &[u8],
     started: Instant,
 ) -> Option<u8> {
-    if args.backend != resident.selector {
-        reply.error(&format!(
-            "the server at {} runs backend {:?}, this command asked for {:?} (--backend or \
-             TENOR_BACKEND; default cpu): pass --backend {} or start a server with --backend {}",
-            socket.display(),
-            resident.selector,
-            args.backend,
-            resident.selector,
-            args.backend
-        ));
+    if let Some(why) = other_backend(resident, socket, &args.backend) {
+        reply.error(&why);
         return None;
     }
     let out_file =
         args.out.as_ref().map(|path| Box::new(RemoteOut { reply, path: path.clone() }) as Box<dyn OutFile + '_>);
     let mut out = Sink { reply, tag: protocol::TAG_STDOUT };
     let mut err = Sink { reply, tag: protocol::TAG_STDERR };
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let outcome = guarded(reply, "pricing", || {
         book::price_book(
             args,
             Source::Resident(resident, input),
@@ -295,21 +387,9 @@ fn price(
             &mut Streams { out: &mut out, err: &mut err },
             reply,
         )
-    }));
-    match result {
-        Ok(Ok(outcome)) => {
-            reply.exit(outcome.code);
-            Some(outcome.code)
-        }
-        Ok(Err(e)) => {
-            reply.error(&crate::error_chain(&e));
-            None
-        }
-        Err(_) => {
-            reply.error("internal error: pricing panicked in the server (see its log); the server goes on");
-            None
-        }
-    }
+    })?;
+    reply.exit(outcome.code);
+    Some(outcome.code)
 }
 
 /// Reads and checks the request frame; `None` when the client closed the connection before
@@ -356,10 +436,11 @@ impl Drop for Held {
     }
 }
 
-/// Reads the `expected` bytes of the portfolio that follow a price request. Memory grows with
-/// the bytes that arrive (never reserved for the size announced), and all connections together
-/// hold at most [`MAX_HELD_INPUT`].
-fn read_input(stream: &UnixStream, expected: u64, state: &Arc<State>) -> Result<Held, String> {
+/// Reads the `expected` bytes of the input that follow a request (`what`: the portfolio of a
+/// price request, the job file of a basket request). Memory grows with the bytes that arrive
+/// (never reserved for the size announced), and all connections together hold at most
+/// [`MAX_HELD_INPUT`].
+fn read_input(stream: &UnixStream, expected: u64, state: &Arc<State>, what: &str) -> Result<Held, String> {
     let mut r = Paced::new(stream, IDLE);
     let mut held = Held { bytes: Vec::new(), state: state.clone() };
     while (held.bytes.len() as u64) < expected {
@@ -370,23 +451,23 @@ fn read_input(stream: &UnixStream, expected: u64, state: &Arc<State>) -> Result<
                 held.bytes.extend_from_slice(&chunk);
                 if now > MAX_HELD_INPUT {
                     return Err(format!(
-                        "the server holds {MAX_HELD_INPUT} bytes of portfolios already; try again when it has priced them"
+                        "the server holds {MAX_HELD_INPUT} bytes of inputs already; try again when it has run them"
                     ));
                 }
             }
             Ok(Some((protocol::TAG_INPUT, chunk))) => {
                 return Err(format!(
-                    "the portfolio is longer than announced ({} bytes)",
+                    "the {what} is longer than announced ({} bytes)",
                     expected + chunk.len() as u64 - left
                 ))
             }
             Ok(Some((tag, _))) => {
-                return Err(format!("expected the portfolio (tag {}), got tag {tag}", protocol::TAG_INPUT))
+                return Err(format!("expected the {what} (tag {}), got tag {tag}", protocol::TAG_INPUT))
             }
             Ok(None) => {
-                return Err(format!("the client closed the connection {left} bytes before the end of the portfolio"))
+                return Err(format!("the client closed the connection {left} bytes before the end of the {what}"))
             }
-            Err(e) => return Err(format!("reading the portfolio: {e}")),
+            Err(e) => return Err(format!("reading the {what}: {e}")),
         }
     }
     Ok(held)
@@ -659,6 +740,25 @@ impl OutFile for RemoteOut<'_> {
         &self.path
     }
     fn commit(self: Box<Self>) -> anyhow::Result<()> {
+        self.reply.frame(protocol::TAG_COMMIT, &[])?;
+        Ok(())
+    }
+}
+
+/// The `--out` set of a basket client: each file announced by a [`protocol::TAG_FILE`] frame
+/// and sent as rows, the set committed by one frame; the client writes the folder.
+struct RemoteSet<'a> {
+    reply: &'a Reply,
+}
+
+impl basket::OutputSet for RemoteSet<'_> {
+    fn write_set(&mut self, files: &[(&'static str, Vec<u8>)]) -> anyhow::Result<()> {
+        for (name, bytes) in files {
+            self.reply.frame(protocol::TAG_FILE, name.as_bytes())?;
+            if !bytes.is_empty() {
+                self.reply.frame(protocol::TAG_ROWS, bytes)?;
+            }
+        }
         self.reply.frame(protocol::TAG_COMMIT, &[])?;
         Ok(())
     }

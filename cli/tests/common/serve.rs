@@ -77,6 +77,17 @@ impl Drop for Server {
     }
 }
 
+/// `tenor COMMAND ARGS` in `cwd` (`price`, `basket`), by itself or (`socket`) through the server
+/// with `--server --socket SOCKET`; `TENOR_BACKEND` and `TENOR_SOCKET` unset.
+pub fn command(cwd: &Path, socket: Option<&Path>, command: &str, args: &[&str]) -> Run {
+    let mut cmd = tenor();
+    cmd.current_dir(cwd).env_remove("TENOR_BACKEND").env_remove("TENOR_SOCKET").arg(command).args(args);
+    if let Some(s) = socket {
+        cmd.arg("--server").arg("--socket").arg(s);
+    }
+    run(&mut cmd)
+}
+
 /// `tenor serve --ping --socket SOCKET`.
 pub fn ping(socket: &Path) -> Run {
     run(tenor().args(["serve", "--ping", "--socket"]).arg(socket))
@@ -106,10 +117,22 @@ pub fn frame(tag: u8, payload: &[u8]) -> Vec<u8> {
 
 /// The JSON envelope of a price request with `args` (the fields of `tenor price`).
 pub fn price_request(input_bytes: u64, args: &str) -> Vec<u8> {
+    request("price", input_bytes, args)
+}
+
+/// The JSON envelope of a basket request with `args` (the fields of
+/// `tenor_app::basket::BasketRequest`); the job file's bytes follow as input frames.
+pub fn basket_request(input_bytes: u64, args: &str) -> Vec<u8> {
+    request("basket", input_bytes, args)
+}
+
+/// A request frame of kind `kind` in this build's protocol version.
+fn request(kind: &str, input_bytes: u64, args: &str) -> Vec<u8> {
+    let protocol = tenor_app::serve::protocol::PROTOCOL;
     frame(
         tag::REQUEST,
         format!(
-            r#"{{"protocol":1,"version":"test","input_bytes":{input_bytes},"request":{{"request":"price","args":{args}}}}}"#
+            r#"{{"protocol":{protocol},"version":"test","input_bytes":{input_bytes},"request":{{"request":"{kind}","args":{args}}}}}"#
         )
         .as_bytes(),
     )
