@@ -195,6 +195,7 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     // timed one after the other.
     let mut m1 = None;
     let mut value_s = 0.0;
+    let mut side_stream = None;
     if settings.time_phases || !greeks {
         m1 = Some(moments_of(dev, &stream, &sums1, rows1, paths)?);
         steps_done.inc();
@@ -237,11 +238,18 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
         }
         let m = moments_of(dev, &side, &sums2, rows2, paths)?;
         steps_done.inc();
+        side_stream = Some(side);
         m
     } else {
         Vec::new()
     };
-    drop(contrib1);
+    // A buffer is freed on the stream of its last use (the side stream's, for the inputs
+    // basket_sens read last): later work on `stream`, whose allocations may reuse that memory
+    // (the next job's), waits for those frees.
+    drop((contrib1, sums1, assets, factor, coef));
+    if let Some(side) = side_stream {
+        stream.wait(&side.record()?)?;
+    }
     let m1 = m1.unwrap_or_default();
     let sens_s = clock.lap()?;
     progress.finish();
