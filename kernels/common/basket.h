@@ -218,41 +218,53 @@ TENOR_DEVICE_INLINE tenor_u32 tenor_basket_packed(tenor_u32 a, tenor_u32 b, teno
 // operations of core/kernels/src/basket.rs's solve in its order: a Cholesky factorisation that
 // stops at the first basis function whose pivot is under 1e-10 of its diagonal entry (the fit
 // uses those before it, the others get 0); fewer than 2 nb rows ((X^T X)_00 counts them), no
-// usable function or a non-finite fit: (+inf, 0, ..), never exercise.
+// usable function or a non-finite fit: (+inf, 0, ..), never exercise. Every loop is bounded by
+// nb (the substitutions leave at m), so that where nb is a constant the compilers can unroll
+// them and keep l, z and beta in registers.
 TENOR_DEVICE_INLINE void tenor_basket_solve(const double* ne, tenor_u32 nb, double* beta) {
     double l[36], z[6];
     for (int k = 0; k < 36; ++k) l[k] = 0.0;
     tenor_u32 m = 0;
-    if (ne[0] >= (double)(2u * nb)) {
-        for (tenor_u32 k = 0; k < nb; ++k) {
+    // Whether the factorisation goes on (it stops for good at the first dropped function).
+    bool on = ne[0] >= (double)(2u * nb);
+    for (tenor_u32 k = 0; k < nb; ++k) {
+        if (on) {
             const double akk = ne[tenor_basket_packed(k, k, nb)];
             double d = akk;
             for (tenor_u32 i = 0; i < k; ++i) d -= l[k * 6u + i] * l[k * 6u + i];
-            if (!(d - d == 0.0 && d > 1e-10 * akk)) break;
-            const double lkk = TENOR_MATH(sqrt)(d);
-            l[k * 6u + k] = lkk;
-            for (tenor_u32 r = k + 1u; r < nb; ++r) {
-                double s = ne[tenor_basket_packed(k, r, nb)];
-                for (tenor_u32 i = 0; i < k; ++i) s -= l[r * 6u + i] * l[k * 6u + i];
-                l[r * 6u + k] = s / lkk;
+            on = d - d == 0.0 && d > 1e-10 * akk;
+            if (on) {
+                const double lkk = TENOR_MATH(sqrt)(d);
+                l[k * 6u + k] = lkk;
+                for (tenor_u32 r = k + 1u; r < nb; ++r) {
+                    double s = ne[tenor_basket_packed(k, r, nb)];
+                    for (tenor_u32 i = 0; i < k; ++i) s -= l[r * 6u + i] * l[k * 6u + i];
+                    l[r * 6u + k] = s / lkk;
+                }
+                m = k + 1u;
             }
-            m = k + 1u;
         }
     }
     const tenor_u32 xty = nb * (nb + 1u) / 2u;
-    for (tenor_u32 r = 0; r < m; ++r) {
-        double s = ne[xty + r];
-        for (tenor_u32 i = 0; i < r; ++i) s -= l[r * 6u + i] * z[i];
-        z[r] = s / l[r * 6u + r];
+    for (tenor_u32 r = 0; r < nb; ++r) {
+        if (r < m) {
+            double s = ne[xty + r];
+            for (tenor_u32 i = 0; i < r; ++i) s -= l[r * 6u + i] * z[i];
+            z[r] = s / l[r * 6u + r];
+        }
     }
-    for (tenor_u32 q = m; q > 0u; --q) {
+    for (tenor_u32 q = nb; q > 0u; --q) {
         const tenor_u32 r = q - 1u;
-        double s = z[r];
-        for (tenor_u32 i = r + 1u; i < m; ++i) s -= l[i * 6u + r] * beta[i];
-        beta[r] = s / l[r * 6u + r];
+        if (r < m) {
+            double s = z[r];
+            for (tenor_u32 i = r + 1u; i < nb; ++i) {
+                if (i < m) s -= l[i * 6u + r] * beta[i];
+            }
+            beta[r] = s / l[r * 6u + r];
+        }
     }
     bool finite = true;
-    for (tenor_u32 i = 0; i < m; ++i) finite = finite && (beta[i] - beta[i] == 0.0);
+    for (tenor_u32 i = 0; i < nb; ++i) finite = finite && (i >= m || beta[i] - beta[i] == 0.0);
     for (tenor_u32 j = 0; j < nb; ++j) {
         if (m == 0u || !finite) {
             beta[j] = j == 0u ? TENOR_INF_F64() : 0.0;
@@ -270,7 +282,9 @@ TENOR_DEVICE_INLINE void tenor_basket_solve(const double* ne, tenor_u32 nb, doub
 // then a barrier. Every work-group computes the same coefficients: the same sums added in the
 // same order. Then the decision at `step` with them, and the block's normal equations of
 // step - 1 (packed upper triangle of X^T X, then X^T y) into partials half (step - 1) mod 2.
-// Every work-group takes the same barriers (none returns before them).
+// Every work-group takes the same barriers (none returns before them). The fit is the launch's
+// critical path, so the first path's inputs are read before it (their latency hidden behind
+// it; CUDA runs one path per work-item) and the solve of the full basis has a constant nb.
 TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL double* __restrict__ fits,
                                                TENOR_GLOBAL double* __restrict__ cash, TENOR_GLOBAL double* __restrict__ coef,
                                                TENOR_GLOBAL const double* __restrict__ basket,
@@ -282,51 +296,82 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
     const tenor_u64 nblocks = (paths + TENOR_BLOCK - 1u) / TENOR_BLOCK;
     const tenor_u64 half = (tenor_u64)TENOR_BASKET_SLOTS * nblocks;
     TENOR_GLOBAL double* fit = fits + (tenor_u64)TENOR_BASKET_MAX_BASIS * TENOR_BLOCK_INDEX();
-    double acc[TENOR_BASKET_SLOTS];
+    double bk = 0.0, nu = 0.0, bp = 0.0, nup = 0.0, held = 0.0;
+    TENOR_FOR_ITEMS(p, paths) {
+        const tenor_u64 at = (tenor_u64)step * paths + p;
+        bk = basket[at];
+        nu = feature[at];
+        held = cash[p];
+        if (step > 0u) {
+            bp = basket[at - paths];
+            nup = feature[at - paths];
+        }
+        break;
+    }
     if (!last) {
-        for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = 0.0;
+        double ne[TENOR_BASKET_SLOTS];
+        for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] = 0.0;
         TENOR_GLOBAL const double* sums = partials + (tenor_u64)(step & 1u) * half;
         for (tenor_u64 chunk = 0; chunk * TENOR_BLOCK < nblocks; ++chunk) {
             TENOR_FOR_ITEMS_IN(blk, nblocks, chunk) {
                 TENOR_GLOBAL const double* pb = sums + (tenor_u64)TENOR_BASKET_SLOTS * blk;
-                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] += pb[k];
+                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] += pb[k];
             }
         }
-        TENOR_GROUP_SUMS(acc, TENOR_BASKET_SLOTS);
+        TENOR_GROUP_SUMS(ne, TENOR_BASKET_SLOTS);
         TENOR_FOR_ITEMS_IN(first, 1, 0) {
             // Work-item 0 of this work-group (item 0 of block 0's numbering).
             double beta[6];
-            tenor_basket_solve(acc, nb, beta);
-            for (tenor_u32 j = 0; j < nb; ++j) {
-                fit[j] = beta[j];
-                if (TENOR_BLOCK_INDEX() == 0u) coef[(tenor_u64)step * nb + j] = beta[j];
+            if (nb == TENOR_BASKET_MAX_BASIS) {
+                tenor_basket_solve(ne, TENOR_BASKET_MAX_BASIS, beta);
+            } else {
+                // A copy, so that ne is only ever indexed by constants (kept in registers).
+                double t[TENOR_BASKET_SLOTS], bt[6];
+                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) t[k] = ne[k];
+                for (int j = 0; j < 6; ++j) bt[j] = 0.0;
+                tenor_basket_solve(t, nb, bt);
+                for (int j = 0; j < 6; ++j) beta[j] = bt[j];
+            }
+            for (tenor_u32 j = 0; j < TENOR_BASKET_MAX_BASIS; ++j) {
+                if (j < nb) {
+                    fit[j] = beta[j];
+                    if (TENOR_BLOCK_INDEX() == 0u) coef[(tenor_u64)step * nb + j] = beta[j];
+                }
             }
         }
         TENOR_BARRIER();
     }
+    double acc[TENOR_BASKET_SLOTS];
     for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = 0.0;
+    bool first = true;
     TENOR_FOR_ITEMS(p, paths) {
         const tenor_u64 at = (tenor_u64)step * paths + p;
-        double e;
-        const bool ex = tenor_basket_exercise(basket[at], feature[at], strike, sign, fit, nb, last, &e);
-        const double value = ex ? e : (last ? 0.0 : df * cash[p]);
-        cash[p] = value;
-        if (step > 0u) {
-            const tenor_u64 prev = at - paths;
-            const double bp = basket[prev];
-            if (sign * (bp - strike) > 0.0) {
-                double phi[6];
-                tenor_basket_basis(bp / strike - 1.0, feature[prev], nb, phi);
-                const double y = df * value;
-                tenor_u32 k = 0;
-                for (tenor_u32 a = 0; a < nb; ++a) {
-                    for (tenor_u32 b = a; b < nb; ++b) {
-                        acc[k] += phi[a] * phi[b];
-                        ++k;
-                    }
-                }
-                for (tenor_u32 a = 0; a < nb; ++a) acc[k + a] += phi[a] * y;
+        if (!first) {
+            bk = basket[at];
+            nu = feature[at];
+            held = cash[p];
+            if (step > 0u) {
+                bp = basket[at - paths];
+                nup = feature[at - paths];
             }
+        }
+        first = false;
+        double e;
+        const bool ex = tenor_basket_exercise(bk, nu, strike, sign, fit, nb, last, &e);
+        const double value = ex ? e : (last ? 0.0 : df * held);
+        cash[p] = value;
+        if (step > 0u && sign * (bp - strike) > 0.0) {
+            double phi[6];
+            tenor_basket_basis(bp / strike - 1.0, nup, nb, phi);
+            const double y = df * value;
+            tenor_u32 k = 0;
+            for (tenor_u32 a = 0; a < nb; ++a) {
+                for (tenor_u32 b = a; b < nb; ++b) {
+                    acc[k] += phi[a] * phi[b];
+                    ++k;
+                }
+            }
+            for (tenor_u32 a = 0; a < nb; ++a) acc[k + a] += phi[a] * y;
         }
     }
     if (step > 0u) {
