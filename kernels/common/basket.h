@@ -294,7 +294,7 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
     if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps) return;
     const bool last = step + 1u == steps;
     const tenor_u64 nblocks = (paths + TENOR_BLOCK - 1u) / TENOR_BLOCK;
-    const tenor_u64 half = (tenor_u64)TENOR_BASKET_SLOTS * nblocks;
+    const tenor_u64 date_sums = (tenor_u64)TENOR_BASKET_SLOTS * nblocks;  // one half of partials
     TENOR_GLOBAL double* fit = fits + (tenor_u64)TENOR_BASKET_MAX_BASIS * TENOR_BLOCK_INDEX();
     double bk = 0.0, nu = 0.0, bp = 0.0, nup = 0.0, held = 0.0;
     TENOR_FOR_ITEMS(p, paths) {
@@ -311,7 +311,7 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
     if (!last) {
         double ne[TENOR_BASKET_SLOTS];
         for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] = 0.0;
-        TENOR_GLOBAL const double* sums = partials + (tenor_u64)(step & 1u) * half;
+        TENOR_GLOBAL const double* sums = partials + (tenor_u64)(step & 1u) * date_sums;
         for (tenor_u64 chunk = 0; chunk * TENOR_BLOCK < nblocks; ++chunk) {
             TENOR_FOR_ITEMS_IN(blk, nblocks, chunk) {
                 TENOR_GLOBAL const double* pb = sums + (tenor_u64)TENOR_BASKET_SLOTS * blk;
@@ -375,7 +375,7 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
         }
     }
     if (step > 0u) {
-        TENOR_BLOCK_SUMS(acc, TENOR_BASKET_SLOTS, partials + (tenor_u64)((step - 1u) & 1u) * half);
+        TENOR_BLOCK_SUMS(acc, TENOR_BASKET_SLOTS, partials + (tenor_u64)((step - 1u) & 1u) * date_sums);
     }
 }
 
