@@ -22,15 +22,17 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
         return;
     }
     let last = step + 1 == steps;
-    let half = SLOTS * call.blocks() as usize;
-    // Half `d mod 2` holds date d's sums: this launch reads date step's, writes date step - 1's.
+    let nblocks = call.blocks() as usize;
+    let half = SLOTS * nblocks;
+    // Half `d mod 2` holds date d's sums, slot k of block b at k nblocks + b: this launch reads
+    // date step's, writes date step - 1's.
     let (read, write) = ((step % 2) as usize * half, ((step + 1) % 2) as usize * half);
     let mut c = [0.0f64; MAX_BASIS];
     if !last {
         let mut ne = [0.0f64; SLOTS];
-        for blk in 0..call.blocks() as usize {
+        for blk in 0..nblocks {
             for (k, a) in ne.iter_mut().enumerate() {
-                *a += partials.get(read + SLOTS * blk + k);
+                *a += partials.get(read + k * nblocks + blk);
             }
         }
         solve(&ne, nb, &mut c);
@@ -70,7 +72,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
         }
         if step > 0 {
             for (k, v) in acc.iter().enumerate() {
-                partials.set(write + SLOTS * b as usize + k, *v);
+                partials.set(write + k * nblocks + b as usize, *v);
             }
         }
     }

@@ -277,7 +277,8 @@ TENOR_DEVICE_INLINE void tenor_basket_solve(const double* ne, tenor_u32 nb, doub
 // basket_backward (see its kernel.toml): exercise date `step` of the backward induction in one
 // launch. Unless `step` is the last date, every work-group first fits the date: work-item i adds
 // the blocks i, i + TENOR_BLOCK, .. of the sums that the launch of step + 1 wrote (partials half
-// step mod 2; this launch writes only the other half), one work-group reduction, and work-item 0
+// step mod 2, slot-major so that the work-items' reads of a slot are contiguous; this launch
+// writes only the other half), one work-group reduction, and work-item 0
 // solves them (tenor_basket_solve) into the group's slot of fits (work-group 0 also into coef),
 // then a barrier. Every work-group computes the same coefficients: the same sums added in the
 // same order. Then the decision at `step` with them, and the block's normal equations of
@@ -314,8 +315,7 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
         TENOR_GLOBAL const double* sums = partials + (tenor_u64)(step & 1u) * date_sums;
         for (tenor_u64 chunk = 0; chunk * TENOR_BLOCK < nblocks; ++chunk) {
             TENOR_FOR_ITEMS_IN(blk, nblocks, chunk) {
-                TENOR_GLOBAL const double* pb = sums + (tenor_u64)TENOR_BASKET_SLOTS * blk;
-                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] += pb[k];
+                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] += sums[(tenor_u64)k * nblocks + blk];
             }
         }
         TENOR_GROUP_SUMS(ne, TENOR_BASKET_SLOTS);
@@ -375,7 +375,11 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
         }
     }
     if (step > 0u) {
-        TENOR_BLOCK_SUMS(acc, TENOR_BASKET_SLOTS, partials + (tenor_u64)((step - 1u) & 1u) * date_sums);
+        TENOR_GROUP_SUMS(acc, TENOR_BASKET_SLOTS);
+        TENOR_GLOBAL double* out = partials + (tenor_u64)((step - 1u) & 1u) * date_sums;
+        TENOR_FOR_ITEMS_IN(first, 1, 0) {
+            for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) out[(tenor_u64)k * nblocks + TENOR_BLOCK_INDEX()] = acc[k];
+        }
     }
 }
 

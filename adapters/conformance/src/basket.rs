@@ -213,7 +213,7 @@ pub fn basket_paths(dev: &dyn Compute) -> Result<(), String> {
 /// Blocks of 256 paths of the fixture (`basket_backward`'s manifest block).
 const BLOCKS: usize = PATHS.div_ceil(256) as usize;
 
-/// `basket_backward`'s arguments: `partials` (both halves), `fits`, `cash` and `coef` as given.
+/// `basket_backward`'s arguments: `partials` (both halves) and `cash` as given, `fits` and `coef` 0.5.
 fn backward_args(
     paths: u64,
     steps: u32,
@@ -311,7 +311,9 @@ pub fn basket_backward(dev: &dyn Compute) -> Result<(), String> {
     let (tb, tf) = (tile(&basket), tile(&feature));
     let mut spread = vec![0.0; 2 * 27 * 600];
     for (b, at) in [0usize, 257, 513, 599].into_iter().enumerate() {
-        spread[27 * 600 + 27 * at..][..27].copy_from_slice(&date_sums[27 * b..][..27]);
+        for k in 0..27 {
+            spread[27 * 600 + 600 * k + at] = date_sums[BLOCKS * k + b];
+        }
     }
     let tiled_cash: Vec<f64> = (0..many).map(|p| expiry_cash[(p % PATHS) as usize]).collect();
     let args = backward_args(many, 3, 1, (&tb, &tf), spread.clone(), tiled_cash.clone());
@@ -356,7 +358,7 @@ pub fn basket_backward(dev: &dyn Compute) -> Result<(), String> {
 }
 
 /// The coefficients `got` (partials, fits, cash, coef) fitted at `step` from the sums `sums`
-/// (`blocks` blocks of 27), checked against Gaussian elimination of their total and against
+/// (27 slots of `blocks` blocks, slot-major), checked against Gaussian elimination of their total and against
 /// every block's copy in `fits` (the same bits: every work-group adds the same sums in the same
 /// order).
 fn fitted(case: &str, got: &[Vec<f64>], sums: &[f64], step: u32, blocks: usize) -> Result<Vec<f64>, String> {
@@ -365,10 +367,7 @@ fn fitted(case: &str, got: &[Vec<f64>], sums: &[f64], step: u32, blocks: usize) 
     if !coef[0].is_finite() {
         return Err(format!("basket_backward ({case}): the fixture's date has no fit; the check would test nothing"));
     }
-    let mut ne = vec![0.0; 27];
-    for block in sums.chunks(27).take(blocks) {
-        ne.iter_mut().zip(block).for_each(|(a, b)| *a += b);
-    }
+    let ne: Vec<f64> = sums.chunks(blocks).take(27).map(|slot| slot.iter().sum()).collect();
     let want = normal_equations_fit(&ne, nb);
     let d = max_rel_diff(&coef, &want);
     if d > 1e-8 {
@@ -457,7 +456,7 @@ fn expiry_by_hand(got: &[Vec<f64>], basket: &[f64]) -> Result<(), String> {
     let xty = (NBASIS * (NBASIS + 1) / 2) as usize;
     let half = 27 * BLOCKS;
     let written = &partials[(STEPS as usize - 2) % 2 * half..][..half];
-    let total = |k: usize| written.chunks(27).map(|b| b[k]).sum::<f64>();
+    let total = |k: usize| written[BLOCKS * k..][..BLOCKS].iter().sum::<f64>();
     if total(0) != count || (total(xty) - sum_y).abs() > FP64_RTOL * sum_y.abs() {
         return Err(format!(
             "basket_backward (expiry): the normal equations count {} rows adding {}, by hand {count} adding {sum_y}",
