@@ -1,32 +1,58 @@
 //! Reference implementation of `basket_backward` (see its kernel.toml and [`crate::basket`]).
 use std::ops::Range;
 
-use crate::basket::{accumulate, basis, exercise, MAX_BASIS};
+use crate::basket::{accumulate, basis, exercise, solve, MAX_BASIS};
 use crate::cpu::KernelCall;
 
 /// Values per block of the partial normal equations (the width of 6 basis functions).
 const SLOTS: usize = 27;
 
-/// Runs blocks `blocks` of the launch.
+/// Runs blocks `blocks` of the launch: the date's fit (each call adds every block's sums
+/// itself, in block order, as each device work-group does), the decision, the block sums of
+/// the date before.
 ///
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
-    let (partials, cash) = (call.out::<f64>(0), call.out::<f64>(1));
-    let (basket, feature, coef) = (call.slice::<f64>(2), call.slice::<f64>(3), call.slice::<f64>(4));
-    let (paths, steps, step, nb) = (call.u64(5), call.u32(6), call.u32(7), call.u32(8) as usize);
-    let (strike, sign, df) = (call.f64(9), call.f64(10), call.f64(11));
+    let (partials, fits, cash, coef) = (call.out::<f64>(0), call.out::<f64>(1), call.out::<f64>(2), call.out::<f64>(3));
+    let (basket, feature) = (call.slice::<f64>(4), call.slice::<f64>(5));
+    let (paths, steps, step, nb) = (call.u64(6), call.u32(7), call.u32(8), call.u32(9) as usize);
+    let (strike, sign, df) = (call.f64(10), call.f64(11), call.f64(12));
     if nb == 0 || nb > MAX_BASIS || step >= steps {
         return;
     }
     let last = step + 1 == steps;
-    let c = &coef[step as usize * nb..(step as usize + 1) * nb];
+    let nblocks = call.blocks() as usize;
+    let half = SLOTS * nblocks;
+    // Half `d mod 2` holds date d's sums, slot k of block b at k nblocks + b: this launch reads
+    // date step's, writes date step - 1's.
+    let (read, write) = ((step % 2) as usize * half, ((step + 1) % 2) as usize * half);
+    let mut c = [0.0f64; MAX_BASIS];
+    if !last {
+        let mut ne = [0.0f64; SLOTS];
+        for blk in 0..nblocks {
+            for (k, a) in ne.iter_mut().enumerate() {
+                *a += partials.get(read + k * nblocks + blk);
+            }
+        }
+        solve(&ne, nb, &mut c);
+        for b in blocks.clone() {
+            for (j, v) in c.iter().enumerate().take(nb) {
+                fits.set(MAX_BASIS * b as usize + j, *v);
+            }
+        }
+        if blocks.contains(&0) {
+            for (j, v) in c.iter().enumerate().take(nb) {
+                coef.set(step as usize * nb + j, *v);
+            }
+        }
+    }
     let mut phi = [0.0; MAX_BASIS];
     for b in blocks {
         let mut acc = [0.0f64; SLOTS];
         for p in call.block_items(b) {
             let at = (u64::from(step) * paths + p) as usize;
-            let (ex, e) = exercise(basket[at], feature[at], strike, sign, c, nb, last);
+            let (ex, e) = exercise(basket[at], feature[at], strike, sign, &c[..nb], nb, last);
             let value = if ex {
                 e
             } else if last {
@@ -44,8 +70,10 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                 }
             }
         }
-        for (k, v) in acc.iter().enumerate() {
-            partials.set(SLOTS * b as usize + k, *v);
+        if step > 0 {
+            for (k, v) in acc.iter().enumerate() {
+                partials.set(write + k * nblocks + b as usize, *v);
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
-// The STAC-A2 basket's device code (basket_paths, basket_backward, basket_solve, basket_value,
-// basket_sens, basket_moments; see their kernel.toml), written once for CUDA, SYCL and OpenCL C
+// The STAC-A2 basket's device code (basket_paths, basket_backward, basket_value, basket_sens,
+// basket_moments; see their kernel.toml), written once for CUDA, SYCL and OpenCL C
 // in the spellings of shared.h and appended after it by tenor_kernels::prelude. Every function
 // performs the operations of core/kernels/src/basket.rs (the CPU references' code) in the same
 // order; the backends' exp, log, sqrt, sin, cos and erfc differ from the CPU's in the last ulp,
@@ -540,85 +540,31 @@ TENOR_DEVICE_INLINE void tenor_basket_paths(TENOR_GLOBAL double* __restrict__ ba
 #endif
 }
 
-// basket_backward (see its kernel.toml): the decision at `step`, then the block's normal
-// equations of step - 1 (packed upper triangle of X^T X, then X^T y), summed over the block.
-TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL double* __restrict__ cash,
-                                               TENOR_GLOBAL const double* __restrict__ basket,
-                                               TENOR_GLOBAL const double* __restrict__ feature,
-                                               TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 paths, tenor_u32 steps,
-                                               tenor_u32 step, tenor_u32 nb, double strike, double sign,
-                                               double df TENOR_SCRATCH_PARAM) {
-    if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps) return;
-    const bool last = step + 1u == steps;
-    TENOR_GLOBAL const double* c = coef + (tenor_u64)step * nb;
-    double acc[TENOR_BASKET_SLOTS];
-    for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = 0.0;
-    TENOR_FOR_ITEMS(p, paths) {
-        const tenor_u64 at = (tenor_u64)step * paths + p;
-        double e;
-        const bool ex = tenor_basket_exercise(basket[at], feature[at], strike, sign, c, nb, last, &e);
-        const double value = ex ? e : (last ? 0.0 : df * cash[p]);
-        cash[p] = value;
-        if (step > 0u) {
-            const tenor_u64 prev = at - paths;
-            const double bp = basket[prev];
-            if (sign * (bp - strike) > 0.0) {
-                double phi[6];
-                tenor_basket_basis(bp / strike - 1.0, feature[prev], nb, phi);
-                const double y = df * value;
-                tenor_u32 k = 0;
-                for (tenor_u32 a = 0; a < nb; ++a) {
-                    for (tenor_u32 b = a; b < nb; ++b) {
-                        acc[k] += phi[a] * phi[b];
-                        ++k;
-                    }
-                }
-                for (tenor_u32 a = 0; a < nb; ++a) acc[k + a] += phi[a] * y;
-            }
-        }
-    }
-    TENOR_BLOCK_SUMS(acc, TENOR_BASKET_SLOTS, partials);
-}
-
 // Index of (X^T X)_{ab}, a <= b, in the packed normal equations.
 TENOR_DEVICE_INLINE tenor_u32 tenor_basket_packed(tenor_u32 a, tenor_u32 b, tenor_u32 nb) {
     return a * (2u * nb - a + 1u) / 2u + (b - a);
 }
 
-// basket_solve (see its kernel.toml; core/kernels/src/basket.rs, solve). One work-group: the
-// block sums of basket_backward are added by all its work-items in registers (item i takes the
-// blocks i, i + TENOR_BLOCK, ..), reduced across the work-group into sums[0 .. 27), and work-item
-// 0 solves the system. (One warp adding the 27 x nblocks sums alone took about 0.1 ms per date
-// on an H100, the backward induction's largest part: docs/results/basket-gpu-2026-12-05.md.)
-TENOR_DEVICE_INLINE void tenor_basket_solve(TENOR_GLOBAL double* __restrict__ coef, TENOR_GLOBAL const double* __restrict__ partials,
-                                            TENOR_GLOBAL double* __restrict__ sums, tenor_u64 nblocks, tenor_u32 steps,
-                                            tenor_u32 step, tenor_u32 nb TENOR_SCRATCH_PARAM) {
-    if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps) return;
-    // Work-item i of the first work-group adds the blocks i, i + TENOR_BLOCK, ..: all of them;
-    // the other work-groups' sums (blocks counted again) are written to their own slots and
-    // never read. No work-group returns before the barriers of the reduction.
-    double acc[TENOR_BASKET_SLOTS];
-    for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = 0.0;
-    TENOR_FOR_ITEMS(i, nblocks) {
-        for (tenor_u64 blk = i; blk < nblocks; blk += TENOR_BLOCK) {
-            TENOR_GLOBAL const double* pb = partials + (tenor_u64)TENOR_BASKET_SLOTS * blk;
-            for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] += pb[k];
-        }
-    }
-    TENOR_BLOCK_SUMS(acc, TENOR_BASKET_SLOTS, sums);
-    TENOR_FOR_ITEMS(first, 1) {
-        // Work-item 0 wrote the sums itself: reading them back needs no barrier.
-        double ne[TENOR_BASKET_SLOTS];
-        for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] = sums[k];
-        double l[36], z[6], beta[6];
-        for (int k = 0; k < 36; ++k) l[k] = 0.0;
-        tenor_u32 m = 0;
-        if (ne[0] >= (double)(2u * nb)) {
-            for (tenor_u32 k = 0; k < nb; ++k) {
-                const double akk = ne[tenor_basket_packed(k, k, nb)];
-                double d = akk;
-                for (tenor_u32 i = 0; i < k; ++i) d -= l[k * 6u + i] * l[k * 6u + i];
-                if (!(d - d == 0.0 && d > 1e-10 * akk)) break;
+// The packed normal equations ne (nb (nb + 3) / 2 values) solved into beta[0 .. nb) with the
+// operations of core/kernels/src/basket.rs's solve in its order: a Cholesky factorisation that
+// stops at the first basis function whose pivot is under 1e-10 of its diagonal entry (the fit
+// uses those before it, the others get 0); fewer than 2 nb rows ((X^T X)_00 counts them), no
+// usable function or a non-finite fit: (+inf, 0, ..), never exercise. Every loop is bounded by
+// nb (the substitutions leave at m), so that where nb is a constant the compilers can unroll
+// them and keep l, z and beta in registers.
+TENOR_DEVICE_INLINE void tenor_basket_solve(const double* ne, tenor_u32 nb, double* beta) {
+    double l[36], z[6];
+    for (int k = 0; k < 36; ++k) l[k] = 0.0;
+    tenor_u32 m = 0;
+    // Whether the factorisation goes on (it stops for good at the first dropped function).
+    bool on = ne[0] >= (double)(2u * nb);
+    for (tenor_u32 k = 0; k < nb; ++k) {
+        if (on) {
+            const double akk = ne[tenor_basket_packed(k, k, nb)];
+            double d = akk;
+            for (tenor_u32 i = 0; i < k; ++i) d -= l[k * 6u + i] * l[k * 6u + i];
+            on = d - d == 0.0 && d > 1e-10 * akk;
+            if (on) {
                 const double lkk = TENOR_MATH(sqrt)(d);
                 l[k * 6u + k] = lkk;
                 for (tenor_u32 r = k + 1u; r < nb; ++r) {
@@ -629,28 +575,141 @@ TENOR_DEVICE_INLINE void tenor_basket_solve(TENOR_GLOBAL double* __restrict__ co
                 m = k + 1u;
             }
         }
-        const tenor_u32 xty = nb * (nb + 1u) / 2u;
-        for (tenor_u32 r = 0; r < m; ++r) {
+    }
+    const tenor_u32 xty = nb * (nb + 1u) / 2u;
+    for (tenor_u32 r = 0; r < nb; ++r) {
+        if (r < m) {
             double s = ne[xty + r];
             for (tenor_u32 i = 0; i < r; ++i) s -= l[r * 6u + i] * z[i];
             z[r] = s / l[r * 6u + r];
         }
-        for (tenor_u32 q = m; q > 0u; --q) {
-            const tenor_u32 r = q - 1u;
+    }
+    for (tenor_u32 q = nb; q > 0u; --q) {
+        const tenor_u32 r = q - 1u;
+        if (r < m) {
             double s = z[r];
-            for (tenor_u32 i = r + 1u; i < m; ++i) s -= l[i * 6u + r] * beta[i];
+            for (tenor_u32 i = r + 1u; i < nb; ++i) {
+                if (i < m) s -= l[i * 6u + r] * beta[i];
+            }
             beta[r] = s / l[r * 6u + r];
         }
-        bool finite = true;
-        for (tenor_u32 i = 0; i < m; ++i) finite = finite && (beta[i] - beta[i] == 0.0);
-        for (tenor_u32 j = 0; j < nb; ++j) {
-            double out;
-            if (m == 0u || !finite) {
-                out = j == 0u ? TENOR_INF_F64() : 0.0;
-            } else {
-                out = j < m ? beta[j] : 0.0;
+    }
+    bool finite = true;
+    for (tenor_u32 i = 0; i < nb; ++i) finite = finite && (i >= m || beta[i] - beta[i] == 0.0);
+    for (tenor_u32 j = 0; j < nb; ++j) {
+        if (m == 0u || !finite) {
+            beta[j] = j == 0u ? TENOR_INF_F64() : 0.0;
+        } else if (j >= m) {
+            beta[j] = 0.0;
+        }
+    }
+}
+
+// basket_backward (see its kernel.toml): exercise date `step` of the backward induction in one
+// launch. Unless `step` is the last date, every work-group first fits the date: work-item i adds
+// the blocks i, i + TENOR_BLOCK, .. of the sums that the launch of step + 1 wrote (partials half
+// step mod 2, slot-major so that the work-items' reads of a slot are contiguous; this launch
+// writes only the other half), one work-group reduction, and work-item 0
+// solves them (tenor_basket_solve) into the group's slot of fits (work-group 0 also into coef),
+// then a barrier. Every work-group computes the same coefficients: the same sums added in the
+// same order. Then the decision at `step` with them, and the block's normal equations of
+// step - 1 (packed upper triangle of X^T X, then X^T y) into partials half (step - 1) mod 2.
+// Every work-group takes the same barriers (none returns before them). The fit is the launch's
+// critical path, so the first path's inputs are read before it (their latency hidden behind
+// it; CUDA runs one path per work-item) and the solve of the full basis has a constant nb.
+TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL double* __restrict__ fits,
+                                               TENOR_GLOBAL double* __restrict__ cash, TENOR_GLOBAL double* __restrict__ coef,
+                                               TENOR_GLOBAL const double* __restrict__ basket,
+                                               TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths, tenor_u32 steps,
+                                               tenor_u32 step, tenor_u32 nb, double strike, double sign,
+                                               double df TENOR_SCRATCH_PARAM) {
+    if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps) return;
+    const bool last = step + 1u == steps;
+    const tenor_u64 nblocks = (paths + TENOR_BLOCK - 1u) / TENOR_BLOCK;
+    const tenor_u64 date_sums = (tenor_u64)TENOR_BASKET_SLOTS * nblocks;  // one half of partials
+    TENOR_GLOBAL double* fit = fits + (tenor_u64)TENOR_BASKET_MAX_BASIS * TENOR_BLOCK_INDEX();
+    double bk = 0.0, nu = 0.0, bp = 0.0, nup = 0.0, held = 0.0;
+    TENOR_FOR_ITEMS(p, paths) {
+        const tenor_u64 at = (tenor_u64)step * paths + p;
+        bk = basket[at];
+        nu = feature[at];
+        held = cash[p];
+        if (step > 0u) {
+            bp = basket[at - paths];
+            nup = feature[at - paths];
+        }
+        break;
+    }
+    if (!last) {
+        double ne[TENOR_BASKET_SLOTS];
+        for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] = 0.0;
+        TENOR_GLOBAL const double* sums = partials + (tenor_u64)(step & 1u) * date_sums;
+        for (tenor_u64 chunk = 0; chunk * TENOR_BLOCK < nblocks; ++chunk) {
+            TENOR_FOR_ITEMS_IN(blk, nblocks, chunk) {
+                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] += sums[(tenor_u64)k * nblocks + blk];
             }
-            coef[(tenor_u64)step * nb + j] = out;
+        }
+        TENOR_GROUP_SUMS(ne, TENOR_BASKET_SLOTS);
+        TENOR_FOR_ITEMS_IN(first, 1, 0) {
+            // Work-item 0 of this work-group (item 0 of block 0's numbering).
+            double beta[6];
+            if (nb == TENOR_BASKET_MAX_BASIS) {
+                tenor_basket_solve(ne, TENOR_BASKET_MAX_BASIS, beta);
+            } else {
+                // A copy, so that ne is only ever indexed by constants (kept in registers).
+                double t[TENOR_BASKET_SLOTS], bt[6];
+                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) t[k] = ne[k];
+                for (int j = 0; j < 6; ++j) bt[j] = 0.0;
+                tenor_basket_solve(t, nb, bt);
+                for (int j = 0; j < 6; ++j) beta[j] = bt[j];
+            }
+            for (tenor_u32 j = 0; j < TENOR_BASKET_MAX_BASIS; ++j) {
+                if (j < nb) {
+                    fit[j] = beta[j];
+                    if (TENOR_BLOCK_INDEX() == 0u) coef[(tenor_u64)step * nb + j] = beta[j];
+                }
+            }
+        }
+        TENOR_BARRIER();
+    }
+    double acc[TENOR_BASKET_SLOTS];
+    for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = 0.0;
+    bool first = true;
+    TENOR_FOR_ITEMS(p, paths) {
+        const tenor_u64 at = (tenor_u64)step * paths + p;
+        if (!first) {
+            bk = basket[at];
+            nu = feature[at];
+            held = cash[p];
+            if (step > 0u) {
+                bp = basket[at - paths];
+                nup = feature[at - paths];
+            }
+        }
+        first = false;
+        double e;
+        const bool ex = tenor_basket_exercise(bk, nu, strike, sign, fit, nb, last, &e);
+        const double value = ex ? e : (last ? 0.0 : df * held);
+        cash[p] = value;
+        if (step > 0u && sign * (bp - strike) > 0.0) {
+            double phi[6];
+            tenor_basket_basis(bp / strike - 1.0, nup, nb, phi);
+            const double y = df * value;
+            tenor_u32 k = 0;
+            for (tenor_u32 a = 0; a < nb; ++a) {
+                for (tenor_u32 b = a; b < nb; ++b) {
+                    acc[k] += phi[a] * phi[b];
+                    ++k;
+                }
+            }
+            for (tenor_u32 a = 0; a < nb; ++a) acc[k + a] += phi[a] * y;
+        }
+    }
+    if (step > 0u) {
+        TENOR_GROUP_SUMS(acc, TENOR_BASKET_SLOTS);
+        TENOR_GLOBAL double* out = partials + (tenor_u64)((step - 1u) & 1u) * date_sums;
+        TENOR_FOR_ITEMS_IN(first, 1, 0) {
+            for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) out[(tenor_u64)k * nblocks + TENOR_BLOCK_INDEX()] = acc[k];
         }
     }
 }

@@ -183,6 +183,11 @@ static inline double tenor_group_sum(__local double* scratch, double x) {
         if (get_local_id(0) == 0) (out)[(N) * (ulong)(blk) + tenor_j_] = tenor_t_;                 \
     }
 #define TENOR_BLOCK_SUMS(v, N, out) TENOR_BLOCK_SUMS_IN(v, N, out, get_group_id(0))
+// Work-group sums of v[0 .. N) left in v (every work-item calls it; needs tenor_scratch), and
+// a work-group barrier that orders the work-group's local and global memory accesses.
+#define TENOR_GROUP_SUMS(v, N)                                                                     \
+    for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_) (v)[tenor_j_] = tenor_group_sum(tenor_scratch, (v)[tenor_j_])
+#define TENOR_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 
 // Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch; backend
 // specific, as prelude.cuh's): pairs 2j and 2j + 1 share Philox call j (cosine and sine of one

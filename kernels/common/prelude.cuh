@@ -194,6 +194,14 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
         _Pragma("unroll") for (int j = 0; j < N; ++j)(out)[N * (u64)(blk) + j] = (v)[j];          \
     }
 
+// Work-group sums of v[0 .. N) (every thread calls it), left in thread 0's v (the others' v are
+// partial sums).
+#define TENOR_GROUP_SUMS(v, N) tenor_block_sum<N>(v)
+
+// A barrier of the work-group: every thread waits for the others, and the global and shared
+// memory writes of each before it are visible to all after it.
+#define TENOR_BARRIER() __syncthreads()
+
 // Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch). Work item p
 // is antithetic pair p; pairs 2j and 2j + 1 share Philox call j (cosine and sine outputs of one
 // Box-Muller transform), so each thread takes the calls j of its block (TENOR_BLOCK / 2 per

@@ -502,6 +502,10 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
         for (int j = 0; j < N; ++j) (out)[N * tenor::item().get_group(0) + j] = (v)[j];                \
     }
 #define TENOR_BLOCK_INDEX() (static_cast<uint64_t>(tenor::item().get_group(0)))
+// The work-group sums of v[0 .. N), left in work-item 0's v (every work-item calls it), and a
+// work-group barrier whose fence covers global and local memory (SYCL 2020, group_barrier).
+#define TENOR_GROUP_SUMS(v, N) tenor::group_sums<N>(tenor::item(), (v))
+#define TENOR_BARRIER() sycl::group_barrier(tenor::item().get_group())
 // a b + c: tenor::mul_add (a fused multiply-add on PTX as CUDA's fma, elsewhere the product,
 // then the sum).
 #define TENOR_MUL_ADD(a, b, c) tenor::mul_add((a), (b), (c))

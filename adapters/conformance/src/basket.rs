@@ -7,21 +7,23 @@
 //! Tolerances: the per-path values of `basket_paths`, `basket_backward`, `basket_value` and
 //! `basket_moments` within [`FP64_RTOL`] (each backend's `exp`, `log`, `sqrt`, `erfc`, `sin`
 //! and `cos` differ from the CPU's by an ulp or so, and the block sums of `basket_backward` are
-//! in the device's reduction order); `basket_sens`'s rows within [`SENS_RTOL`]: they are
-//! differences of bumped and base paths divided by a bump of 1e-5 relative, so the paths'
-//! last-ulp differences (about 1e-16 relative per operation over the steps) come out 1e5 times
-//! larger; `basket_solve` within [`FP64_RTOL`], its never-exercise `+inf` equal.
+//! added in the device's reduction order), `basket_backward`'s fitted coefficients too (1e-9
+//! for 600 blocks), its never-exercise `+inf` equal; `basket_sens`'s rows within
+//! [`SENS_RTOL`]: they are differences of bumped and base paths divided by a bump of 1e-5
+//! relative, so the paths' last-ulp differences (about 1e-16 relative per operation over the
+//! steps) come out 1e5 times larger.
 //!
 //! Each check also has a reference of its own, so that on the CPU (the reference of the other
 //! backends) it still tests something (ADR 0034): the forward basket (`basket_paths`), the payoffs
-//! and counts of the expiry date by hand (`basket_backward`), Gaussian elimination
-//! (`basket_solve`), the closed-form value and theta of a put that is never exercised early
-//! (`basket_value`, `basket_sens`) and sums added in path order (`basket_moments`).
+//! and counts of the expiry date by hand, Gaussian elimination for the fits and the exercise
+//! decisions by hand (`basket_backward`), the closed-form value and theta of a put that is never
+//! exercised early (`basket_value`, `basket_sens`) and sums added in path order
+//! (`basket_moments`).
 
 use tenor_kernels::basket::{lane_items, record, sens_rows, slot, value_rows, BUMPS, RECORD};
 use tenor_ports::Compute;
 
-use crate::kernels::{against_cpu, launch_outputs, KArg};
+use crate::kernels::{against_cpu, is_cpu_reference, launch_outputs, KArg};
 use crate::reference::Estimate;
 use crate::{max_rel_diff, FP64_RTOL};
 
@@ -210,16 +212,28 @@ pub fn basket_paths(dev: &dyn Compute) -> Result<(), String> {
     within("basket_paths (the mean basket at maturity)", estimate_of(last), known::forward_basket(known::T), 1e-3)
 }
 
-fn backward_args(basket: &[f64], feature: &[f64], step: u32) -> Vec<KArg> {
-    let cash: Vec<f64> = (0..PATHS).map(|p| (p % 17) as f64 * 0.75).collect();
+/// Blocks of 256 paths of the fixture (`basket_backward`'s manifest block).
+const BLOCKS: usize = PATHS.div_ceil(256) as usize;
+
+/// `basket_backward`'s arguments: `partials` (both halves) and `cash` as given, `fits` and `coef` 0.5.
+fn backward_args(
+    paths: u64,
+    steps: u32,
+    step: u32,
+    paths_data: (&[f64], &[f64]),
+    partials: Vec<f64>,
+    cash: Vec<f64>,
+) -> Vec<KArg> {
+    let blocks = paths.div_ceil(256) as usize;
     vec![
-        KArg::Out(27 * PATHS.div_ceil(256) as usize),
+        KArg::InOut(partials),
+        KArg::InOut(vec![0.5; 6 * blocks]),
         KArg::InOut(cash),
-        KArg::In(basket.to_vec()),
-        KArg::In(feature.to_vec()),
-        KArg::In(coefficients()),
-        KArg::U64(PATHS),
-        KArg::U32(STEPS),
+        KArg::InOut(vec![0.5; (steps * NBASIS) as usize]),
+        KArg::In(paths_data.0.to_vec()),
+        KArg::In(paths_data.1.to_vec()),
+        KArg::U64(paths),
+        KArg::U32(steps),
         KArg::U32(step),
         KArg::U32(NBASIS),
         KArg::F64(STRIKE),
@@ -228,26 +242,207 @@ fn backward_args(basket: &[f64], feature: &[f64], step: u32) -> Vec<KArg> {
     ]
 }
 
-/// `basket_backward`: the expiry date (every in-the-money path exercises) and a middle date.
+/// A cash column with 17 values that is not a payoff.
+fn some_cash(paths: u64) -> Vec<f64> {
+    (0..paths).map(|p| (p % 17) as f64 * 0.75).collect()
+}
+
+/// `basket_backward` on `dev`, its outputs (partials, fits, cash, coef) against the CPU
+/// reference's: the fitted coefficients and their copies within `fit_rtol` (a never-exercise
+/// `+inf` equal), the rest within [`FP64_RTOL`].
+fn backward_against_cpu(dev: &dyn Compute, case: &str, args: &[KArg], fit_rtol: f64) -> Result<Vec<Vec<f64>>, String> {
+    let Some(&KArg::U64(paths)) = args.get(6) else { return Err("basket_backward: fixture without paths".into()) };
+    let got =
+        launch_outputs(dev, "basket_backward", paths, args).map_err(|m| format!("basket_backward ({case}): {m}"))?;
+    if is_cpu_reference(dev)? {
+        return Ok(got);
+    }
+    let cpu = tenor_cpu::cpu().map_err(|e| e.to_string())?;
+    let want = launch_outputs(&cpu, "basket_backward", paths, args)?;
+    for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+        let same_inf = g.len() == w.len()
+            && g.iter().zip(w).all(|(a, b)| a.is_finite() == b.is_finite() && (a.is_finite() || a == b));
+        let finite = |v: &[f64]| v.iter().map(|x| if x.is_finite() { *x } else { 0.0 }).collect::<Vec<_>>();
+        let d = max_rel_diff(&finite(g), &finite(w));
+        let rtol = if o == 1 || o == 3 { fit_rtol } else { FP64_RTOL };
+        if !same_inf || d > rtol {
+            return Err(format!(
+                "basket_backward ({case}): output {o} differs from the CPU reference by {d:e} (> {rtol:e}), \
+                 or in its infinities"
+            ));
+        }
+    }
+    Ok(got)
+}
+
+/// `basket_backward`, each case against the CPU reference and a reference of its own: the
+/// expiry date (every in-the-money path exercises; nothing fitted), the next date fitted from
+/// the expiry launch's sums (the fit against Gaussian elimination, the decisions by hand), the
+/// same sums spread over 600 blocks (more than a work-group's items: each item adds several
+/// blocks; blocks past the first 256 must count), a date with too few in-the-money rows (never
+/// exercise: `+inf`), and date 0 (fitted and decided, no sums written).
 pub fn basket_backward(dev: &dyn Compute) -> Result<(), String> {
     let (basket, feature) = host_basket()?;
-    for step in [STEPS - 1, 6, 0] {
-        let args = backward_args(&basket, &feature, step);
-        let got = against_cpu(dev, "basket_backward", &format!("step {step}"), PATHS, &args, FP64_RTOL)?;
-        if step == STEPS - 1 {
-            expiry_by_hand(&got, &basket)?;
+    let half = 27 * BLOCKS;
+    let data = (basket.as_slice(), feature.as_slice());
+    // The expiry date: sums of date STEPS - 2 into half (STEPS - 2) mod 2.
+    let last = STEPS - 1;
+    let args = backward_args(PATHS, STEPS, last, data, vec![0.5; 2 * half], some_cash(PATHS));
+    let got = backward_against_cpu(dev, "expiry", &args, FP64_RTOL)?;
+    expiry_by_hand(&got, &basket)?;
+    let (partials, expiry_cash) = (got[0].clone(), got[2].clone());
+    let date_sums = partials[(STEPS as usize - 2) % 2 * half..][..half].to_vec();
+
+    // The date before expiry, fitted from the expiry launch's sums (in half (STEPS - 2) mod 2).
+    let step = STEPS - 2;
+    let args = backward_args(PATHS, STEPS, step, data, partials.clone(), expiry_cash.clone());
+    let got = backward_against_cpu(dev, "a fit", &args, FP64_RTOL)?;
+    let fit = fitted("a fit", &got, &date_sums, step, BLOCKS)?;
+    decided_by_hand("a fit", &got[2], &expiry_cash, &fit, &basket, &feature, PATHS, step)?;
+    kept("a fit", &got[0][(step as usize % 2) * half..][..half], &date_sums)?;
+
+    // The same date's sums in 4 of 600 blocks (0, 257, 513, 599; the others zero), over the
+    // fixture's paths tiled to 600 x 256 (dates STEPS - 3 .. STEPS - 1 as 0 .. 2, step 1).
+    let many = 600 * 256u64;
+    let tile = |v: &[f64]| -> Vec<f64> {
+        (0..3)
+            .flat_map(|s| (0..many).map(move |p| (s, p)))
+            .map(|(s, p)| v[(STEPS as usize - 3 + s) * PATHS as usize + (p % PATHS) as usize])
+            .collect()
+    };
+    let (tb, tf) = (tile(&basket), tile(&feature));
+    let mut spread = vec![0.0; 2 * 27 * 600];
+    for (b, at) in [0usize, 257, 513, 599].into_iter().enumerate() {
+        for k in 0..27 {
+            spread[27 * 600 + 600 * k + at] = date_sums[BLOCKS * k + b];
         }
+    }
+    let tiled_cash: Vec<f64> = (0..many).map(|p| expiry_cash[(p % PATHS) as usize]).collect();
+    let args = backward_args(many, 3, 1, (&tb, &tf), spread.clone(), tiled_cash.clone());
+    // The blocks are added in another order on a device (its work-group's reduction), and the
+    // normal equations of the cubic basis amplify the last bits (about 1e-12 seen on Intel's
+    // OpenCL CPU device): the fit is compared within 1e-9.
+    let got = backward_against_cpu(dev, "600 blocks", &args, 1e-9)?;
+    let fit600 = fitted("600 blocks", &got, &spread[27 * 600..], 1, 600)?;
+    if max_rel_diff(&fit600, &fit) > 1e-9 {
+        return Err(format!("basket_backward (600 blocks): fit {fit600:?}, from the same sums in 4 blocks {fit:?}"));
+    }
+    decided_by_hand("600 blocks", &got[2], &tiled_cash, &fit600, &tb, &tf, many, 1)?;
+
+    // Too few in-the-money rows (five for six basis functions): never exercise at that date.
+    let step = 6;
+    let mut few = vec![0.5; 2 * half];
+    few[..half].fill(0.0);
+    few[0] = 5.0;
+    let cash = some_cash(PATHS);
+    let args = backward_args(PATHS, STEPS, step, data, few, cash.clone());
+    let got = backward_against_cpu(dev, "too few rows", &args, FP64_RTOL)?;
+    let coef = &got[3][step as usize * NBASIS as usize..][..NBASIS as usize];
+    if !(coef[0] == f64::INFINITY && coef[1..].iter().all(|x| *x == 0.0)) {
+        return Err(format!("basket_backward (too few rows): {coef:?}, expected (+inf, 0, ..)"));
+    }
+    let df = (-RATE * dt()).exp();
+    let want: Vec<f64> = cash.iter().map(|c| df * c).collect();
+    if max_rel_diff(&got[2], &want) > FP64_RTOL {
+        return Err("basket_backward (too few rows): a path exercised under the never-exercise rule".into());
+    }
+
+    // Date 0: fitted (the sums of the fit above, in half 0) and decided; no date before it, so
+    // half 1 is kept.
+    let mut zero = vec![0.5; 2 * half];
+    zero[..half].copy_from_slice(&date_sums);
+    let cash = some_cash(PATHS);
+    let args = backward_args(PATHS, STEPS, 0, data, zero, cash.clone());
+    let got = backward_against_cpu(dev, "step 0", &args, FP64_RTOL)?;
+    let fit0 = fitted("step 0", &got, &date_sums, 0, BLOCKS)?;
+    decided_by_hand("step 0", &got[2], &cash, &fit0, &basket, &feature, PATHS, 0)?;
+    kept("step 0", &got[0][half..], &vec![0.5; half])
+}
+
+/// The coefficients `got` (partials, fits, cash, coef) fitted at `step` from the sums `sums`
+/// (27 slots of `blocks` blocks, slot-major), checked against Gaussian elimination of their total and against
+/// every block's copy in `fits` (the same bits: every work-group adds the same sums in the same
+/// order).
+fn fitted(case: &str, got: &[Vec<f64>], sums: &[f64], step: u32, blocks: usize) -> Result<Vec<f64>, String> {
+    let nb = NBASIS as usize;
+    let coef = got[3][step as usize * nb..][..nb].to_vec();
+    if !coef[0].is_finite() {
+        return Err(format!("basket_backward ({case}): the fixture's date has no fit; the check would test nothing"));
+    }
+    let ne: Vec<f64> = sums.chunks(blocks).take(27).map(|slot| slot.iter().sum()).collect();
+    let want = normal_equations_fit(&ne, nb);
+    let d = max_rel_diff(&coef, &want);
+    if d > 1e-8 {
+        return Err(format!("basket_backward ({case}): fit {coef:?} against Gaussian elimination's {want:?}"));
+    }
+    if let Some(g) = got[1].chunks(6).position(|f| f[..nb] != coef[..]) {
+        return Err(format!(
+            "basket_backward ({case}): block {g}'s copy of the fit {:?} is not {coef:?}",
+            &got[1][6 * g..][..nb]
+        ));
+    }
+    Ok(coef)
+}
+
+/// A reference of its own for a fitted date: a put path exercises where its payoff is positive
+/// and above the continuation `coef . (1, xi, xi^2, nu, xi nu, xi^3)`, `xi = B / K - 1`; its
+/// cash becomes the payoff, else the discounted `cash_in`. Some paths must do each.
+#[allow(clippy::too_many_arguments)]
+fn decided_by_hand(
+    case: &str,
+    cash: &[f64],
+    cash_in: &[f64],
+    coef: &[f64],
+    basket: &[f64],
+    feature: &[f64],
+    paths: u64,
+    step: u32,
+) -> Result<(), String> {
+    let df = (-RATE * dt()).exp();
+    let at = step as usize * paths as usize;
+    let (mut exercised, mut held) = (0, 0);
+    let want: Vec<f64> = (0..paths as usize)
+        .map(|p| {
+            let (b, nu) = (basket[at + p], feature[at + p]);
+            let xi = b / STRIKE - 1.0;
+            let phi = [1.0, xi, xi * xi, nu, xi * nu, xi * xi * xi];
+            let continuation: f64 = coef.iter().zip(phi).map(|(c, f)| c * f).sum();
+            let payoff = (STRIKE - b).max(0.0);
+            if payoff > 0.0 && payoff > continuation {
+                exercised += 1;
+                payoff
+            } else {
+                held += 1;
+                df * cash_in[p]
+            }
+        })
+        .collect();
+    let d = max_rel_diff(cash, &want);
+    if d > FP64_RTOL || exercised == 0 || held == 0 {
+        return Err(format!(
+            "basket_backward ({case}): the cash differs from the decisions by hand by {d:e} \
+             ({exercised} paths exercised, {held} held; both must be some)"
+        ));
     }
     Ok(())
 }
 
+/// The half of the partials that the launch must not write, against what it held.
+fn kept(case: &str, got: &[f64], before: &[f64]) -> Result<(), String> {
+    if got == before {
+        Ok(())
+    } else {
+        Err(format!("basket_backward ({case}): the launch wrote the half of the partials it must keep"))
+    }
+}
+
 /// A reference of its own for the expiry date: every path's cash is its payoff
-/// `max(K - B_T, 0)`, and the normal equations of the date before count its in-the-money paths
-/// (`(X^T X)_00`, the first basis function is 1) and add their discounted cash (`(X^T y)_0`).
+/// `max(K - B_T, 0)`, and the normal equations of the date before (half (STEPS - 2) mod 2)
+/// count its in-the-money paths (`(X^T X)_00`, the first basis function is 1) and add their
+/// discounted cash (`(X^T y)_0`); nothing else is written.
 fn expiry_by_hand(got: &[Vec<f64>], basket: &[f64]) -> Result<(), String> {
-    let (partials, cash) = match got {
-        [partials, cash] => (partials, cash),
-        _ => return Err("basket_backward: expected the partials and the cash".into()),
+    let [partials, fits, cash, coef] = got else {
+        return Err("basket_backward: expected the partials, the fits, the cash and the coefficients".into());
     };
     let paths = PATHS as usize;
     let at = |s: u32| &basket[s as usize * paths..(s as usize + 1) * paths];
@@ -261,7 +456,9 @@ fn expiry_by_hand(got: &[Vec<f64>], basket: &[f64]) -> Result<(), String> {
     let count = itm.len() as f64;
     let sum_y: f64 = itm.iter().map(|&p| df * want[p]).sum();
     let xty = (NBASIS * (NBASIS + 1) / 2) as usize;
-    let total = |k: usize| partials.chunks(27).map(|b| b[k]).sum::<f64>();
+    let half = 27 * BLOCKS;
+    let written = &partials[(STEPS as usize - 2) % 2 * half..][..half];
+    let total = |k: usize| written[BLOCKS * k..][..BLOCKS].iter().sum::<f64>();
     if total(0) != count || (total(xty) - sum_y).abs() > FP64_RTOL * sum_y.abs() {
         return Err(format!(
             "basket_backward (expiry): the normal equations count {} rows adding {}, by hand {count} adding {sum_y}",
@@ -269,69 +466,9 @@ fn expiry_by_hand(got: &[Vec<f64>], basket: &[f64]) -> Result<(), String> {
             total(xty)
         ));
     }
-    Ok(())
-}
-
-/// `basket_solve`: the normal equations of a middle date (a fit), the same block sums repeated
-/// over 600 blocks (more than a work-group's items: each item adds several blocks; the same
-/// fit), and a date with too few in-the-money rows (never exercise: `+inf`, equal on both).
-pub fn basket_solve(dev: &dyn Compute) -> Result<(), String> {
-    let (basket, feature) = host_basket()?;
-    let cpu = tenor_cpu::cpu().map_err(|e| e.to_string())?;
-    let partials = launch_outputs(&cpu, "basket_backward", PATHS, &backward_args(&basket, &feature, 6))?
-        .into_iter()
-        .next()
-        .ok_or("basket_backward: no output")?;
-    let nblocks = PATHS.div_ceil(256);
-    let mut few = vec![0.0; 27 * nblocks as usize];
-    few[0] = 5.0; // five rows for six basis functions
-    let many = partials.repeat(150);
-    for (case, p) in [("a fit", partials), ("600 blocks", many), ("too few rows", few)] {
-        let nblocks = (p.len() / 27) as u64;
-        let args = [
-            KArg::InOut(vec![0.5; (STEPS * NBASIS) as usize]),
-            KArg::In(p),
-            KArg::Out(27 * nblocks as usize),
-            KArg::U64(nblocks),
-            KArg::U32(STEPS),
-            KArg::U32(5),
-            KArg::U32(NBASIS),
-        ];
-        let want = launch_outputs(&cpu, "basket_solve", nblocks, &args)?;
-        let got = launch_outputs(dev, "basket_solve", nblocks, &args)?;
-        let (g, w) = (&got[0], &want[0]);
-        let same_inf = g.iter().zip(w).all(|(a, b)| a.is_finite() == b.is_finite() && (a.is_finite() || a == b));
-        let finite = |v: &[f64]| v.iter().map(|x| if x.is_finite() { *x } else { 0.0 }).collect::<Vec<_>>();
-        let d = max_rel_diff(&finite(g), &finite(w));
-        // 600 blocks are added in another order on a device (its work-group's reduction), and
-        // the normal equations of the cubic basis amplify the last bits (about 1e-12 seen on
-        // Intel's OpenCL CPU device): the many-block case is compared within 1e-9.
-        let rtol = if case == "600 blocks" { 1e-9 } else { FP64_RTOL };
-        if !same_inf || d > rtol {
-            return Err(format!("basket_solve ({case}): {g:?} against the CPU reference's {w:?}"));
-        }
-        let step = 5 * NBASIS as usize;
-        if case != "too few rows" {
-            if !w[step].is_finite() {
-                return Err(format!(
-                    "basket_solve ({case}): the fixture's date has no fit; the check would test nothing"
-                ));
-            }
-            // A reference of its own: the same normal equations solved by Gaussian elimination.
-            let KArg::In(p) = &args[1] else { return Err("basket_solve: fixture without partials".into()) };
-            let mut ne = vec![0.0; 27];
-            for block in p.chunks(27) {
-                ne.iter_mut().zip(block).for_each(|(a, b)| *a += b);
-            }
-            let want = normal_equations_fit(&ne, NBASIS as usize);
-            let d = max_rel_diff(&g[step..step + NBASIS as usize], &want);
-            if d > 1e-8 {
-                return Err(format!("basket_solve ({case}): {:?} against Gaussian elimination's {want:?}", &g[step..]));
-            }
-        } else if !(g[step] == f64::INFINITY && g[step + 1..step + NBASIS as usize].iter().all(|x| *x == 0.0)) {
-            // Fewer than 2 nb in-the-money rows: never exercise at that date (+inf, 0, ..).
-            return Err(format!("basket_solve (too few rows): {:?}, expected (+inf, 0, ..)", &g[step..]));
-        }
+    kept("expiry", &partials[(STEPS as usize - 1) % 2 * half..][..half], &vec![0.5; half])?;
+    if fits.iter().chain(coef.iter()).any(|x| *x != 0.5) {
+        return Err("basket_backward (expiry): the last date fitted coefficients (it has none to fit)".into());
     }
     Ok(())
 }

@@ -18,7 +18,7 @@ use tenor_kernels::typed::PhiloxBits;
 use crate::reference::{self, AsianLognormal, BarrierBs, BarrierPathSpec, Estimate};
 use crate::{max_rel_diff, FP32_RTOL, FP64_RTOL};
 
-pub use crate::basket::{basket_backward, basket_moments, basket_paths, basket_sens, basket_solve, basket_value};
+pub use crate::basket::{basket_backward, basket_moments, basket_paths, basket_sens, basket_value};
 
 /// One launch argument, owned.
 #[derive(Debug, Clone)]

@@ -25,7 +25,7 @@ fn shared() -> String {
 
 /// The built-in kernels whose code is in `shared.h`, with the call each of their two sources
 /// makes.
-const SHARED_KERNELS: [(&str, &str); 29] = [
+const SHARED_KERNELS: [(&str, &str); 28] = [
     ("curve_build", "tenor_curve_build_one("),
     ("heston_price", "tenor_heston_price_item("),
     ("implied_vol", "tenor_implied_vol_item("),
@@ -51,7 +51,6 @@ const SHARED_KERNELS: [(&str, &str); 29] = [
     ("payoff_barrier", "tenor_payoff_barrier("),
     ("basket_paths", "tenor_basket_paths("),
     ("basket_backward", "tenor_basket_backward("),
-    ("basket_solve", "tenor_basket_solve("),
     ("basket_value", "tenor_basket_value("),
     ("basket_sens", "tenor_basket_sens("),
     ("basket_moments", "tenor_basket_moments("),
@@ -131,6 +130,8 @@ fn every_spelling_of_the_shared_code_is_defined_by_every_prelude() {
         "TENOR_FOR_ITEMS_IN",
         "TENOR_BLOCK_SUMS_IN",
         "TENOR_BLOCK_INDEX",
+        "TENOR_GROUP_SUMS",
+        "TENOR_BARRIER",
         "TENOR_GLOBAL",
         "TENOR_SCRATCH_PARAM",
         "TENOR_SCRATCH_ARG",

@@ -2,10 +2,11 @@
 //! valuation and every Greek on an independent set (ADR 0031).
 //!
 //! 1. **Regression** (American only): `basket_paths` stores the basket and the regression
-//!    feature of every path and date (path set 0); backwards from expiry, per date, one
-//!    `basket_backward` launch (the exercise decision of that date and the block sums of the
-//!    previous date's normal equations) and one `basket_solve` launch (the block sums added in
-//!    order and solved on the device): no host round trip per date.
+//!    feature of every path and date (path set 0); backwards from expiry, one `basket_backward`
+//!    launch per date: every work-group adds the block sums of that date's normal equations
+//!    (written by the launch before) and solves them on the device, decides the date's exercise
+//!    and writes the block sums of the previous date (two halves of one buffer, alternating by
+//!    date): no host round trip and no second launch per date.
 //! 2. **Valuation** (path set 1, the exercise rule fitted above): `basket_value` (price, deltas,
 //!    gammas, cross gammas, rho) and, with Greeks, `basket_sens` (vegas, model vegas,
 //!    correlation vegas, theta) write each path's contribution to every estimate; the normals
@@ -16,7 +17,7 @@
 //!    per-path values on every backend.
 
 use tenor_kernels::basket::{lane_items, sens_rows, value_rows, MAX_BASIS};
-use tenor_kernels::typed::{BasketBackward, BasketMoments, BasketPaths, BasketSens, BasketSolve, BasketValue};
+use tenor_kernels::typed::{BasketBackward, BasketMoments, BasketPaths, BasketSens, BasketValue};
 use tenor_ports::progress::Steps;
 use tenor_ports::{Compute, ComputeExt, DeviceBuffer, NoProgress, Progress, Stream};
 
@@ -29,9 +30,6 @@ pub const NBASIS: u32 = MAX_BASIS as u32;
 
 /// Paths per item of `basket_moments`.
 pub const MOMENT_CHUNK: u64 = 256;
-
-/// Paths per block of `basket_backward` (its manifest's block).
-const BACKWARD_BLOCK: u64 = 256;
 
 /// Values per block of `basket_backward`'s partial normal equations.
 const SLOTS: usize = 27;
@@ -77,7 +75,7 @@ impl Default for BasketSettings {
 pub struct PhaseTimes {
     /// Uploads and the regression's paths (`basket_paths`; American only).
     pub paths_s: f64,
-    /// The backward induction (`basket_backward` and `basket_solve` per date; American only).
+    /// The backward induction (one `basket_backward` per date; American only).
     pub backward_s: f64,
     /// `basket_value` and its moments.
     pub value_s: f64,
@@ -336,20 +334,22 @@ fn regress<C: Compute + ?Sized>(
     progress.inc();
     let paths_s = clock.lap()?;
     progress.sink().message("backward induction");
-    let nblocks = paths.div_ceil(BACKWARD_BLOCK);
+    let nblocks = BasketBackward::blocks(paths) as usize;
     let cash = dev.upload_slice(stream, &vec![0.0f64; paths as usize])?;
-    let partials = dev.alloc_elems::<f64>(stream, SLOTS * nblocks as usize)?;
-    let sums = dev.alloc_elems::<f64>(stream, SLOTS * nblocks as usize)?;
+    // Two halves of block sums (a date's and the date before's), and each block's copy of the
+    // date's coefficients (the kernel's manifest).
+    let partials = dev.alloc_elems::<f64>(stream, 2 * SLOTS * nblocks)?;
+    let fits = dev.alloc_elems::<f64>(stream, MAX_BASIS * nblocks)?;
     let backward = BasketBackward::load(dev)?;
-    let solve = BasketSolve::load(dev)?;
     let df = (-job.rate * model.dt).exp();
     for s in (0..steps).rev() {
         BasketBackward {
             partials: &partials,
+            fits: &fits,
             cash: &cash,
+            coef,
             basket: &basket,
             feature: &feature,
-            coef,
             paths,
             steps,
             step: s,
@@ -359,10 +359,6 @@ fn regress<C: Compute + ?Sized>(
             df,
         }
         .launch_loaded(dev, stream, &backward)?;
-        if s > 0 {
-            BasketSolve { coef, partials: &partials, sums: &sums, nblocks, steps, step: s - 1, nbasis }
-                .launch_loaded(dev, stream, &solve)?;
-        }
         progress.inc();
     }
     Ok((paths_s, clock.lap()?))
