@@ -5,8 +5,10 @@ use crate::basket::{
     correlate, exercise, normals, observe, pair, path_items, qe_step, sens_rows, slot, PathState, BUMPS, FREE, MAX_ASSETS,
     MAX_BASIS, MAX_FACTORS, RECORD,
 };
-use crate::basket::payoff_change;
+use crate::basket::{payoff_change, value_rows};
 use crate::cpu::KernelCall;
+
+use super::basket_value::{value_path, ValueInputs};
 
 /// Most rows (16 assets).
 const MAX_ROWS: usize = 4 * MAX_ASSETS + MAX_ASSETS * (MAX_ASSETS - 1) / 2 + 1;
@@ -24,10 +26,13 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let (seed, set, paths, steps) = (call.u64(6), call.u32(7), call.u64(8), call.u32(9));
     let (n, nb, rows) = (call.u32(10) as usize, call.u32(11) as usize, call.u32(12) as usize);
     let (strike, sign, rate, dt) = (call.f64(13), call.f64(14), call.f64(15), call.f64(16));
-    let maturity_bump = call.f64(17);
-    if n == 0 || n > MAX_ASSETS || nb == 0 || nb > MAX_BASIS || rows != sens_rows(n) {
+    let (maturity_bump, bump) = (call.f64(17), call.f64(18));
+    if n == 0 || n > MAX_ASSETS || nb == 0 || nb > MAX_BASIS || rows != value_rows(n) + sens_rows(n) {
         return;
     }
+    // The first value_rows(n) rows are basket_value's with Greeks, then this kernel's own.
+    let (vrows, rows) = (value_rows(n), sens_rows(n));
+    let values = ValueInputs { assets, factor, coef, seed, set, steps, n, nb, greeks: true, strike, sign, rate, dt, bump };
     let (mut eps, mut z) = ([0.0; MAX_FACTORS], [0.0; MAX_FACTORS]);
     let (mut coefs, mut spots) = ([0.0; MAX_ASSETS], [0.0; MAX_ASSETS]);
     let weight = |i: usize| assets[i * RECORD + slot::WEIGHT];
@@ -104,7 +109,8 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                 acc[rows - 1] = -(dd * (e + change) + d * change) / maturity_bump;
                 break;
             }
-            for (r, v) in acc.iter().take(rows).enumerate() {
+            let value = value_path(&values, p);
+            for (r, v) in value.iter().take(vrows).chain(acc.iter().take(rows)).enumerate() {
                 contrib.set(r * paths as usize + p as usize, *v);
             }
         }

@@ -299,6 +299,19 @@ __device__ __forceinline__ void tenor_basket_paths_lanes(double* __restrict__ ba
     }
 }
 
+// The cross gammas of a path from the lanes' halves in cross[k][thread] (k: the other asset):
+// lane lo writes cross gamma (lo, hi) = its half for hi + lane hi's half for lo.
+__device__ __forceinline__ void tenor_basket_lane_cross(double* __restrict__ contrib, const double* cross,
+                                                        tenor_basket_lane ln, u64 paths, u32 n) {
+    __syncwarp();
+    if (!ln.active) return;
+    const u32 a = ln.asset, me = threadIdx.x, lane0 = threadIdx.x - a;
+    for (u32 hi = a + 1u; hi < n; ++hi) {
+        const double half = cross[hi * TENOR_BLOCK + me] + cross[a * TENOR_BLOCK + lane0 + hi];
+        contrib[(u64)(1u + 2u * n + tenor_basket_pair(a, hi, n)) * paths + ln.path] = half;
+    }
+}
+
 // basket_value on lanes. Lane a keeps the base scenario's price and rho (written by lane 0), its
 // asset's delta, and its spot's two scenarios (up, down): their gamma and their halves of the
 // cross gammas with every other asset k, in shared memory (cross[k][thread]); at the end lane
@@ -391,33 +404,31 @@ __device__ __forceinline__ void tenor_basket_value_lanes(double* __restrict__ co
         }
     }
     if (!greeks) return;
-    __syncwarp();
-    if (ln.active) {
-        const u32 me = threadIdx.x, lane0 = threadIdx.x - a;
-        for (u32 hi = a + 1u; hi < n; ++hi) {
-            const double half = cross[hi * TENOR_BLOCK + me] + cross[a * TENOR_BLOCK + lane0 + hi];
-            contrib[(u64)(1u + 2u * n + tenor_basket_pair(a, hi, n)) * paths + ln.path] = half;
-        }
-    }
+    tenor_basket_lane_cross(contrib, cross, ln, paths, n);
 }
 
-// basket_sens on lanes. Lane a steps its asset and the asset's 5 bumped copies, keeps row a of
-// G (G[a][m], m <= a; registers: the loop over m is unrolled to 16) and, at the path's exercise
-// date, writes the vegas and model vegas of asset a, the correlation vegas of the pairs p with
-// p mod n = a, and (lane 0) theta; a path that never exercises writes zeros.
+// basket_sens on lanes: basket_value's rows with Greeks (as tenor_basket_value_lanes) and this
+// kernel's own rows in one pass over the path. Lane a also steps its asset's 5 bumped copies
+// (until the base scenario exercises) and keeps row a of G (G[a][m], m <= a; registers: the
+// loop over m is unrolled to 16); at the base exercise date it writes the vegas and model vegas
+// of asset a, the correlation vegas of the pairs p with p mod n = a and (lane 0) theta; a path
+// that never exercises writes zeros there.
 __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ contrib, const double* __restrict__ assets,
                                                         const double* __restrict__ bumped,
                                                         const double* __restrict__ factor,
                                                         const double* __restrict__ dfactor,
                                                         const double* __restrict__ coef, u64 seed, u32 set, u64 paths,
-                                                        u32 steps, u32 n, u32 nb, u32 rows, double strike, double sign,
-                                                        double rate, double dt, double maturity_bump) {
+                                                        u32 steps, u32 n, u32 nb, double strike, double sign,
+                                                        double rate, double dt, double maturity_bump, double bump) {
+    __shared__ double cross[TENOR_BASKET_MAX_ASSETS * TENOR_BLOCK];
     const tenor_basket_lane ln = tenor_basket_lane_of(paths, n);
     if (!__any_sync(TENOR_LANES_ALL, ln.active)) return;  // the whole warp
     const u32 a = ln.asset, pairs = n * (n - 1u) / 2u;
+    const u32 vrows = 2u + 2u * n + pairs, rows = 4u * n + pairs + 1u;
+    double* own = contrib + (u64)vrows * paths;  // this kernel's own rows
     const double* c = assets + a * TENOR_BASKET_RECORD;
     const double* cb = bumped + TENOR_BASKET_BUMPS * a * TENOR_BASKET_RECORD;
-    const double w = c[TENOR_BASKET_WEIGHT];
+    const double w = c[TENOR_BASKET_WEIGHT], s0 = c[TENOR_BASKET_SPOT];
     double x = c[TENOR_BASKET_X0], v = c[TENOR_BASKET_V0];
     double cv[TENOR_BASKET_BUMPS], cdx[TENOR_BASKET_BUMPS], g[TENOR_BASKET_MAX_ASSETS];
 #pragma unroll
@@ -427,21 +438,26 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
     }
 #pragma unroll
     for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) g[m] = 0.0;
-    bool alive = ln.active, wrote = false;
+    for (u32 k = 0; k < n; ++k) cross[k * TENOR_BLOCK + threadIdx.x] = 0.0;
+    double price = 0.0, delta = 0.0, gamma = 0.0, rho = 0.0;
+    bool base = ln.active;             // the base scenario has not exercised
+    u32 mine = ln.active ? 3u : 0u;    // bit h: spot a scaled by 1 + bump (h = 0), 1 - bump (h = 1)
     for (u32 s = 0; s < steps; ++s) {
-        if (!__any_sync(TENOR_LANES_ALL, alive)) break;
+        if (!__any_sync(TENOR_LANES_ALL, base || mine != 0u)) break;
         double e0, e1, zv, zx, vn, sq;
         u32 br;
         tenor_basket_lane_normals(factor, seed, set, ln, s, n, &e0, &e1, &zv, &zx);
         const double dx = tenor_basket_qe_step(c, v, zv, zx, TENOR_BASKET_FREE, &vn, &br, &sq);
+        if (base) {
 #pragma unroll
-        for (u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
-            double cvn, unused_sq;
-            u32 unused_b;
-            const double cdxn = tenor_basket_qe_step(cb + q * TENOR_BASKET_RECORD, cv[q], zv, zx, br, &cvn, &unused_b,
-                                                     &unused_sq);
-            cv[q] = cvn;
-            cdx[q] += cdxn - dx;
+            for (u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
+                double cvn, unused_sq;
+                u32 unused_b;
+                const double cdxn = tenor_basket_qe_step(cb + q * TENOR_BASKET_RECORD, cv[q], zv, zx, br, &cvn,
+                                                         &unused_b, &unused_sq);
+                cv[q] = cvn;
+                cdx[q] += cdxn - dx;
+            }
         }
         v = vn;
         x += dx;
@@ -456,54 +472,99 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
         const double ws = w * spot;
         double nu;
         const double bk = tenor_basket_lane_observe(ln, n, ws, v, strike, &nu);
+        const bool last = s + 1u == steps;
+        const double t = dt * (double)(s + 1u);
+        const double* cf = coef + (u64)s * nb;
         double e = 0.0;
-        const bool ex = alive && tenor_basket_exercise(bk, nu, strike, sign, coef + (u64)s * nb, nb, s + 1u == steps, &e);
-        if (!__any_sync(TENOR_LANES_ALL, ex)) continue;
-        const double d = exp(-rate * dt * (double)(s + 1u));
+        const bool ex = base && tenor_basket_exercise(bk, nu, strike, sign, cf, nb, last, &e);
         if (ex) {
+            const double dv = exp(-rate * t);
+            price += dv * e;
+            delta += dv * sign * w * spot / s0;
+            rho += dv * t * sign * strike;
+        }
+        if (__any_sync(TENOR_LANES_ALL, ex)) {
+            const double d = exp(-rate * dt * (double)(s + 1u));
+            if (ex) {
 #pragma unroll
-            for (u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) {
-                const double db = ws * expm1(cdx[q]);
-                contrib[(u64)(q * n + a) * paths + ln.path] = d * tenor_basket_payoff_change(bk, db, e, strike, sign) /
+                for (u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) {
+                    const double db = ws * expm1(cdx[q]);
+                    own[(u64)(q * n + a) * paths + ln.path] = d * tenor_basket_payoff_change(bk, db, e, strike, sign) /
                                                               cb[q * TENOR_BASKET_RECORD + TENOR_BASKET_BUMP];
+                }
             }
-        }
-        for (u32 pi = 0; pi < pairs; ++pi) {
-            double dxk = 0.0;
+            for (u32 pi = 0; pi < pairs; ++pi) {
+                double dxk = 0.0;
 #pragma unroll
-            for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) {
-                if (m <= a) dxk += dfactor[((u64)pi * n + a) * n + m] * g[m];
+                for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) {
+                    if (m <= a) dxk += dfactor[((u64)pi * n + a) * n + m] * g[m];
+                }
+                double db = 0.0;
+                for (u32 k = 0; k < n; ++k) {
+                    const double wsk = __shfl_sync(TENOR_LANES_ALL, ws, (int)(ln.first + k));
+                    const double dk = __shfl_sync(TENOR_LANES_ALL, dxk, (int)(ln.first + k));
+                    db += wsk * dk;
+                }
+                if (ex && pi % n == a) own[(u64)(4u * n + pi) * paths + ln.path] = d * sign * db;
             }
+            const double em = expm1(cdx[TENOR_BASKET_BUMPS - 1u]);
             double db = 0.0;
-            for (u32 k = 0; k < n; ++k) {
-                const double wsk = __shfl_sync(TENOR_LANES_ALL, ws, (int)(ln.first + k));
-                const double dk = __shfl_sync(TENOR_LANES_ALL, dxk, (int)(ln.first + k));
-                db += wsk * dk;
+            for (u32 i = 0; i < n; ++i) {
+                const double wsi = __shfl_sync(TENOR_LANES_ALL, ws, (int)(ln.first + i));
+                const double emi = __shfl_sync(TENOR_LANES_ALL, em, (int)(ln.first + i));
+                db += wsi * emi;
             }
-            if (ex && pi % n == a) contrib[(u64)(4u * n + pi) * paths + ln.path] = d * sign * db;
-        }
-        const double em = expm1(cdx[TENOR_BASKET_BUMPS - 1u]);
-        double db = 0.0;
-        for (u32 i = 0; i < n; ++i) {
-            const double wsi = __shfl_sync(TENOR_LANES_ALL, ws, (int)(ln.first + i));
-            const double emi = __shfl_sync(TENOR_LANES_ALL, em, (int)(ln.first + i));
-            db += wsi * emi;
-        }
-        if (ex) {
-            if (a == 0u) {
+            if (ex && a == 0u) {
                 const double dd = d * expm1(-rate * maturity_bump * (double)(s + 1u) / (double)steps);
                 const double change = tenor_basket_payoff_change(bk, db, e, strike, sign);
-                contrib[(u64)(rows - 1u) * paths + ln.path] = -(dd * (e + change) + d * change) / maturity_bump;
+                own[(u64)(rows - 1u) * paths + ln.path] = -(dd * (e + change) + d * change) / maturity_bump;
             }
-            alive = false;
-            wrote = true;
+        }
+        if (ex) base = false;
+        // The spot scenarios of asset a (basket_value's rows).
+        bool ev0 = false, ev1 = false;
+        double scale0 = 0.0, scale1 = 0.0;
+        for (u32 h = 0; h < 2u; ++h) {
+            if ((mine & (1u << h)) == 0u) continue;
+            const double dir = h == 0u ? 1.0 : -1.0;
+            const double ds = dir * bump * w * spot;
+            double eh;
+            if (tenor_basket_exercise(bk + ds, nu + ds * v / strike, strike, sign, cf, nb, last, &eh)) {
+                const double scale = dir * exp(-rate * t) * sign / (2.0 * bump * s0);
+                if (h == 0u) { ev0 = true; scale0 = scale; } else { ev1 = true; scale1 = scale; }
+                mine &= ~(1u << h);
+            }
+        }
+        if (!__any_sync(TENOR_LANES_ALL, ev0 || ev1)) continue;
+        for (u32 k = 0; k < n; ++k) {
+            const double sk = __shfl_sync(TENOR_LANES_ALL, spot, (int)(ln.first + k));
+            const double wk = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT];
+            const double s0k = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_SPOT];
+            for (u32 h = 0; h < 2u; ++h) {
+                if (!(h == 0u ? ev0 : ev1)) continue;
+                const double dk = (h == 0u ? scale0 : scale1) * wk * sk / s0k;
+                if (k == a) {
+                    gamma += dk;
+                } else {
+                    cross[k * TENOR_BLOCK + threadIdx.x] += 0.5 * dk;
+                }
+            }
         }
     }
-    if (ln.active && !wrote) {
-        for (u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) contrib[(u64)(q * n + a) * paths + ln.path] = 0.0;
-        for (u32 pi = a; pi < pairs; pi += n) contrib[(u64)(4u * n + pi) * paths + ln.path] = 0.0;
-        if (a == 0u) contrib[(u64)(rows - 1u) * paths + ln.path] = 0.0;
+    if (ln.active) {
+        if (a == 0u) {
+            contrib[ln.path] = price;
+            contrib[(u64)(vrows - 1u) * paths + ln.path] = rho;
+        }
+        contrib[(u64)(1u + a) * paths + ln.path] = delta;
+        contrib[(u64)(1u + n + a) * paths + ln.path] = gamma;
+        if (base) {  // never exercised: this kernel's own rows are 0
+            for (u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) own[(u64)(q * n + a) * paths + ln.path] = 0.0;
+            for (u32 pi = a; pi < pairs; pi += n) own[(u64)(4u * n + pi) * paths + ln.path] = 0.0;
+            if (a == 0u) own[(u64)(rows - 1u) * paths + ln.path] = 0.0;
+        }
     }
+    tenor_basket_lane_cross(contrib, cross, ln, paths, n);
 }
 #endif  // TENOR_WARP_LANES
 
@@ -820,17 +881,24 @@ TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ con
                                            TENOR_GLOBAL const double* __restrict__ factor,
                                            TENOR_GLOBAL const double* __restrict__ dfactor,
                                            TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 seed, tenor_u32 set,
-                                           tenor_u64 paths, tenor_u32 steps, tenor_u32 n, tenor_u32 nb, tenor_u32 rows,
+                                           tenor_u64 paths, tenor_u32 steps, tenor_u32 n, tenor_u32 nb, tenor_u32 all_rows,
                                            double strike, double sign, double rate, double dt, double maturity_bump,
-                                           tenor_u64 items) {
-    if (n == 0u || n > TENOR_BASKET_MAX_ASSETS || nb == 0u || nb > TENOR_BASKET_MAX_BASIS ||
-        rows != 4u * n + n * (n - 1u) / 2u + 1u)
+                                           double bump, tenor_u64 items) {
+    // The value rows (basket_value's with Greeks), then this kernel's own rows.
+    const tenor_u32 vrows = 2u + 2u * n + n * (n - 1u) / 2u;
+    const tenor_u32 rows = 4u * n + n * (n - 1u) / 2u + 1u;
+    if (n == 0u || n > TENOR_BASKET_MAX_ASSETS || nb == 0u || nb > TENOR_BASKET_MAX_BASIS || all_rows != vrows + rows)
         return;
     (void)items;
 #if TENOR_WARP_LANES
-    tenor_basket_sens_lanes(contrib, assets, bumped, factor, dfactor, coef, seed, set, paths, steps, n, nb, rows, strike,
-                            sign, rate, dt, maturity_bump);
+    tenor_basket_sens_lanes(contrib, assets, bumped, factor, dfactor, coef, seed, set, paths, steps, n, nb, strike, sign,
+                            rate, dt, maturity_bump, bump);
 #else
+    // One work-item per path: basket_value's pass, then the bumped copies' pass over the same
+    // normals (the lanes above share one pass).
+    tenor_basket_value(contrib, assets, factor, coef, seed, set, paths, steps, n, nb, vrows, strike, sign, rate, dt, bump,
+                       items);
+    contrib += (tenor_u64)vrows * paths;
     TENOR_FOR_ITEM_PER_THREAD(p, paths) {
         double acc[TENOR_BASKET_SENS_ROWS];
         double eps[TENOR_BASKET_MAX_FACTORS], z[TENOR_BASKET_MAX_FACTORS];

@@ -527,7 +527,7 @@ pub fn basket_value(dev: &dyn Compute) -> Result<(), String> {
 
 /// `basket_sens`: every row, against the CPU reference within [`SENS_RTOL`].
 pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
-    let rows = sens_rows(N);
+    let rows = value_rows(N) + sens_rows(N);
     let pairs = N * (N - 1) / 2;
     let dfactor: Vec<f64> = (0..pairs * N * N).map(|k| ((k * 37) % 11) as f64 * 0.01 - 0.05).collect();
     let args = [
@@ -549,13 +549,25 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
         KArg::F64(RATE),
         KArg::F64(dt()),
         KArg::F64(1e-5 * MATURITY),
+        KArg::F64(0.01),
         KArg::U64(lane_items(PATHS, N)),
     ];
-    against_cpu(dev, "basket_sens", "every row", lane_items(PATHS, N), &args, SENS_RTOL)?;
+    let got = against_cpu(dev, "basket_sens", "every row", lane_items(PATHS, N), &args, SENS_RTOL)?;
+    // Its first value_rows(N) rows are basket_value's with Greeks for the same arguments, on the
+    // same device bit for bit (the same operations per path, whether in one pass or two).
+    let value = launch_outputs(dev, "basket_value", lane_items(PATHS, N), &value_args(value_rows(N)))?;
+    let (own, theirs) = (got.first().ok_or("basket_sens: no output")?, value.first().ok_or("basket_value: no output")?);
+    let cells = value_rows(N) * PATHS as usize;
+    if own.len() < cells
+        || theirs.len() != cells
+        || own[..cells].iter().zip(theirs).any(|(a, b)| a.to_bits() != b.to_bits())
+    {
+        return Err("basket_sens: its value rows differ from basket_value's on the same device".into());
+    }
     // A reference of its own: the known-answer put's theta row, the difference of its value at
     // maturities T + h and T over h (minus), in closed form.
     let (n, h) = (known::N_KA, 1e-5 * MATURITY);
-    let rows = sens_rows(n);
+    let rows = value_rows(n) + sens_rows(n);
     let args = [
         KArg::Out(rows * known::PATHS_KA as usize),
         KArg::In(records_of(&known::ASSETS_KA, dt())),
@@ -575,6 +587,7 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
         KArg::F64(RATE),
         KArg::F64(dt()),
         KArg::F64(h),
+        KArg::F64(0.01),
         KArg::U64(lane_items(known::PATHS_KA, n)),
     ];
     let got = launch_outputs(dev, "basket_sens", lane_items(known::PATHS_KA, n), &args)?;

@@ -7,11 +7,11 @@
 //!    (written by the launch before) and solves them on the device, decides the date's exercise
 //!    and writes the block sums of the previous date (two halves of one buffer, alternating by
 //!    date): no host round trip and no second launch per date.
-//! 2. **Valuation** (path set 1, the exercise rule fitted above): `basket_value` (price, deltas,
-//!    gammas, cross gammas, rho) and, with Greeks, `basket_sens` (vegas, model vegas,
-//!    correlation vegas, theta) write each path's contribution to every estimate; the normals
-//!    of a path are drawn once and shared by every scenario of it. `basket_sens` runs on a second
-//!    stream beside `basket_value` (with [`BasketSettings::time_phases`], after it).
+//! 2. **Valuation** (path set 1, the exercise rule fitted above): `basket_value` (the price) or,
+//!    with Greeks, `basket_sens` (`basket_value`'s rows with Greeks: price, deltas, gammas, cross
+//!    gammas, rho; then vegas, model vegas, correlation vegas, theta) writes each path's
+//!    contribution to every estimate; the normals of a path are drawn once and shared by every
+//!    scenario of it (on CUDA in one pass per path: ADR 0035).
 //! 3. **Moments**: `basket_moments` sums each estimate's values and squares in chunks in path
 //!    order; the host adds the chunks in order, so the estimates are the same function of the
 //!    per-path values on every backend.
@@ -77,9 +77,9 @@ pub struct PhaseTimes {
     pub paths_s: f64,
     /// The backward induction (one `basket_backward` per date; American only).
     pub backward_s: f64,
-    /// `basket_value` and its moments.
+    /// `basket_value` and its moments (the price alone; 0 with Greeks).
     pub value_s: f64,
-    /// `basket_sens` and its moments (with Greeks).
+    /// `basket_sens` and its moments (with Greeks: every row, `basket_value`'s included).
     pub sens_s: f64,
 }
 
@@ -123,7 +123,7 @@ pub fn price_basket_with<C: Compute + ?Sized>(
 }
 
 /// [`price_basket_with`] reporting to `progress`: one step for the regression's paths, one per
-/// exercise date of the backward induction, one per valuation kernel (steps are counted when
+/// exercise date of the backward induction, one for the valuation (steps are counted when
 /// their work is enqueued: on an asynchronous device they run ahead of it).
 ///
 /// # Errors
@@ -145,7 +145,7 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     let nbasis = settings.nbasis;
     let mut clock = Clock::new(dev, settings.time_phases);
     let american = job.option.exercise == Exercise::American && job.simulation.steps > 1;
-    let total = if american { u64::from(job.simulation.steps) + 1 } else { 0 } + 1 + u64::from(greeks);
+    let total = if american { u64::from(job.simulation.steps) + 1 } else { 0 } + 1;
     let steps_done = Steps::new(progress, total);
     let model = Model::new(job, greeks)?;
     let stream = dev.default_stream().clone();
@@ -165,50 +165,16 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     };
 
     progress.message("valuation paths");
-    let rows1 = if greeks { value_rows(n) } else { 1 };
-    let contrib1 = dev.alloc_elems::<f64>(&stream, rows1 * paths as usize)?;
-    BasketValue {
-        contrib: &contrib1,
-        assets: &assets,
-        factor: &factor,
-        coef: &coef,
-        seed: sim.seed,
-        set: 1,
-        paths,
-        steps,
-        nassets,
-        nbasis,
-        rows: rows1 as u32,
-        strike,
-        sign,
-        rate: job.rate,
-        dt: model.dt,
-        bump: settings.gamma_bump,
-        items: lane_items(paths, n),
-    }
-    .launch(dev, &stream)?;
-    let sums1 = moment_sums(dev, &stream, &contrib1, rows1, paths)?;
-    // basket_sens runs on a second stream beside basket_value (they read the same inputs and
-    // write their own rows: one fills the SMs the other leaves idle), unless the phases are
-    // timed one after the other.
-    let mut m1 = None;
-    let mut value_s = 0.0;
-    let mut side_stream = None;
-    if settings.time_phases || !greeks {
-        m1 = Some(moments_of(dev, &stream, &sums1, rows1, paths)?);
-        steps_done.inc();
-        value_s = clock.lap()?;
-    }
-    let m2 = if greeks {
-        progress.message("bumped paths");
-        let side = if settings.time_phases { stream.clone() } else { dev.create_stream()? };
-        side.wait(&stream.record()?)?;
-        let rows2 = sens_rows(n);
-        let contrib2 = dev.alloc_elems::<f64>(&side, rows2 * paths as usize)?;
-        let bumped = dev.upload_slice(&side, &model.bumped)?;
-        let dfactor = dev.upload_slice(&side, &model.dfactor)?;
+    let vrows = if greeks { value_rows(n) } else { 1 };
+    let (m1, m2, value_s) = if greeks {
+        // One pass per path for every Greek: basket_sens writes basket_value's rows with Greeks
+        // and its own after them.
+        let rows = vrows + sens_rows(n);
+        let contrib = dev.alloc_elems::<f64>(&stream, rows * paths as usize)?;
+        let bumped = dev.upload_slice(&stream, &model.bumped)?;
+        let dfactor = dev.upload_slice(&stream, &model.dfactor)?;
         BasketSens {
-            contrib: &contrib2,
+            contrib: &contrib,
             assets: &assets,
             bumped: &bumped,
             factor: &factor,
@@ -220,35 +186,45 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
             steps,
             nassets,
             nbasis,
-            rows: rows2 as u32,
+            rows: rows as u32,
             strike,
             sign,
             rate: job.rate,
             dt: model.dt,
             maturity_bump: model.maturity_bump,
+            bump: settings.gamma_bump,
             items: lane_items(paths, n),
         }
-        .launch(dev, &side)?;
-        let sums2 = moment_sums(dev, &side, &contrib2, rows2, paths)?;
-        if m1.is_none() {
-            m1 = Some(moments_of(dev, &stream, &sums1, rows1, paths)?);
-            steps_done.inc();
-        }
-        let m = moments_of(dev, &side, &sums2, rows2, paths)?;
-        steps_done.inc();
-        side_stream = Some(side);
-        m
+        .launch(dev, &stream)?;
+        let mut m1 = moments(dev, &stream, &contrib, rows, paths)?;
+        let m2 = m1.split_off(vrows);
+        (m1, m2, 0.0)
     } else {
-        Vec::new()
+        let contrib = dev.alloc_elems::<f64>(&stream, paths as usize)?;
+        BasketValue {
+            contrib: &contrib,
+            assets: &assets,
+            factor: &factor,
+            coef: &coef,
+            seed: sim.seed,
+            set: 1,
+            paths,
+            steps,
+            nassets,
+            nbasis,
+            rows: 1,
+            strike,
+            sign,
+            rate: job.rate,
+            dt: model.dt,
+            bump: settings.gamma_bump,
+            items: lane_items(paths, n),
+        }
+        .launch(dev, &stream)?;
+        let m1 = moments(dev, &stream, &contrib, 1, paths)?;
+        (m1, Vec::new(), clock.lap()?)
     };
-    // A buffer is freed on the stream of its last use (the side stream's, for the inputs
-    // basket_sens read last): later work on `stream`, whose allocations may reuse that memory
-    // (the next job's), waits for those frees.
-    drop((contrib1, sums1, assets, factor, coef));
-    if let Some(side) = side_stream {
-        stream.wait(&side.record()?)?;
-    }
-    let m1 = m1.unwrap_or_default();
+    steps_done.inc();
     let sens_s = clock.lap()?;
     progress.finish();
     let mut out = assemble(n, &m1, &m2, greeks);
@@ -364,33 +340,20 @@ fn regress<C: Compute + ?Sized>(
     Ok((paths_s, clock.lap()?))
 }
 
-/// Enqueues `basket_moments` over `rows` rows of per-path values on `stream`: per chunk of
-/// [`MOMENT_CHUNK`] paths the sum and the sum of squares (read by [`moments_of`]).
-fn moment_sums<C: Compute + ?Sized>(
+/// Mean and standard error of each of `rows` rows of per-path values: `basket_moments` sums
+/// chunks of [`MOMENT_CHUNK`] paths on the device, the host adds the chunks in order.
+fn moments<C: Compute + ?Sized>(
     dev: &C,
     stream: &Stream,
     values: &DeviceBuffer,
     rows: usize,
     paths: u64,
-) -> Result<DeviceBuffer, BasketError> {
+) -> Result<Vec<(f64, f64)>, BasketError> {
     let chunks = paths.div_ceil(MOMENT_CHUNK) as usize;
     let items = (rows * chunks) as u64;
     let out = dev.alloc_elems::<f64>(stream, 2 * rows * chunks)?;
     BasketMoments { out: &out, values, rows: rows as u32, paths, chunk: MOMENT_CHUNK, items }.launch(dev, stream)?;
-    Ok(out)
-}
-
-/// Mean and standard error of each of `rows` rows from [`moment_sums`]' chunks (downloaded on
-/// `stream`, added in chunk order).
-fn moments_of<C: Compute + ?Sized>(
-    dev: &C,
-    stream: &Stream,
-    sums: &DeviceBuffer,
-    rows: usize,
-    paths: u64,
-) -> Result<Vec<(f64, f64)>, BasketError> {
-    let chunks = paths.div_ceil(MOMENT_CHUNK) as usize;
-    let sums = dev.download_vec::<f64>(stream, sums)?;
+    let sums = dev.download_vec::<f64>(stream, &out)?;
     let nf = paths as f64;
     Ok((0..rows)
         .map(|r| {
