@@ -601,21 +601,6 @@ TENOR_DEVICE_INLINE void tenor_basket_paths(TENOR_GLOBAL double* __restrict__ ba
 #endif
 }
 
-// One regression row (the basis of xi and nu, target y) added to the packed normal equations
-// acc (upper triangle of X^T X row by row, then X^T y).
-TENOR_DEVICE_INLINE void tenor_basket_regression_row(double xi, double nu, double y, tenor_u32 nb, double* acc) {
-    double phi[6];
-    tenor_basket_basis(xi, nu, nb, phi);
-    tenor_u32 k = 0;
-    for (tenor_u32 a = 0; a < nb; ++a) {
-        for (tenor_u32 b = a; b < nb; ++b) {
-            acc[k] += phi[a] * phi[b];
-            ++k;
-        }
-    }
-    for (tenor_u32 a = 0; a < nb; ++a) acc[k + a] += phi[a] * y;
-}
-
 // Index of (X^T X)_{ab}, a <= b, in the packed normal equations.
 TENOR_DEVICE_INLINE tenor_u32 tenor_basket_packed(tenor_u32 a, tenor_u32 b, tenor_u32 nb) {
     return a * (2u * nb - a + 1u) / 2u + (b - a);
@@ -768,16 +753,17 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
         const double value = ex ? e : (last ? 0.0 : df * held);
         cash[p] = value;
         if (step > 0u && sign * (bp - strike) > 0.0) {
+            double phi[6];
+            tenor_basket_basis(bp / strike - 1.0, nup, nb, phi);
             const double y = df * value;
-            if (nb == TENOR_BASKET_MAX_BASIS) {
-                // The basis count a constant: acc and phi indexed by constants only (registers).
-                tenor_basket_regression_row(bp / strike - 1.0, nup, y, TENOR_BASKET_MAX_BASIS, acc);
-            } else {
-                double t[TENOR_BASKET_SLOTS];
-                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) t[k] = acc[k];
-                tenor_basket_regression_row(bp / strike - 1.0, nup, y, nb, t);
-                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = t[k];
+            tenor_u32 k = 0;
+            for (tenor_u32 a = 0; a < nb; ++a) {
+                for (tenor_u32 b = a; b < nb; ++b) {
+                    acc[k] += phi[a] * phi[b];
+                    ++k;
+                }
             }
+            for (tenor_u32 a = 0; a < nb; ++a) acc[k + a] += phi[a] * y;
         }
     }
     if (step > 0u) {
