@@ -497,8 +497,8 @@ pub fn run_basket_in(
     }
     if let Some(p) = phases {
         report.line(format!(
-            "phases (one more job, synchronised after each): paths {:.6} s, backward induction {:.6} s, valuation {:.6} s, sensitivities {:.6} s",
-            p.paths_s, p.backward_s, p.value_s, p.sens_s
+            "phases (one more job, synchronised after each): paths {:.6} s, backward induction {:.6} s (launches enqueued in {:.6} s), valuation {:.6} s, sensitivities {:.6} s",
+            p.paths_s, p.backward_s, p.backward_enqueue_s, p.value_s, p.sens_s
         ));
     }
     report.line(format!("wrote {} and {}", req.out.join(OUTPUTS[0]).display(), req.out.join(OUTPUTS[1]).display()));

@@ -77,6 +77,10 @@ pub struct PhaseTimes {
     pub paths_s: f64,
     /// The backward induction (one `basket_backward` per date; American only).
     pub backward_s: f64,
+    /// Of [`PhaseTimes::backward_s`], the host's time to enqueue the launches (the rest: the
+    /// device's work not yet done when the last launch was enqueued). Near `backward_s`, the
+    /// backward induction is bound by the host's launches.
+    pub backward_enqueue_s: f64,
     /// `basket_value` and its moments (the price alone; 0 with Greeks).
     pub value_s: f64,
     /// `basket_sens` and its moments (with Greeks: every row, `basket_value`'s included).
@@ -158,10 +162,10 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     let assets = dev.upload_slice(&stream, &model.assets)?;
     let factor = dev.upload_slice(&stream, &model.factor)?;
     let coef = never_exercise(dev, &stream, steps, nbasis)?;
-    let (paths_s, backward_s) = if american {
+    let (paths_s, backward_s, backward_enqueue_s) = if american {
         regress(dev, &stream, job, &model, &assets, &factor, &coef, nbasis, &steps_done, &mut clock)?
     } else {
-        (clock.lap()?, 0.0)
+        (clock.lap()?, 0.0, 0.0)
     };
 
     progress.message("valuation paths");
@@ -228,7 +232,8 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     let sens_s = clock.lap()?;
     progress.finish();
     let mut out = assemble(n, &m1, &m2, greeks);
-    out.phases = settings.time_phases.then_some(PhaseTimes { paths_s, backward_s, value_s, sens_s });
+    out.phases =
+        settings.time_phases.then_some(PhaseTimes { paths_s, backward_s, backward_enqueue_s, value_s, sens_s });
     Ok(out)
 }
 
@@ -273,7 +278,8 @@ fn never_exercise<C: Compute + ?Sized>(
 }
 
 /// The regression pass: fits every date's exercise rule into `coef` on path set 0. Returns the
-/// `clock`'s laps after the paths and after the backward induction.
+/// `clock`'s laps after the paths and after the backward induction, and the host's time to
+/// enqueue the backward induction's launches.
 #[allow(clippy::too_many_arguments)]
 fn regress<C: Compute + ?Sized>(
     dev: &C,
@@ -286,7 +292,7 @@ fn regress<C: Compute + ?Sized>(
     nbasis: u32,
     progress: &Steps<'_>,
     clock: &mut Clock<'_, C>,
-) -> Result<(f64, f64), BasketError> {
+) -> Result<(f64, f64, f64), BasketError> {
     let sim = job.simulation;
     progress.sink().message("regression paths");
     let (paths, steps) = (sim.paths, sim.steps);
@@ -318,6 +324,7 @@ fn regress<C: Compute + ?Sized>(
     let fits = dev.alloc_elems::<f64>(stream, MAX_BASIS * nblocks)?;
     let backward = BasketBackward::load(dev)?;
     let df = (-job.rate * model.dt).exp();
+    let enqueue = std::time::Instant::now();
     for s in (0..steps).rev() {
         BasketBackward {
             partials: &partials,
@@ -337,7 +344,8 @@ fn regress<C: Compute + ?Sized>(
         .launch_loaded(dev, stream, &backward)?;
         progress.inc();
     }
-    Ok((paths_s, clock.lap()?))
+    let enqueue_s = enqueue.elapsed().as_secs_f64();
+    Ok((paths_s, clock.lap()?, enqueue_s))
 }
 
 /// Mean and standard error of each of `rows` rows of per-path values: `basket_moments` sums
