@@ -312,6 +312,47 @@ __device__ __forceinline__ void tenor_basket_lane_cross(double* __restrict__ con
     }
 }
 
+// The spot scenarios of lane a's asset at a date (basket_value's rows; after the base
+// scenario's decision): each live scenario (bit h of *mine: spot a scaled by 1 + bump, h = 0, or
+// 1 - bump) decides its exercise at the basket bk + ds; at an exercise its pathwise deltas of
+// every asset k go to *gamma (k = a) and to the lane's half of the cross gamma (a, k) in
+// cross[k][thread]. The whole warp calls it (shuffles when some lane has an exercise).
+__device__ __forceinline__ void tenor_basket_lane_scenarios(const double* __restrict__ assets, tenor_basket_lane ln,
+                                                            u32 n, u32 nb, const double* cf, bool last, double bk,
+                                                            double nu, double v, double w, double spot, double s0,
+                                                            double strike, double sign, double rate, double t,
+                                                            double bump, u32* mine, double* gamma, double* cross) {
+    const u32 a = ln.asset;
+    bool ev0 = false, ev1 = false;
+    double scale0 = 0.0, scale1 = 0.0;
+    for (u32 h = 0; h < 2u; ++h) {
+        if ((*mine & (1u << h)) == 0u) continue;
+        const double dir = h == 0u ? 1.0 : -1.0;
+        const double ds = dir * bump * w * spot;
+        double e;
+        if (tenor_basket_exercise(bk + ds, nu + ds * v / strike, strike, sign, cf, nb, last, &e)) {
+            const double scale = dir * exp(-rate * t) * sign / (2.0 * bump * s0);
+            if (h == 0u) { ev0 = true; scale0 = scale; } else { ev1 = true; scale1 = scale; }
+            *mine &= ~(1u << h);
+        }
+    }
+    if (!__any_sync(TENOR_LANES_ALL, ev0 || ev1)) return;
+    for (u32 k = 0; k < n; ++k) {
+        const double sk = __shfl_sync(TENOR_LANES_ALL, spot, (int)(ln.first + k));
+        const double wk = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT];
+        const double s0k = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_SPOT];
+        for (u32 h = 0; h < 2u; ++h) {
+            if (!(h == 0u ? ev0 : ev1)) continue;
+            const double dk = (h == 0u ? scale0 : scale1) * wk * sk / s0k;
+            if (k == a) {
+                *gamma += dk;
+            } else {
+                cross[k * TENOR_BLOCK + threadIdx.x] += 0.5 * dk;
+            }
+        }
+    }
+}
+
 // basket_value on lanes. Lane a keeps the base scenario's price and rho (written by lane 0), its
 // asset's delta, and its spot's two scenarios (up, down): their gamma and their halves of the
 // cross gammas with every other asset k, in shared memory (cross[k][thread]); at the end lane
@@ -366,34 +407,8 @@ __device__ __forceinline__ void tenor_basket_value_lanes(double* __restrict__ co
             }
         }
         if (!greeks) continue;
-        bool ev0 = false, ev1 = false;
-        double scale0 = 0.0, scale1 = 0.0;
-        for (u32 h = 0; h < 2u; ++h) {
-            if ((mine & (1u << h)) == 0u) continue;
-            const double dir = h == 0u ? 1.0 : -1.0;
-            const double ds = dir * bump * w * spot;
-            double e;
-            if (tenor_basket_exercise(bk + ds, nu + ds * v / strike, strike, sign, cf, nb, last, &e)) {
-                const double scale = dir * exp(-rate * t) * sign / (2.0 * bump * s0);
-                if (h == 0u) { ev0 = true; scale0 = scale; } else { ev1 = true; scale1 = scale; }
-                mine &= ~(1u << h);
-            }
-        }
-        if (!__any_sync(TENOR_LANES_ALL, ev0 || ev1)) continue;
-        for (u32 k = 0; k < n; ++k) {
-            const double sk = __shfl_sync(TENOR_LANES_ALL, spot, (int)(ln.first + k));
-            const double wk = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT];
-            const double s0k = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_SPOT];
-            for (u32 h = 0; h < 2u; ++h) {
-                if (!(h == 0u ? ev0 : ev1)) continue;
-                const double dk = (h == 0u ? scale0 : scale1) * wk * sk / s0k;
-                if (k == a) {
-                    gamma += dk;
-                } else {
-                    cross[k * TENOR_BLOCK + threadIdx.x] += 0.5 * dk;
-                }
-            }
-        }
+        tenor_basket_lane_scenarios(assets, ln, n, nb, cf, last, bk, nu, v, w, spot, s0, strike, sign, rate, t, bump, &mine,
+                                    &gamma, cross);
     }
     if (ln.active) {
         if (a == 0u) contrib[ln.path] = price;
@@ -522,34 +537,8 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
         }
         if (ex) base = false;
         // The spot scenarios of asset a (basket_value's rows).
-        bool ev0 = false, ev1 = false;
-        double scale0 = 0.0, scale1 = 0.0;
-        for (u32 h = 0; h < 2u; ++h) {
-            if ((mine & (1u << h)) == 0u) continue;
-            const double dir = h == 0u ? 1.0 : -1.0;
-            const double ds = dir * bump * w * spot;
-            double eh;
-            if (tenor_basket_exercise(bk + ds, nu + ds * v / strike, strike, sign, cf, nb, last, &eh)) {
-                const double scale = dir * exp(-rate * t) * sign / (2.0 * bump * s0);
-                if (h == 0u) { ev0 = true; scale0 = scale; } else { ev1 = true; scale1 = scale; }
-                mine &= ~(1u << h);
-            }
-        }
-        if (!__any_sync(TENOR_LANES_ALL, ev0 || ev1)) continue;
-        for (u32 k = 0; k < n; ++k) {
-            const double sk = __shfl_sync(TENOR_LANES_ALL, spot, (int)(ln.first + k));
-            const double wk = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT];
-            const double s0k = assets[k * TENOR_BASKET_RECORD + TENOR_BASKET_SPOT];
-            for (u32 h = 0; h < 2u; ++h) {
-                if (!(h == 0u ? ev0 : ev1)) continue;
-                const double dk = (h == 0u ? scale0 : scale1) * wk * sk / s0k;
-                if (k == a) {
-                    gamma += dk;
-                } else {
-                    cross[k * TENOR_BLOCK + threadIdx.x] += 0.5 * dk;
-                }
-            }
-        }
+        tenor_basket_lane_scenarios(assets, ln, n, nb, cf, last, bk, nu, v, w, spot, s0, strike, sign, rate, t, bump, &mine,
+                                    &gamma, cross);
     }
     if (ln.active) {
         if (a == 0u) {
