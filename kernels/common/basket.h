@@ -45,8 +45,6 @@
 #define TENOR_BASKET_SPOT 13u
 #define TENOR_BASKET_BUMP 15u
 
-// The 2N (= factors) independent normals of `step` of `path` in path set `set`: Philox counter
-// (step, set 2^31 + j, path) gives factors 2j and 2j + 1 by ADR 0003's Box-Muller.
 // Factors 2j (*e0) and 2j + 1 (*e1) of `step` of `path` in path set `set`: Philox counter
 // (step, set 2^31 + j, path), ADR 0003's Box-Muller.
 TENOR_DEVICE_INLINE void tenor_basket_normal_pair(tenor_u64 seed, tenor_u32 set, tenor_u64 path, tenor_u32 step,
@@ -231,8 +229,6 @@ __device__ __forceinline__ tenor_basket_lane tenor_basket_lane_of(u64 paths, u32
     return r;
 }
 
-// This lane's correlated normals of step `step`: *zv = z[a] (variance), *zx = z[n + a]
-// (log-price), each row summed in factor order as tenor_basket_correlate.
 // Normal `c` of the path (factor c) from the lane that drew it; e0, e1: this lane's pair.
 __device__ __forceinline__ double tenor_basket_lane_eps(double e0, double e1, tenor_basket_lane ln, u32 c) {
     return __shfl_sync(TENOR_LANES_ALL, (c & 1u) != 0u ? e1 : e0, (int)(ln.first + (c >> 1)));

@@ -169,10 +169,10 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     };
 
     progress.message("valuation paths");
-    let vrows = if greeks { value_rows(n) } else { 1 };
     let (m1, m2, value_s) = if greeks {
         // One pass per path for every Greek: basket_sens writes basket_value's rows with Greeks
         // and its own after them.
+        let vrows = value_rows(n);
         let rows = vrows + sens_rows(n);
         let contrib = dev.alloc_elems::<f64>(&stream, rows * paths as usize)?;
         let bumped = dev.upload_slice(&stream, &model.bumped)?;
