@@ -1,24 +1,26 @@
 //! Reference implementation of `basket_backward` (see its kernel.toml and [`crate::basket`]).
 use std::ops::Range;
 
-use crate::basket::{accumulate, basis, exercise, solve, MAX_BASIS};
+use crate::basket::{accumulate_target, basis, exercise, substitute, FACTOR_RECORD, MAX_BASIS};
 use crate::cpu::KernelCall;
 
-/// Values per block of the partial normal equations (the width of 6 basis functions).
-const SLOTS: usize = 27;
+/// Values per block of the partial sums of `X^T y` (one per basis function of 6).
+const SLOTS: usize = MAX_BASIS;
 
-/// Runs blocks `blocks` of the launch: the date's fit (each call adds every block's sums
-/// itself, in block order, as each device work-group does), the decision, the block sums of
-/// the date before.
+/// Runs blocks `blocks` of a launch of one date (`dates` = 1): the date's fit (each call adds every block's sums
+/// itself, in block order, as each device work-group does, and substitutes them into the
+/// date's factor record), the decision, the block sums of the date before.
 ///
 /// # Safety
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let (partials, fits, cash, coef) = (call.out::<f64>(0), call.out::<f64>(1), call.out::<f64>(2), call.out::<f64>(3));
-    let (basket, feature) = (call.slice::<f64>(4), call.slice::<f64>(5));
-    let (paths, steps, step, nb) = (call.u64(6), call.u32(7), call.u32(8), call.u32(9) as usize);
-    let (strike, sign, df) = (call.f64(10), call.f64(11), call.f64(12));
-    if nb == 0 || nb > MAX_BASIS || step >= steps {
+    let (factors, basket, feature) = (call.slice::<f64>(5), call.slice::<f64>(6), call.slice::<f64>(7));
+    let (paths, steps, step, dates, nb) = (call.u64(8), call.u32(9), call.u32(10), call.u32(11), call.u32(12) as usize);
+    let (strike, sign, df) = (call.f64(13), call.f64(14), call.f64(15));
+    // One date per launch: the CPU backend runs ranges of blocks apart, with no wait between
+    // them (the manifest: dates > 1 writes nothing here).
+    if nb == 0 || nb > MAX_BASIS || step >= steps || dates != 1 {
         return;
     }
     let last = step + 1 == steps;
@@ -29,13 +31,13 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let (read, write) = ((step % 2) as usize * half, ((step + 1) % 2) as usize * half);
     let mut c = [0.0f64; MAX_BASIS];
     if !last {
-        let mut ne = [0.0f64; SLOTS];
+        let mut xty = [0.0f64; SLOTS];
         for blk in 0..nblocks {
-            for (k, a) in ne.iter_mut().enumerate() {
+            for (k, a) in xty.iter_mut().enumerate() {
                 *a += partials.get(read + k * nblocks + blk);
             }
         }
-        solve(&ne, nb, &mut c);
+        substitute(&factors[step as usize * FACTOR_RECORD..][..FACTOR_RECORD], &xty, nb, &mut c);
         for b in blocks.clone() {
             for (j, v) in c.iter().enumerate().take(nb) {
                 fits.set(MAX_BASIS * b as usize + j, *v);
@@ -66,7 +68,7 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                 let bp = basket[prev];
                 if sign * (bp - strike) > 0.0 {
                     basis(bp / strike - 1.0, feature[prev], nb, &mut phi);
-                    accumulate(&mut acc, &phi, df * value, nb);
+                    accumulate_target(&mut acc, &phi, df * value, nb);
                 }
             }
         }

@@ -21,7 +21,6 @@
 #define TENOR_BASKET_MAX_FACTORS 32u
 #define TENOR_BASKET_RECORD 16u
 #define TENOR_BASKET_MAX_BASIS 6u
-#define TENOR_BASKET_SLOTS 27
 #define TENOR_BASKET_BUMPS 5u
 #define TENOR_BASKET_FREE 4u
 #define TENOR_BASKET_VALUE_ROWS 154u
@@ -154,10 +153,15 @@ TENOR_DEVICE_INLINE double tenor_basket_observe(TENOR_GLOBAL const double* __res
     return b;
 }
 
-// The regression basis 1, xi, xi^2, nu, xi nu, xi^3 (the first nb).
+// The regression basis 1, xi, xi^2, nu, xi nu, xi^3 (the first nb; phi[nb .. 6) = 0, so that
+// sums over the basis run over 6 constant indices and stay in registers).
 TENOR_DEVICE_INLINE void tenor_basket_basis(double xi, double nu, tenor_u32 nb, double* phi) {
-    const double all[6] = {1.0, xi, xi * xi, nu, xi * nu, xi * xi * xi};
-    for (tenor_u32 j = 0; j < nb; ++j) phi[j] = all[j];
+    phi[0] = nb > 0u ? 1.0 : 0.0;
+    phi[1] = nb > 1u ? xi : 0.0;
+    phi[2] = nb > 2u ? xi * xi : 0.0;
+    phi[3] = nb > 3u ? nu : 0.0;
+    phi[4] = nb > 4u ? xi * nu : 0.0;
+    phi[5] = nb > 5u ? xi * xi * xi : 0.0;
 }
 
 // Whether a path with basket b and feature nu exercises under coefficients coef (last: the final
@@ -586,27 +590,35 @@ TENOR_DEVICE_INLINE void tenor_basket_paths(TENOR_GLOBAL double* __restrict__ ba
 #endif
 }
 
-// Index of (X^T X)_{ab}, a <= b, in the packed normal equations.
-TENOR_DEVICE_INLINE tenor_u32 tenor_basket_packed(tenor_u32 a, tenor_u32 b, tenor_u32 nb) {
-    return a * (2u * nb - a + 1u) / 2u + (b - a);
+// A factor record (core/kernels/src/basket.rs, FACTOR_RECORD): L's lower triangle row by row
+// (L[r][k] at r (r + 1) / 2 + k, the layout of 6 functions), the reciprocals of its diagonal
+// from TENOR_BASKET_FACTOR_INV, the count m of basis functions used at TENOR_BASKET_FACTOR_USED.
+#define TENOR_BASKET_GRAM 21
+#define TENOR_BASKET_TARGETS 6
+#define TENOR_BASKET_FACTOR 28u
+#define TENOR_BASKET_FACTOR_INV 21u
+#define TENOR_BASKET_FACTOR_USED 27u
+
+// Index of (X^T X)_{ab}, a <= b < 6, in the packed Gram matrix of 6 functions (the device's sums
+// keep the layout of 6 whatever nb: the entries past nb are 0 and never read).
+TENOR_DEVICE_INLINE tenor_u32 tenor_basket_packed6(tenor_u32 a, tenor_u32 b) {
+    return a * (13u - a) / 2u + (b - a);
 }
 
-// The packed normal equations ne (nb (nb + 3) / 2 values) solved into beta[0 .. nb) with the
-// operations of core/kernels/src/basket.rs's solve in its order: a Cholesky factorisation that
-// stops at the first basis function whose pivot is under 1e-10 of its diagonal entry (the fit
-// uses those before it, the others get 0); fewer than 2 nb rows ((X^T X)_00 counts them), no
-// usable function or a non-finite fit: (+inf, 0, ..), never exercise. Every loop is bounded by
-// nb (the substitutions leave at m), so that where nb is a constant the compilers can unroll
-// them and keep l, z and beta in registers.
-TENOR_DEVICE_INLINE void tenor_basket_solve(const double* ne, tenor_u32 nb, double* beta) {
-    double l[36], z[6];
+// The factor record rec (28 values) of the packed Gram matrix xtx (21 values, the layout of 6)
+// with the operations of core/kernels/src/basket.rs's factor in its order: a Cholesky
+// factorisation that stops at the first basis function whose pivot is under 1e-10 of its
+// diagonal entry (m: the functions before it); fewer than 2 nb rows ((X^T X)_00 counts them) or
+// no usable function: m = 0. Entries past m are 0.
+TENOR_DEVICE_INLINE void tenor_basket_factor(const double* xtx, tenor_u32 nb, double* rec) {
+    double l[36];
     for (int k = 0; k < 36; ++k) l[k] = 0.0;
     tenor_u32 m = 0;
     // Whether the factorisation goes on (it stops for good at the first dropped function).
-    bool on = ne[0] >= (double)(2u * nb);
+    bool on = xtx[0] >= (double)(2u * nb);
     for (tenor_u32 k = 0; k < nb; ++k) {
         if (on) {
-            const double akk = ne[tenor_basket_packed(k, k, nb)];
+            const double akk = xtx[tenor_basket_packed6(k, k)];
             double d = akk;
             for (tenor_u32 i = 0; i < k; ++i) d -= l[k * 6u + i] * l[k * 6u + i];
             on = d - d == 0.0 && d > 1e-10 * akk;
@@ -614,7 +626,7 @@ TENOR_DEVICE_INLINE void tenor_basket_solve(const double* ne, tenor_u32 nb, doub
                 const double lkk = TENOR_MATH(sqrt)(d);
                 l[k * 6u + k] = lkk;
                 for (tenor_u32 r = k + 1u; r < nb; ++r) {
-                    double s = ne[tenor_basket_packed(k, r, nb)];
+                    double s = xtx[tenor_basket_packed6(k, r)];
                     for (tenor_u32 i = 0; i < k; ++i) s -= l[r * 6u + i] * l[k * 6u + i];
                     l[r * 6u + k] = s / lkk;
                 }
@@ -622,57 +634,110 @@ TENOR_DEVICE_INLINE void tenor_basket_solve(const double* ne, tenor_u32 nb, doub
             }
         }
     }
-    const tenor_u32 xty = nb * (nb + 1u) / 2u;
-    for (tenor_u32 r = 0; r < nb; ++r) {
+    for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = 0.0;
+    for (tenor_u32 r = 0; r < m; ++r) {
+        for (tenor_u32 k = 0; k <= r; ++k) rec[r * (r + 1u) / 2u + k] = l[r * 6u + k];
+        rec[TENOR_BASKET_FACTOR_INV + r] = 1.0 / l[r * 6u + r];
+    }
+    rec[TENOR_BASKET_FACTOR_USED] = (double)m;
+}
+
+// The coefficients beta[0 .. nb) from a factor record rec and X^T y (xty[0 .. 6)) with the
+// operations of core/kernels/src/basket.rs's substitute in its order: L z = X^T y forwards,
+// L^T beta = z backwards over the m functions used, each division a product with the record's
+// reciprocal; m = 0 or a non-finite fit: (+inf, 0, ..). Every loop runs over 6 constant indices
+// (the run-time m only masks), so rec, z and beta stay in registers: this is the one thread's
+// work on the backward induction's per-date chain.
+TENOR_DEVICE_INLINE void tenor_basket_substitute(const double* rec, const double* xty, tenor_u32 nb, double* beta) {
+    tenor_u32 m = (tenor_u32)rec[TENOR_BASKET_FACTOR_USED];
+    if (m > nb) m = nb;
+    double z[6], b[6];
+    for (tenor_u32 r = 0; r < 6u; ++r) {
+        z[r] = 0.0;
         if (r < m) {
-            double s = ne[xty + r];
-            for (tenor_u32 i = 0; i < r; ++i) s -= l[r * 6u + i] * z[i];
-            z[r] = s / l[r * 6u + r];
+            double s = xty[r];
+            for (tenor_u32 j = 0; j < r; ++j) s -= rec[r * (r + 1u) / 2u + j] * z[j];
+            z[r] = s * rec[TENOR_BASKET_FACTOR_INV + r];
         }
     }
-    for (tenor_u32 q = nb; q > 0u; --q) {
+    for (tenor_u32 q = 6u; q > 0u; --q) {
         const tenor_u32 r = q - 1u;
+        b[r] = 0.0;
         if (r < m) {
             double s = z[r];
-            for (tenor_u32 i = r + 1u; i < nb; ++i) {
-                if (i < m) s -= l[i * 6u + r] * beta[i];
+            for (tenor_u32 j = r + 1u; j < 6u; ++j) {
+                if (j < m) s -= rec[j * (j + 1u) / 2u + r] * b[j];
             }
-            beta[r] = s / l[r * 6u + r];
+            b[r] = s * rec[TENOR_BASKET_FACTOR_INV + r];
         }
     }
     bool finite = true;
-    for (tenor_u32 i = 0; i < nb; ++i) finite = finite && (i >= m || beta[i] - beta[i] == 0.0);
-    for (tenor_u32 j = 0; j < nb; ++j) {
-        if (m == 0u || !finite) {
-            beta[j] = j == 0u ? TENOR_INF_F64() : 0.0;
-        } else if (j >= m) {
-            beta[j] = 0.0;
-        }
+    for (tenor_u32 i = 0; i < 6u; ++i) finite = finite && (i >= m || b[i] - b[i] == 0.0);
+    for (tenor_u32 j = 0; j < 6u; ++j) {
+        beta[j] = (m == 0u || !finite) ? (j == 0u ? TENOR_INF_F64() : 0.0) : b[j];
     }
 }
 
-// basket_backward (see its kernel.toml): exercise date `step` of the backward induction in one
-// launch. Unless `step` is the last date, every work-group first fits the date: work-item i adds
-// the blocks i, i + TENOR_BLOCK, .. of the sums that the launch of step + 1 wrote (partials half
-// step mod 2, slot-major so that the work-items' reads of a slot are contiguous; this launch
-// writes only the other half), one work-group reduction, and work-item 0
-// solves them (tenor_basket_solve) into the group's slot of fits (work-group 0 also into coef),
-// then a barrier. Every work-group computes the same coefficients: the same sums added in the
-// same order. Then the decision at `step` with them, and the block's normal equations of
-// step - 1 (packed upper triangle of X^T X, then X^T y) into partials half (step - 1) mod 2.
+// basket_gram (see its kernel.toml): work-group d factors date d's Gram matrix. Work-item i adds
+// the in-the-money paths i, i + TENOR_BLOCK, .. of the date (21 sums in the layout of 6), one
+// work-group reduction, and work-item 0 factors the sums into the date's record. Work-groups past
+// the last date return at once (the whole group: no barrier is left waiting).
+TENOR_DEVICE_INLINE void tenor_basket_gram(TENOR_GLOBAL double* __restrict__ factors, TENOR_GLOBAL const double* __restrict__ basket,
+                                           TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths, tenor_u32 steps,
+                                           tenor_u32 nb, double strike, double sign, tenor_u64 items TENOR_SCRATCH_PARAM) {
+    (void)items;
+    const tenor_u64 d = TENOR_BLOCK_INDEX();
+    if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || d >= (tenor_u64)steps) return;
+    double xtx[TENOR_BASKET_GRAM];
+    for (int k = 0; k < TENOR_BASKET_GRAM; ++k) xtx[k] = 0.0;
+    TENOR_GLOBAL const double* bd = basket + d * paths;
+    TENOR_GLOBAL const double* fd = feature + d * paths;
+    for (tenor_u64 chunk = 0; chunk * TENOR_BLOCK < paths; ++chunk) {
+        TENOR_FOR_ITEMS_IN(p, paths, chunk) {
+            const double b = bd[p];
+            if (sign * (b - strike) > 0.0) {
+                double phi[6];
+                tenor_basket_basis(b / strike - 1.0, fd[p], nb, phi);
+                int k = 0;
+                for (int a = 0; a < 6; ++a) {
+                    for (int c = a; c < 6; ++c) {
+                        xtx[k] += phi[a] * phi[c];
+                        ++k;
+                    }
+                }
+            }
+        }
+    }
+    TENOR_GROUP_SUMS(xtx, TENOR_BASKET_GRAM);
+    TENOR_FOR_ITEMS_IN(first, 1, 0) {
+        double rec[TENOR_BASKET_FACTOR];
+        tenor_basket_factor(xtx, nb, rec);
+        for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) factors[d * TENOR_BASKET_FACTOR + k] = rec[k];
+    }
+}
+
+// Exercise date `step` of basket_backward (see its kernel.toml) in one launch. Unless `step` is the last date, every work-group first fits the date: work-item i adds
+// the blocks i, i + TENOR_BLOCK, .. of the sums X^T y that the launch of step + 1 wrote (partials
+// half step mod 2, slot-major so that the work-items' reads of a slot are contiguous; this launch
+// writes only the other half), one work-group reduction of 6 values, and work-item 0
+// substitutes them into the date's factor record (basket_gram's; tenor_basket_substitute) and
+// writes the group's slot of fits (work-group 0 also coef), then a barrier. Every work-group
+// computes the same coefficients: the same sums added in the same order. Then the decision at
+// `step` with them, and the block's X^T y of step - 1 into partials half (step - 1) mod 2.
 // Every work-group takes the same barriers (none returns before them). The fit is the launch's
-// critical path, so the first path's inputs are read before it (their latency hidden behind
-// it; CUDA runs one path per work-item) and the solve of the full basis has a constant nb.
-TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL double* __restrict__ fits,
-                                               TENOR_GLOBAL double* __restrict__ cash, TENOR_GLOBAL double* __restrict__ coef,
-                                               TENOR_GLOBAL const double* __restrict__ basket,
-                                               TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths, tenor_u32 steps,
-                                               tenor_u32 step, tenor_u32 nb, double strike, double sign,
-                                               double df TENOR_SCRATCH_PARAM) {
-    if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps) return;
+// critical path (ADR 0036): the first path's inputs and the factor record are read before it
+// (their latency hidden behind the sums; CUDA runs one path per work-item), and the fit is a
+// substitution of 6 values with no division.
+TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL double* __restrict__ fits,
+                                                    TENOR_GLOBAL double* __restrict__ cash, TENOR_GLOBAL double* __restrict__ coef,
+                                                    TENOR_GLOBAL const double* __restrict__ factors,
+                                                    TENOR_GLOBAL const double* __restrict__ basket,
+                                                    TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths,
+                                                    tenor_u32 steps, tenor_u32 step, tenor_u32 nb, double strike, double sign,
+                                                    double df TENOR_SCRATCH_PARAM) {
     const bool last = step + 1u == steps;
     const tenor_u64 nblocks = (paths + TENOR_BLOCK - 1u) / TENOR_BLOCK;
-    const tenor_u64 date_sums = (tenor_u64)TENOR_BASKET_SLOTS * nblocks;  // one half of partials
+    const tenor_u64 date_sums = (tenor_u64)TENOR_BASKET_MAX_BASIS * nblocks;  // one half of partials
     TENOR_GLOBAL double* fit = fits + (tenor_u64)TENOR_BASKET_MAX_BASIS * TENOR_BLOCK_INDEX();
     double bk = 0.0, nu = 0.0, bp = 0.0, nup = 0.0, held = 0.0;
     TENOR_FOR_ITEMS(p, paths) {
@@ -687,28 +752,24 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
         break;
     }
     if (!last) {
-        double ne[TENOR_BASKET_SLOTS];
-        for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] = 0.0;
+        double rec[TENOR_BASKET_FACTOR];
+        for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = 0.0;
+        TENOR_FOR_ITEMS_IN(first, 1, 0) {
+            for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = factors[(tenor_u64)step * TENOR_BASKET_FACTOR + k];
+        }
+        double xty[TENOR_BASKET_TARGETS];
+        for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) xty[k] = 0.0;
         TENOR_GLOBAL const double* sums = partials + (tenor_u64)(step & 1u) * date_sums;
         for (tenor_u64 chunk = 0; chunk * TENOR_BLOCK < nblocks; ++chunk) {
             TENOR_FOR_ITEMS_IN(blk, nblocks, chunk) {
-                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) ne[k] += sums[(tenor_u64)k * nblocks + blk];
+                for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) xty[k] += sums[(tenor_u64)k * nblocks + blk];
             }
         }
-        TENOR_GROUP_SUMS(ne, TENOR_BASKET_SLOTS);
+        TENOR_GROUP_SUMS(xty, TENOR_BASKET_TARGETS);
         TENOR_FOR_ITEMS_IN(first, 1, 0) {
             // Work-item 0 of this work-group (item 0 of block 0's numbering).
             double beta[6];
-            if (nb == TENOR_BASKET_MAX_BASIS) {
-                tenor_basket_solve(ne, TENOR_BASKET_MAX_BASIS, beta);
-            } else {
-                // A copy, so that ne is only ever indexed by constants (kept in registers).
-                double t[TENOR_BASKET_SLOTS], bt[6];
-                for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) t[k] = ne[k];
-                for (int j = 0; j < 6; ++j) bt[j] = 0.0;
-                tenor_basket_solve(t, nb, bt);
-                for (int j = 0; j < 6; ++j) beta[j] = bt[j];
-            }
+            tenor_basket_substitute(rec, xty, nb, beta);
             for (tenor_u32 j = 0; j < TENOR_BASKET_MAX_BASIS; ++j) {
                 if (j < nb) {
                     fit[j] = beta[j];
@@ -718,8 +779,8 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
         }
         TENOR_BARRIER();
     }
-    double acc[TENOR_BASKET_SLOTS];
-    for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) acc[k] = 0.0;
+    double acc[TENOR_BASKET_TARGETS];
+    for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) acc[k] = 0.0;
     bool first = true;
     TENOR_FOR_ITEMS(p, paths) {
         const tenor_u64 at = (tenor_u64)step * paths + p;
@@ -741,22 +802,40 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
             double phi[6];
             tenor_basket_basis(bp / strike - 1.0, nup, nb, phi);
             const double y = df * value;
-            tenor_u32 k = 0;
-            for (tenor_u32 a = 0; a < nb; ++a) {
-                for (tenor_u32 b = a; b < nb; ++b) {
-                    acc[k] += phi[a] * phi[b];
-                    ++k;
-                }
-            }
-            for (tenor_u32 a = 0; a < nb; ++a) acc[k + a] += phi[a] * y;
+            for (int a = 0; a < TENOR_BASKET_TARGETS; ++a) acc[a] += phi[a] * y;
         }
     }
     if (step > 0u) {
-        TENOR_GROUP_SUMS(acc, TENOR_BASKET_SLOTS);
+        TENOR_GROUP_SUMS(acc, TENOR_BASKET_TARGETS);
         TENOR_GLOBAL double* out = partials + (tenor_u64)((step - 1u) & 1u) * date_sums;
         TENOR_FOR_ITEMS_IN(first, 1, 0) {
-            for (int k = 0; k < TENOR_BASKET_SLOTS; ++k) out[(tenor_u64)k * nblocks + TENOR_BLOCK_INDEX()] = acc[k];
+            for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) out[(tenor_u64)k * nblocks + TENOR_BLOCK_INDEX()] = acc[k];
         }
+    }
+}
+
+// basket_backward (see its kernel.toml): the dates step, step - 1, .., step - dates + 1 in turn.
+// Between two dates every block waits for all the others (TENOR_GRID_SYNC on the counter sync:
+// the k-th wait returns once nblocks blocks arrived k times), so that the next date's fit sees
+// every block's sums; a launch of dates > 1 must have all its blocks resident at once
+// (Compute::launch_cooperative; ADR 0036). Backends without TENOR_HAS_GRID_SYNC take dates = 1
+// only (dates > 1: nothing is written).
+TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL double* __restrict__ fits,
+                                               TENOR_GLOBAL double* __restrict__ cash, TENOR_GLOBAL double* __restrict__ coef,
+                                               TENOR_GLOBAL tenor_u32* sync, TENOR_GLOBAL const double* __restrict__ factors,
+                                               TENOR_GLOBAL const double* __restrict__ basket,
+                                               TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths, tenor_u32 steps,
+                                               tenor_u32 step, tenor_u32 dates, tenor_u32 nb, double strike, double sign,
+                                               double df TENOR_SCRATCH_PARAM) {
+    if (nb == 0u || nb > TENOR_BASKET_MAX_BASIS || step >= steps || dates == 0u || dates > step + 1u) return;
+#if !TENOR_HAS_GRID_SYNC
+    if (dates > 1u) return;
+#endif
+    const tenor_u32 nblocks = (tenor_u32)((paths + TENOR_BLOCK - 1u) / TENOR_BLOCK);
+    for (tenor_u32 k = 0; k < dates; ++k) {
+        if (k > 0u) TENOR_GRID_SYNC(sync, nblocks * k);
+        tenor_basket_backward_date(partials, fits, cash, coef, factors, basket, feature, paths, steps, step - k, nb, strike,
+                                   sign, df TENOR_SCRATCH_ARG);
     }
 }
 

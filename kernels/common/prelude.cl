@@ -188,6 +188,10 @@ static inline double tenor_group_sum(__local double* scratch, double x) {
 #define TENOR_GROUP_SUMS(v, N)                                                                     \
     for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_) (v)[tenor_j_] = tenor_group_sum(tenor_scratch, (v)[tenor_j_])
 #define TENOR_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+// No grid-wide barrier: work-groups of one launch are not guaranteed to be resident at once, so
+// kernels that would wait on each other take one launch per step (basket_backward's dates = 1).
+#define TENOR_HAS_GRID_SYNC 0
+#define TENOR_GRID_SYNC(counter, target) ((void)(counter), (void)(target))
 
 // Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch; backend
 // specific, as prelude.cuh's): pairs 2j and 2j + 1 share Philox call j (cosine and sine of one

@@ -202,6 +202,26 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
 // memory writes of each before it are visible to all after it.
 #define TENOR_BARRIER() __syncthreads()
 
+// A barrier of the whole grid of a cooperative launch (every block resident:
+// Compute::launch_cooperative): thread 0 of each block publishes the block's global writes
+// (__threadfence), adds 1 to the counter and waits until it reaches `target` (nblocks times the
+// number of waits so far; the counter is 0 before the launch), then the block's threads go on
+// together and see every block's writes from before the barrier. The pattern of CUB's
+// GridBarrier: the polling load is volatile (served by L2, not the SM's L1).
+__device__ __forceinline__ void tenor_grid_sync(u32* counter, u32 target) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+        while (*(volatile u32*)counter < target) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+#define TENOR_GRID_SYNC(counter, target) tenor_grid_sync((counter), (target))
+#define TENOR_HAS_GRID_SYNC 1
+
 // Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch). Work item p
 // is antithetic pair p; pairs 2j and 2j + 1 share Philox call j (cosine and sine outputs of one
 // Box-Muller transform), so each thread takes the calls j of its block (TENOR_BLOCK / 2 per

@@ -506,6 +506,10 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
 // work-group barrier whose fence covers global and local memory (SYCL 2020, group_barrier).
 #define TENOR_GROUP_SUMS(v, N) tenor::group_sums<N>(tenor::item(), (v))
 #define TENOR_BARRIER() sycl::group_barrier(tenor::item().get_group())
+// No grid-wide barrier: work-groups of one launch are not guaranteed to be resident at once, so
+// kernels that would wait on each other take one launch per step (basket_backward's dates = 1).
+#define TENOR_HAS_GRID_SYNC 0
+#define TENOR_GRID_SYNC(counter, target) ((void)(counter), (void)(target))
 // a b + c: tenor::mul_add (a fused multiply-add on PTX as CUDA's fma, elsewhere the product,
 // then the sum).
 #define TENOR_MUL_ADD(a, b, c) tenor::mul_add((a), (b), (c))

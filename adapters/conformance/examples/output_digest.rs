@@ -73,6 +73,18 @@ impl Compute for Recording {
     fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
         self.inner.launch(stream, kernel, items, args)
     }
+    fn resident_blocks(&self, kernel: &Kernel) -> Result<Option<u64>, ComputeError> {
+        self.inner.resident_blocks(kernel)
+    }
+    fn launch_cooperative(
+        &self,
+        stream: &Stream,
+        kernel: &Kernel,
+        items: u64,
+        args: &[Arg<'_>],
+    ) -> Result<(), ComputeError> {
+        self.inner.launch_cooperative(stream, kernel, items, args)
+    }
     fn gemm(
         &self,
         stream: &Stream,

@@ -16,14 +16,17 @@
 //! Each check also has a reference of its own, so that on the CPU (the reference of the other
 //! backends) it still tests something (ADR 0034): the forward basket (`basket_paths`), the payoffs
 //! and counts of the expiry date by hand, Gaussian elimination for the fits and the exercise
-//! decisions by hand (`basket_backward`), the closed-form value and theta of a put that is never
+//! decisions by hand (`basket_backward`), L L^T against the Gram matrix by hand (`basket_gram`), the closed-form value and theta of a put that is never
 //! exercised early (`basket_value`, `basket_sens`) and sums added in path order
 //! (`basket_moments`).
 
-use tenor_kernels::basket::{lane_items, record, sens_rows, slot, value_rows, BUMPS, RECORD};
+use tenor_kernels::basket::{
+    lane_items, record, sens_rows, slot, tri, value_rows, BUMPS, FACTOR_INV, FACTOR_RECORD, FACTOR_USED, MAX_BASIS,
+    RECORD,
+};
 use tenor_ports::Compute;
 
-use crate::kernels::{against_cpu, is_cpu_reference, launch_outputs, KArg};
+use crate::kernels::{against_cpu, is_cpu_reference, launch_outputs, launch_outputs_as, KArg};
 use crate::reference::Estimate;
 use crate::{max_rel_diff, FP64_RTOL};
 
@@ -215,26 +218,173 @@ pub fn basket_paths(dev: &dyn Compute) -> Result<(), String> {
 /// Blocks of 256 paths of the fixture (`basket_backward`'s manifest block).
 const BLOCKS: usize = PATHS.div_ceil(256) as usize;
 
-/// `basket_backward`'s arguments: `partials` (both halves) and `cash` as given, `fits` and `coef` 0.5.
+/// Values per block and date of `basket_backward`'s partial sums of `X^T y`.
+const TARGETS: usize = MAX_BASIS;
+
+/// `basket_gram`'s arguments over `paths` paths of `steps` dates (basket, feature).
+fn gram_args(paths: u64, steps: u32, nbasis: u32, strike: f64, paths_data: (&[f64], &[f64])) -> Vec<KArg> {
+    vec![
+        KArg::Out(steps as usize * FACTOR_RECORD),
+        KArg::In(paths_data.0.to_vec()),
+        KArg::In(paths_data.1.to_vec()),
+        KArg::U64(paths),
+        KArg::U32(steps),
+        KArg::U32(nbasis),
+        KArg::F64(strike),
+        KArg::F64(-1.0),
+        KArg::U64(u64::from(steps) * 256),
+    ]
+}
+
+/// The packed `X^T X` (upper triangle row by row, `nb` functions) of date `step`'s in-the-money
+/// paths of a put at `strike`, added here in path order from the basis written out by hand.
+fn gram_by_hand(basket: &[f64], feature: &[f64], paths: u64, step: u32, nb: usize, strike: f64) -> Vec<f64> {
+    let at = step as usize * paths as usize;
+    let mut g = vec![0.0; nb * (nb + 1) / 2];
+    for p in 0..paths as usize {
+        let (b, nu) = (basket[at + p], feature[at + p]);
+        if b >= strike {
+            continue;
+        }
+        let xi = b / strike - 1.0;
+        let phi = [1.0, xi, xi * xi, nu, xi * nu, xi * xi * xi];
+        let mut k = 0;
+        for r in 0..nb {
+            for c in r..nb {
+                g[k] += phi[r] * phi[c];
+                k += 1;
+            }
+        }
+    }
+    g
+}
+
+/// `basket_gram`: every date's factor record against the CPU reference (the factor within 1e-9:
+/// the sums are added in the device's reduction order; the count of functions used equal), for
+/// six and for three basis functions (the device's sums keep the layout of six); a reference of
+/// its own: at the date before expiry L L^T is the Gram matrix added by hand, its (0, 0) entry
+/// the count of in-the-money paths, the reciprocals those of L's diagonal; a date with five
+/// in-the-money paths (fewer than 2 x 6) uses no function (never exercise).
+pub fn basket_gram(dev: &dyn Compute) -> Result<(), String> {
+    let (basket, feature) = host_basket()?;
+    let data = (basket.as_slice(), feature.as_slice());
+    let items = u64::from(STEPS) * 256;
+    for nb in [NBASIS, 3] {
+        let args = gram_args(PATHS, STEPS, nb, STRIKE, data);
+        let got = launch_outputs(dev, "basket_gram", items, &args).map_err(|m| format!("basket_gram: {m}"))?;
+        let rec = got.first().ok_or("basket_gram: no output")?;
+        if !is_cpu_reference(dev)? {
+            let cpu = tenor_cpu::cpu().map_err(|e| e.to_string())?;
+            let want = launch_outputs(&cpu, "basket_gram", items, &args)?;
+            let want = want.first().ok_or("basket_gram: no CPU output")?;
+            let used = |r: &[f64]| r.chunks(FACTOR_RECORD).map(|d| d[FACTOR_USED]).collect::<Vec<_>>();
+            let d = max_rel_diff(rec, want);
+            if d > 1e-9 || used(rec) != used(want) {
+                return Err(format!(
+                    "basket_gram ({nb} functions): differs from the CPU reference by {d:e} (> 1e-9) or in the \
+                     functions used ({:?} against {:?})",
+                    used(rec),
+                    used(want)
+                ));
+            }
+        }
+        let step = STEPS - 2;
+        let r = &rec[step as usize * FACTOR_RECORD..][..FACTOR_RECORD];
+        let n = nb as usize;
+        if r[FACTOR_USED] != nb as f64 {
+            return Err(format!("basket_gram ({nb} functions): date {step} uses {} functions", r[FACTOR_USED]));
+        }
+        let g = gram_by_hand(&basket, &feature, PATHS, step, n, STRIKE);
+        let mut k = 0;
+        for a in 0..n {
+            for b in a..n {
+                let llt: f64 = (0..=a).map(|j| r[tri(a, j)] * r[tri(b, j)]).sum();
+                if (llt - g[k]).abs() > 1e-9 * g[k].abs().max(1.0) {
+                    return Err(format!(
+                        "basket_gram ({nb} functions): (L L^T)[{a}][{b}] = {llt}, the Gram matrix by hand {}",
+                        g[k]
+                    ));
+                }
+                k += 1;
+            }
+            if (r[FACTOR_INV + a] * r[tri(a, a)] - 1.0).abs() > 1e-12 {
+                return Err(format!("basket_gram ({nb} functions): the reciprocal of L[{a}][{a}] is wrong"));
+            }
+        }
+        let itm = basket[step as usize * PATHS as usize..][..PATHS as usize].iter().filter(|b| **b < STRIKE).count();
+        if r[0] * r[0] - itm as f64 > 1e-9 * itm as f64 || itm == 0 {
+            return Err(format!("basket_gram ({nb} functions): L00^2 = {} for {itm} in-the-money paths", r[0] * r[0]));
+        }
+    }
+    // A strike at the sixth lowest basket of a date: five paths in the money there.
+    let step = STEPS - 2;
+    let mut at: Vec<f64> = basket[step as usize * PATHS as usize..][..PATHS as usize].to_vec();
+    at.sort_by(f64::total_cmp);
+    let args = gram_args(PATHS, STEPS, NBASIS, at[5], data);
+    let got = launch_outputs(dev, "basket_gram", items, &args).map_err(|m| format!("basket_gram: {m}"))?;
+    let r = &got.first().ok_or("basket_gram: no output")?[step as usize * FACTOR_RECORD..][..FACTOR_RECORD];
+    if r[FACTOR_USED] != 0.0 || r[..FACTOR_USED].iter().any(|x| *x != 0.0) {
+        return Err(format!("basket_gram (five rows): the record {r:?} uses functions; expected none"));
+    }
+    Ok(())
+}
+
+/// Every date's factor record of the fixture's regression paths, from the CPU reference.
+fn host_factors(nbasis: u32, data: (&[f64], &[f64])) -> Result<Vec<f64>, String> {
+    let cpu = tenor_cpu::cpu().map_err(|e| e.to_string())?;
+    let args = gram_args(PATHS, STEPS, nbasis, STRIKE, data);
+    launch_outputs(&cpu, "basket_gram", u64::from(STEPS) * 256, &args)?
+        .pop()
+        .ok_or_else(|| "basket_gram: no output".into())
+}
+
+/// `basket_backward`'s arguments: `partials` (both halves), `cash` and `factors` as given, `fits`
+/// and `coef` 0.5, the counter 0, one date.
 fn backward_args(
     paths: u64,
     steps: u32,
     step: u32,
     paths_data: (&[f64], &[f64]),
+    factors: &[f64],
     partials: Vec<f64>,
     cash: Vec<f64>,
 ) -> Vec<KArg> {
     let blocks = paths.div_ceil(256) as usize;
+    let state = Backward { partials, fits: vec![0.5; 6 * blocks], cash, coef: vec![0.5; (steps * NBASIS) as usize] };
+    backward_args_of(paths, steps, step, 1, paths_data, factors, state)
+}
+
+/// The buffers that `basket_backward` reads and writes.
+struct Backward {
+    partials: Vec<f64>,
+    fits: Vec<f64>,
+    cash: Vec<f64>,
+    coef: Vec<f64>,
+}
+
+/// `basket_backward`'s arguments from `state`, for `dates` dates from `step` (the counter 0).
+fn backward_args_of(
+    paths: u64,
+    steps: u32,
+    step: u32,
+    dates: u32,
+    paths_data: (&[f64], &[f64]),
+    factors: &[f64],
+    state: Backward,
+) -> Vec<KArg> {
     vec![
-        KArg::InOut(partials),
-        KArg::InOut(vec![0.5; 6 * blocks]),
-        KArg::InOut(cash),
-        KArg::InOut(vec![0.5; (steps * NBASIS) as usize]),
+        KArg::InOut(state.partials),
+        KArg::InOut(state.fits),
+        KArg::InOut(state.cash),
+        KArg::InOut(state.coef),
+        KArg::InOutU32(vec![0]),
+        KArg::In(factors.to_vec()),
         KArg::In(paths_data.0.to_vec()),
         KArg::In(paths_data.1.to_vec()),
         KArg::U64(paths),
         KArg::U32(steps),
         KArg::U32(step),
+        KArg::U32(dates),
         KArg::U32(NBASIS),
         KArg::F64(STRIKE),
         KArg::F64(-1.0),
@@ -251,7 +401,7 @@ fn some_cash(paths: u64) -> Vec<f64> {
 /// reference's: the fitted coefficients and their copies within `fit_rtol` (a never-exercise
 /// `+inf` equal), the rest within [`FP64_RTOL`].
 fn backward_against_cpu(dev: &dyn Compute, case: &str, args: &[KArg], fit_rtol: f64) -> Result<Vec<Vec<f64>>, String> {
-    let Some(&KArg::U64(paths)) = args.get(6) else { return Err("basket_backward: fixture without paths".into()) };
+    let Some(&KArg::U64(paths)) = args.get(8) else { return Err("basket_backward: fixture without paths".into()) };
     let got =
         launch_outputs(dev, "basket_backward", paths, args).map_err(|m| format!("basket_backward ({case}): {m}"))?;
     if is_cpu_reference(dev)? {
@@ -277,32 +427,36 @@ fn backward_against_cpu(dev: &dyn Compute, case: &str, args: &[KArg], fit_rtol: 
 
 /// `basket_backward`, each case against the CPU reference and a reference of its own: the
 /// expiry date (every in-the-money path exercises; nothing fitted), the next date fitted from
-/// the expiry launch's sums (the fit against Gaussian elimination, the decisions by hand), the
-/// same sums spread over 600 blocks (more than a work-group's items: each item adds several
-/// blocks; blocks past the first 256 must count), a date with too few in-the-money rows (never
-/// exercise: `+inf`), and date 0 (fitted and decided, no sums written).
+/// the expiry launch's sums and its factor record (the fit against Gaussian elimination of the
+/// normal equations added by hand, the decisions by hand), the same sums spread over 600 blocks
+/// (more than a work-group's items: each item adds several blocks; blocks past the first 256
+/// must count), a date whose record uses no function (never exercise: `+inf`), and date 0
+/// (fitted and decided, no sums written).
 pub fn basket_backward(dev: &dyn Compute) -> Result<(), String> {
     let (basket, feature) = host_basket()?;
-    let half = 27 * BLOCKS;
+    let half = TARGETS * BLOCKS;
     let data = (basket.as_slice(), feature.as_slice());
+    let factors = host_factors(NBASIS, data)?;
     // The expiry date: sums of date STEPS - 2 into half (STEPS - 2) mod 2.
     let last = STEPS - 1;
-    let args = backward_args(PATHS, STEPS, last, data, vec![0.5; 2 * half], some_cash(PATHS));
+    let args = backward_args(PATHS, STEPS, last, data, &factors, vec![0.5; 2 * half], some_cash(PATHS));
     let got = backward_against_cpu(dev, "expiry", &args, FP64_RTOL)?;
-    expiry_by_hand(&got, &basket)?;
+    expiry_by_hand(&got, &basket, &feature)?;
     let (partials, expiry_cash) = (got[0].clone(), got[2].clone());
     let date_sums = partials[(STEPS as usize - 2) % 2 * half..][..half].to_vec();
 
     // The date before expiry, fitted from the expiry launch's sums (in half (STEPS - 2) mod 2).
     let step = STEPS - 2;
-    let args = backward_args(PATHS, STEPS, step, data, partials.clone(), expiry_cash.clone());
+    let args = backward_args(PATHS, STEPS, step, data, &factors, partials.clone(), expiry_cash.clone());
     let got = backward_against_cpu(dev, "a fit", &args, FP64_RTOL)?;
-    let fit = fitted("a fit", &got, &date_sums, step, BLOCKS)?;
+    let gram = gram_by_hand(&basket, &feature, PATHS, step, NBASIS as usize, STRIKE);
+    let fit = fitted("a fit", &got, &gram, &date_sums, step, BLOCKS)?;
     decided_by_hand("a fit", &got[2], &expiry_cash, &fit, &basket, &feature, PATHS, step)?;
     kept("a fit", &got[0][(step as usize % 2) * half..][..half], &date_sums)?;
 
     // The same date's sums in 4 of 600 blocks (0, 257, 513, 599; the others zero), over the
-    // fixture's paths tiled to 600 x 256 (dates STEPS - 3 .. STEPS - 1 as 0 .. 2, step 1).
+    // fixture's paths tiled to 600 x 256 (dates STEPS - 3 .. STEPS - 1 as 0 .. 2, step 1, whose
+    // factor record is that of date STEPS - 2).
     let many = 600 * 256u64;
     let tile = |v: &[f64]| -> Vec<f64> {
         (0..3)
@@ -311,31 +465,32 @@ pub fn basket_backward(dev: &dyn Compute) -> Result<(), String> {
             .collect()
     };
     let (tb, tf) = (tile(&basket), tile(&feature));
-    let mut spread = vec![0.0; 2 * 27 * 600];
+    let tiled_factors: Vec<f64> =
+        (0..3).flat_map(|s| factors[(STEPS as usize - 3 + s) * FACTOR_RECORD..][..FACTOR_RECORD].to_vec()).collect();
+    let mut spread = vec![0.0; 2 * TARGETS * 600];
     for (b, at) in [0usize, 257, 513, 599].into_iter().enumerate() {
-        for k in 0..27 {
-            spread[27 * 600 + 600 * k + at] = date_sums[BLOCKS * k + b];
+        for k in 0..TARGETS {
+            spread[TARGETS * 600 + 600 * k + at] = date_sums[BLOCKS * k + b];
         }
     }
     let tiled_cash: Vec<f64> = (0..many).map(|p| expiry_cash[(p % PATHS) as usize]).collect();
-    let args = backward_args(many, 3, 1, (&tb, &tf), spread.clone(), tiled_cash.clone());
+    let args = backward_args(many, 3, 1, (&tb, &tf), &tiled_factors, spread.clone(), tiled_cash.clone());
     // The blocks are added in another order on a device (its work-group's reduction), and the
     // normal equations of the cubic basis amplify the last bits (about 1e-12 seen on Intel's
     // OpenCL CPU device): the fit is compared within 1e-9.
     let got = backward_against_cpu(dev, "600 blocks", &args, 1e-9)?;
-    let fit600 = fitted("600 blocks", &got, &spread[27 * 600..], 1, 600)?;
+    let fit600 = fitted("600 blocks", &got, &gram, &spread[TARGETS * 600..], 1, 600)?;
     if max_rel_diff(&fit600, &fit) > 1e-9 {
         return Err(format!("basket_backward (600 blocks): fit {fit600:?}, from the same sums in 4 blocks {fit:?}"));
     }
     decided_by_hand("600 blocks", &got[2], &tiled_cash, &fit600, &tb, &tf, many, 1)?;
 
-    // Too few in-the-money rows (five for six basis functions): never exercise at that date.
+    // A date whose factor record uses no function (too few in-the-money rows): never exercise.
     let step = 6;
-    let mut few = vec![0.5; 2 * half];
-    few[..half].fill(0.0);
-    few[0] = 5.0;
+    let mut none = factors.clone();
+    none[step as usize * FACTOR_RECORD..][..FACTOR_RECORD].fill(0.0);
     let cash = some_cash(PATHS);
-    let args = backward_args(PATHS, STEPS, step, data, few, cash.clone());
+    let args = backward_args(PATHS, STEPS, step, data, &none, vec![0.5; 2 * half], cash.clone());
     let got = backward_against_cpu(dev, "too few rows", &args, FP64_RTOL)?;
     let coef = &got[3][step as usize * NBASIS as usize..][..NBASIS as usize];
     if !(coef[0] == f64::INFINITY && coef[1..].iter().all(|x| *x == 0.0)) {
@@ -347,29 +502,108 @@ pub fn basket_backward(dev: &dyn Compute) -> Result<(), String> {
         return Err("basket_backward (too few rows): a path exercised under the never-exercise rule".into());
     }
 
-    // Date 0: fitted (the sums of the fit above, in half 0) and decided; no date before it, so
-    // half 1 is kept.
+    // Date 0: fitted (the sums of the fit above, in half 0, with that date's record) and
+    // decided; no date before it, so half 1 is kept.
     let mut zero = vec![0.5; 2 * half];
     zero[..half].copy_from_slice(&date_sums);
+    let mut moved = factors.clone();
+    moved.copy_within(step_range(STEPS - 2), 0);
     let cash = some_cash(PATHS);
-    let args = backward_args(PATHS, STEPS, 0, data, zero, cash.clone());
+    let args = backward_args(PATHS, STEPS, 0, data, &moved, zero, cash.clone());
     let got = backward_against_cpu(dev, "step 0", &args, FP64_RTOL)?;
-    let fit0 = fitted("step 0", &got, &date_sums, 0, BLOCKS)?;
+    let fit0 = fitted("step 0", &got, &gram, &date_sums, 0, BLOCKS)?;
     decided_by_hand("step 0", &got[2], &cash, &fit0, &basket, &feature, PATHS, 0)?;
-    kept("step 0", &got[0][half..], &vec![0.5; half])
+    kept("step 0", &got[0][half..], &vec![0.5; half])?;
+    backward_dates(dev, data, &factors)
+}
+
+/// Three dates (expiry and the two before) in one launch: through [`Compute::launch_cooperative`]
+/// where the device runs all the fixture's blocks at once, against three launches of one date on
+/// the CPU reference (the counter at 2 x blocks: two waits); elsewhere the cooperative launch is
+/// refused, and a plain launch of three dates writes nothing (the manifest).
+fn backward_dates(dev: &dyn Compute, data: (&[f64], &[f64]), factors: &[f64]) -> Result<(), String> {
+    let half = TARGETS * BLOCKS;
+    let start = || Backward {
+        partials: vec![0.5; 2 * half],
+        fits: vec![0.5; 6 * BLOCKS],
+        cash: some_cash(PATHS),
+        coef: vec![0.5; (STEPS * NBASIS) as usize],
+    };
+    let all = backward_args_of(PATHS, STEPS, STEPS - 1, 3, data, factors, start());
+    let kernel = dev
+        .load_kernel(tenor_kernels::get("basket_backward").map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let resident = dev.resident_blocks(&kernel).map_err(|e| e.to_string())?;
+    let Some(resident) = resident.filter(|r| *r >= BLOCKS as u64) else {
+        if launch_outputs_as(dev, "basket_backward", PATHS, &all, true).is_ok() {
+            return Err(format!(
+                "basket_backward (3 dates): a cooperative launch succeeded where the device runs {resident:?} blocks \
+                 at once (fewer than the {BLOCKS} needed, or none)"
+            ));
+        }
+        if resident.is_none() {
+            let got = launch_outputs(dev, "basket_backward", PATHS, &all)?;
+            let before = start();
+            if got[..4] != [before.partials, before.fits, before.cash, before.coef] || got[4] != [0.0] {
+                return Err("basket_backward (3 dates, no grid barrier): the launch wrote something".into());
+            }
+        }
+        return Ok(());
+    };
+    let got = launch_outputs_as(dev, "basket_backward", PATHS, &all, true)
+        .map_err(|m| format!("basket_backward (3 dates in one cooperative launch, {resident} blocks resident): {m}"))?;
+    let cpu = tenor_cpu::cpu().map_err(|e| e.to_string())?;
+    let mut state = start();
+    for step in [STEPS - 1, STEPS - 2, STEPS - 3] {
+        let args = backward_args_of(PATHS, STEPS, step, 1, data, factors, state);
+        let mut out = launch_outputs(&cpu, "basket_backward", PATHS, &args)?.into_iter();
+        let mut next = || out.next().ok_or("basket_backward: an output is missing");
+        state = Backward { partials: next()?, fits: next()?, cash: next()?, coef: next()? };
+    }
+    let want = [state.partials, state.fits, state.cash, state.coef];
+    for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+        let d = max_rel_diff(g, w);
+        let rtol = if o == 1 || o == 3 { 1e-9 } else { FP64_RTOL };
+        if g.len() != w.len() || d > rtol {
+            return Err(format!(
+                "basket_backward (3 dates in one launch): output {o} differs from three launches of one date on \
+                 the CPU reference by {d:e} (> {rtol:e})"
+            ));
+        }
+    }
+    if got.get(4).map(Vec::as_slice) != Some(&[2.0 * BLOCKS as f64][..]) {
+        return Err(format!(
+            "basket_backward (3 dates in one launch): the counter ends at {:?}, not 2 x {BLOCKS}",
+            got.get(4)
+        ));
+    }
+    Ok(())
+}
+
+/// The range of date `step`'s factor record.
+fn step_range(step: u32) -> std::ops::Range<usize> {
+    step as usize * FACTOR_RECORD..(step as usize + 1) * FACTOR_RECORD
 }
 
 /// The coefficients `got` (partials, fits, cash, coef) fitted at `step` from the sums `sums`
-/// (27 slots of `blocks` blocks, slot-major), checked against Gaussian elimination of their total and against
-/// every block's copy in `fits` (the same bits: every work-group adds the same sums in the same
-/// order).
-fn fitted(case: &str, got: &[Vec<f64>], sums: &[f64], step: u32, blocks: usize) -> Result<Vec<f64>, String> {
+/// (6 slots of `blocks` blocks, slot-major), checked against Gaussian elimination of the normal
+/// equations (`gram` by hand, `X^T y` the sums' total) and against every block's copy in `fits`
+/// (the same bits: every work-group adds the same sums in the same order).
+fn fitted(
+    case: &str,
+    got: &[Vec<f64>],
+    gram: &[f64],
+    sums: &[f64],
+    step: u32,
+    blocks: usize,
+) -> Result<Vec<f64>, String> {
     let nb = NBASIS as usize;
     let coef = got[3][step as usize * nb..][..nb].to_vec();
     if !coef[0].is_finite() {
         return Err(format!("basket_backward ({case}): the fixture's date has no fit; the check would test nothing"));
     }
-    let ne: Vec<f64> = sums.chunks(blocks).take(27).map(|slot| slot.iter().sum()).collect();
+    let mut ne = gram.to_vec();
+    ne.extend(sums.chunks(blocks).take(nb).map(|slot| slot.iter().sum::<f64>()));
     let want = normal_equations_fit(&ne, nb);
     let d = max_rel_diff(&coef, &want);
     if d > 1e-8 {
@@ -437,33 +671,41 @@ fn kept(case: &str, got: &[f64], before: &[f64]) -> Result<(), String> {
 }
 
 /// A reference of its own for the expiry date: every path's cash is its payoff
-/// `max(K - B_T, 0)`, and the normal equations of the date before (half (STEPS - 2) mod 2)
-/// count its in-the-money paths (`(X^T X)_00`, the first basis function is 1) and add their
-/// discounted cash (`(X^T y)_0`); nothing else is written.
-fn expiry_by_hand(got: &[Vec<f64>], basket: &[f64]) -> Result<(), String> {
-    let [partials, fits, cash, coef] = got else {
-        return Err("basket_backward: expected the partials, the fits, the cash and the coefficients".into());
+/// `max(K - B_T, 0)`, and the sums `X^T y` of the date before (half (STEPS - 2) mod 2) add the
+/// discounted cash (`phi_0 = 1`) and the discounted cash times `nu` (`phi_3`) of its in-the-money
+/// paths; nothing else is written.
+fn expiry_by_hand(got: &[Vec<f64>], basket: &[f64], feature: &[f64]) -> Result<(), String> {
+    let [partials, fits, cash, coef, sync] = got else {
+        return Err(
+            "basket_backward: expected the partials, the fits, the cash, the coefficients and the counter".into()
+        );
     };
+    if sync != &[0.0] {
+        return Err(format!("basket_backward (expiry): a launch of one date moved the counter to {sync:?}"));
+    }
     let paths = PATHS as usize;
-    let at = |s: u32| &basket[s as usize * paths..(s as usize + 1) * paths];
-    let want: Vec<f64> = at(STEPS - 1).iter().map(|b| (STRIKE - b).max(0.0)).collect();
+    let at = |v: &'_ [f64], s: u32| v[s as usize * paths..(s as usize + 1) * paths].to_vec();
+    let want: Vec<f64> = at(basket, STEPS - 1).iter().map(|b| (STRIKE - b).max(0.0)).collect();
     let d = max_rel_diff(cash, &want);
     if d > FP64_RTOL {
         return Err(format!("basket_backward (expiry): the cash differs from the payoffs by {d:e}"));
     }
     let df = (-RATE * dt()).exp();
-    let itm: Vec<usize> = (0..paths).filter(|&p| at(STEPS - 2)[p] < STRIKE).collect();
-    let count = itm.len() as f64;
+    let (before, nu) = (at(basket, STEPS - 2), at(feature, STEPS - 2));
+    let itm: Vec<usize> = (0..paths).filter(|&p| before[p] < STRIKE).collect();
     let sum_y: f64 = itm.iter().map(|&p| df * want[p]).sum();
-    let xty = (NBASIS * (NBASIS + 1) / 2) as usize;
-    let half = 27 * BLOCKS;
+    let sum_nu_y: f64 = itm.iter().map(|&p| nu[p] * df * want[p]).sum();
+    let half = TARGETS * BLOCKS;
     let written = &partials[(STEPS as usize - 2) % 2 * half..][..half];
     let total = |k: usize| written[BLOCKS * k..][..BLOCKS].iter().sum::<f64>();
-    if total(0) != count || (total(xty) - sum_y).abs() > FP64_RTOL * sum_y.abs() {
+    let off = |got: f64, want: f64| (got - want).abs() > 1e-12 * want.abs();
+    if itm.is_empty() || off(total(0), sum_y) || off(total(3), sum_nu_y) {
         return Err(format!(
-            "basket_backward (expiry): the normal equations count {} rows adding {}, by hand {count} adding {sum_y}",
+            "basket_backward (expiry): X^T y adds {} and {} (phi 1 and nu), by hand {sum_y} and {sum_nu_y} \
+             over {} in-the-money paths",
             total(0),
-            total(xty)
+            total(3),
+            itm.len()
         ));
     }
     kept("expiry", &partials[(STEPS as usize - 1) % 2 * half..][..half], &vec![0.5; half])?;

@@ -160,6 +160,20 @@ impl Compute for Counting {
             _ => Ok(()),
         }
     }
+    fn resident_blocks(&self, kernel: &Kernel) -> Result<Option<u64>, ComputeError> {
+        self.inner.resident_blocks(kernel)
+    }
+    fn launch_cooperative(
+        &self,
+        stream: &Stream,
+        kernel: &Kernel,
+        items: u64,
+        args: &[Arg<'_>],
+    ) -> Result<(), ComputeError> {
+        self.launches.fetch_add(1, Ordering::SeqCst);
+        self.kernels.lock().unwrap_or_else(PoisonError::into_inner).push(kernel.def().name.clone());
+        self.inner.launch_cooperative(stream, kernel, items, args)
+    }
     fn gemm(
         &self,
         stream: &Stream,

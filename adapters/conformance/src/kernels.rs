@@ -18,7 +18,7 @@ use tenor_kernels::typed::PhiloxBits;
 use crate::reference::{self, AsianLognormal, BarrierBs, BarrierPathSpec, Estimate};
 use crate::{max_rel_diff, FP32_RTOL, FP64_RTOL};
 
-pub use crate::basket::{basket_backward, basket_moments, basket_paths, basket_sens, basket_value};
+pub use crate::basket::{basket_backward, basket_gram, basket_moments, basket_paths, basket_sens, basket_value};
 
 /// One launch argument, owned.
 #[derive(Debug, Clone)]
@@ -31,6 +31,9 @@ pub enum KArg {
     InOut(Vec<f64>),
     /// A `u32*` input with these contents.
     InU32(Vec<u32>),
+    /// A `u32*` read-write buffer with these initial contents (downloaded after the launch, each
+    /// value converted exactly to `f64`).
+    InOutU32(Vec<u32>),
     /// A `u32*` output of this many elements (downloaded after the launch, each value
     /// converted exactly to `f64`).
     OutU32(usize),
@@ -54,6 +57,20 @@ fn err(e: ComputeError) -> String {
 /// # Errors
 /// The device's error, as text.
 pub fn launch_outputs(dev: &dyn Compute, name: &str, items: u64, args: &[KArg]) -> Result<Vec<Vec<f64>>, String> {
+    launch_outputs_as(dev, name, items, args, false)
+}
+
+/// [`launch_outputs`] through [`Compute::launch_cooperative`] where `cooperative`.
+///
+/// # Errors
+/// The device's error, as text.
+pub fn launch_outputs_as(
+    dev: &dyn Compute,
+    name: &str,
+    items: u64,
+    args: &[KArg],
+    cooperative: bool,
+) -> Result<Vec<Vec<f64>>, String> {
     // Order this check after earlier work (and frees) on every stream of the device.
     dev.synchronize().map_err(err)?;
     let s = dev.default_stream().clone();
@@ -64,7 +81,7 @@ pub fn launch_outputs(dev: &dyn Compute, name: &str, items: u64, args: &[KArg]) 
         bufs.push(match a {
             KArg::Out(n) => Some(dev.alloc_elems::<f64>(&s, *n).map_err(err)?),
             KArg::In(v) | KArg::InOut(v) => Some(dev.upload_slice(&s, v).map_err(err)?),
-            KArg::InU32(v) => Some(dev.upload_slice(&s, v).map_err(err)?),
+            KArg::InU32(v) | KArg::InOutU32(v) => Some(dev.upload_slice(&s, v).map_err(err)?),
             KArg::OutU32(n) => Some(dev.alloc_elems::<u32>(&s, *n).map_err(err)?),
             _ => None,
         });
@@ -76,21 +93,27 @@ pub fn launch_outputs(dev: &dyn Compute, name: &str, items: u64, args: &[KArg]) 
             (KArg::In(_) | KArg::InU32(_), Some(b)) => Arg::Buf(b, Access::Read),
             (KArg::InOut(_), Some(b)) => Arg::Buf(b, Access::ReadWrite),
             (KArg::OutU32(_), Some(b)) => Arg::Buf(b, Access::Write),
+            (KArg::InOutU32(_), Some(b)) => Arg::Buf(b, Access::ReadWrite),
             (KArg::U32(v), _) => Arg::U32(*v),
             (KArg::U64(v), _) => Arg::U64(*v),
             (KArg::F32(v), _) => Arg::F32(*v),
             (KArg::F64(v), _) => Arg::F64(*v),
-            (KArg::Out(_) | KArg::In(_) | KArg::InOut(_) | KArg::InU32(_) | KArg::OutU32(_), None) => {
-                return Err(format!("{name}: buffer argument not allocated"))
-            }
+            (
+                KArg::Out(_) | KArg::In(_) | KArg::InOut(_) | KArg::InU32(_) | KArg::InOutU32(_) | KArg::OutU32(_),
+                None,
+            ) => return Err(format!("{name}: buffer argument not allocated")),
         });
     }
-    dev.launch(&s, &k, items, &raw).map_err(err)?;
+    if cooperative {
+        dev.launch_cooperative(&s, &k, items, &raw).map_err(err)?;
+    } else {
+        dev.launch(&s, &k, items, &raw).map_err(err)?;
+    }
     let mut outs = Vec::new();
     for (a, b) in args.iter().zip(&bufs) {
         match (a, b) {
             (KArg::Out(_) | KArg::InOut(_), Some(b)) => outs.push(dev.download_vec::<f64>(&s, b).map_err(err)?),
-            (KArg::OutU32(_), Some(b)) => {
+            (KArg::OutU32(_) | KArg::InOutU32(_), Some(b)) => {
                 outs.push(dev.download_vec::<u32>(&s, b).map_err(err)?.into_iter().map(f64::from).collect())
             }
             _ => {}

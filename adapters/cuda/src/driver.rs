@@ -78,6 +78,75 @@ fn cuda_version(v: i32) -> String {
 }
 
 impl CudaDriver {
+    /// Enqueues a launch of `kernel` over `items` work items (`cooperative`:
+    /// `cuLaunchCooperativeKernel`, every block resident at once; the driver refuses a grid
+    /// larger than that with CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).
+    ///
+    /// # Safety
+    /// As [`Driver::launch`].
+    unsafe fn enqueue(
+        &self,
+        stream: &Stream,
+        kernel: &Kernel,
+        items: u64,
+        args: &[RawArg],
+        cooperative: bool,
+    ) -> Result<(), ComputeError> {
+        let s = cuda_stream(stream)?;
+        let k = kernel_of(kernel)?;
+        let def = kernel.def();
+        if items == 0 {
+            return Ok(());
+        }
+        let grid = u32::try_from(def.blocks(items)).ok().filter(|g| *g <= i32::MAX as u32).ok_or_else(|| {
+            ComputeError::Launch {
+                kernel: def.name.clone(),
+                reason: format!("{items} items need more than 2^31 - 1 blocks of {}", def.launch.block),
+            }
+        })?;
+        // Each argument in its own 8-byte slot; the driver reads the parameter's size from the
+        // kernel's signature (CUDA Driver API, cuLaunchKernel, "kernelParams").
+        let mut slots: Vec<[u8; 8]> = args
+            .iter()
+            .map(|a| {
+                let mut b = [0u8; 8];
+                match *a {
+                    RawArg::Ptr(p, _) | RawArg::U64(p) => b.copy_from_slice(&p.to_ne_bytes()),
+                    RawArg::U32(v) => b[..4].copy_from_slice(&v.to_ne_bytes()),
+                    RawArg::I32(v) => b[..4].copy_from_slice(&v.to_ne_bytes()),
+                    RawArg::F32(v) => b[..4].copy_from_slice(&v.to_ne_bytes()),
+                    RawArg::F64(v) => b.copy_from_slice(&v.to_ne_bytes()),
+                }
+                b
+            })
+            .collect();
+        let mut params: Vec<*mut c_void> = slots.iter_mut().map(|b| b.as_mut_ptr().cast()).collect();
+        self.ctx.bind()?;
+        // SAFETY: `params` points to one slot per kernel parameter, in order, alive for the
+        // call (the driver copies them); buffers are live device ranges holding the manifest's
+        // lengths (the caller's contract).
+        let r = unsafe {
+            if cooperative {
+                sys::cuLaunchCooperativeKernel(k.func, grid, 1, 1, k.threads, 1, 1, 0, s.raw(), params.as_mut_ptr())
+            } else {
+                sys::cuLaunchKernel(
+                    k.func,
+                    grid,
+                    1,
+                    1,
+                    k.threads,
+                    1,
+                    1,
+                    0,
+                    s.raw(),
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            }
+        };
+        r.result().map_err(|e| ComputeError::Launch { kernel: def.name.clone(), reason: crate::error::describe(e) })
+    }
+
     /// Opens device `ordinal` with the pool [`PoolChoice::from_env`] picks as allocator: by
     /// default a pool of Tenor's own ([`ExplicitPool`]), so the device's shared default pool and
     /// its attributes are left as other libraries in the process set them; the device's default
@@ -295,54 +364,37 @@ unsafe impl Driver for CudaDriver {
     }
 
     unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError> {
-        let s = cuda_stream(stream)?;
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.enqueue(stream, kernel, items, args, false) }
+    }
+
+    fn resident_blocks(&self, kernel: &Kernel) -> Result<Option<u64>, ComputeError> {
+        use sys::CUdevice_attribute::*;
         let k = kernel_of(kernel)?;
-        let def = kernel.def();
-        if items == 0 {
-            return Ok(());
+        if self.ctx.attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? == 0 {
+            return Ok(None);
         }
-        let grid = u32::try_from(def.blocks(items)).ok().filter(|g| *g <= i32::MAX as u32).ok_or_else(|| {
-            ComputeError::Launch {
-                kernel: def.name.clone(),
-                reason: format!("{items} items need more than 2^31 - 1 blocks of {}", def.launch.block),
-            }
-        })?;
-        // Each argument in its own 8-byte slot; the driver reads the parameter's size from the
-        // kernel's signature (CUDA Driver API, cuLaunchKernel, "kernelParams").
-        let mut slots: Vec<[u8; 8]> = args
-            .iter()
-            .map(|a| {
-                let mut b = [0u8; 8];
-                match *a {
-                    RawArg::Ptr(p, _) | RawArg::U64(p) => b.copy_from_slice(&p.to_ne_bytes()),
-                    RawArg::U32(v) => b[..4].copy_from_slice(&v.to_ne_bytes()),
-                    RawArg::I32(v) => b[..4].copy_from_slice(&v.to_ne_bytes()),
-                    RawArg::F32(v) => b[..4].copy_from_slice(&v.to_ne_bytes()),
-                    RawArg::F64(v) => b.copy_from_slice(&v.to_ne_bytes()),
-                }
-                b
-            })
-            .collect();
-        let mut params: Vec<*mut c_void> = slots.iter_mut().map(|b| b.as_mut_ptr().cast()).collect();
+        let sms = self.ctx.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
         self.ctx.bind()?;
-        // SAFETY: `params` points to one slot per kernel parameter, in order, alive for the
-        // call (the driver copies them); buffers are live device ranges holding the manifest's lengths (the caller's contract).
-        let r = unsafe {
-            sys::cuLaunchKernel(
-                k.func,
-                grid,
-                1,
-                1,
-                k.threads,
-                1,
-                1,
-                0,
-                s.raw(),
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        };
-        r.result().map_err(|e| ComputeError::Launch { kernel: def.name.clone(), reason: crate::error::describe(e) })
+        let threads = i32::try_from(k.threads).unwrap_or(i32::MAX);
+        let mut per_sm = 0;
+        // SAFETY: live function of this context, valid out-pointer; the kernels allocate no
+        // dynamic shared memory (0 bytes).
+        check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut per_sm, k.func, threads, 0)
+        })?;
+        Ok(Some(u64::try_from(per_sm).unwrap_or(0) * u64::try_from(sms).unwrap_or(0)))
+    }
+
+    unsafe fn launch_cooperative(
+        &self,
+        stream: &Stream,
+        kernel: &Kernel,
+        items: u64,
+        args: &[RawArg],
+    ) -> Result<(), ComputeError> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.enqueue(stream, kernel, items, args, true) }
     }
 
     unsafe fn gemm(&self, stream: &Stream, d: &GemmDesc, a: u64, b: u64, c: u64) -> Result<(), ComputeError> {

@@ -185,21 +185,41 @@ pub fn continuation(coef: &[f64], phi: &[f64; MAX_BASIS], nb: usize) -> f64 {
     c
 }
 
-/// Values of one regression's packed normal equations: the upper triangle of `X^T X` row by
-/// row, then `X^T y`.
-pub fn width(nb: usize) -> usize {
-    nb * (nb + 1) / 2 + nb
+/// Values of one date's packed Gram matrix `X^T X` for `nb` basis functions: its upper
+/// triangle row by row ([`packed`]).
+pub fn gram_width(nb: usize) -> usize {
+    nb * (nb + 1) / 2
 }
 
-/// Index of `(X^T X)_{ab}`, `a <= b`, in the packed normal equations.
+/// Index of `(X^T X)_{ab}`, `a <= b`, in the packed Gram matrix.
 #[inline(always)]
 pub fn packed(a: usize, b: usize, nb: usize) -> usize {
     a * (2 * nb - a + 1) / 2 + (b - a)
 }
 
-/// Adds the row `phi` with target `y` to the packed normal equations `acc`.
+/// Values of `X^T X` for the most basis functions ([`MAX_BASIS`]): `basket_gram`'s sums.
+pub const GRAM: usize = MAX_BASIS * (MAX_BASIS + 1) / 2;
+
+/// f64 values per date of `basket_gram`'s output, the Cholesky factor `L` of the date's
+/// `X^T X` ([`factor`]): `L`'s lower triangle row by row (`L[r][k]`, `k <= r`, at
+/// [`tri`]`(r, k)`; [`GRAM`] values for the layout of [`MAX_BASIS`] functions whatever `nb`),
+/// then the reciprocals of its diagonal ([`FACTOR_INV`]` + r`), then the number `m` of basis
+/// functions the fit uses ([`FACTOR_USED`], 0: never exercise at that date).
+pub const FACTOR_RECORD: usize = GRAM + MAX_BASIS + 1;
+/// Offset of the reciprocals `1 / L[r][r]` in a factor record.
+pub const FACTOR_INV: usize = GRAM;
+/// Offset of the count of basis functions used in a factor record.
+pub const FACTOR_USED: usize = GRAM + MAX_BASIS;
+
+/// Index of `L[r][k]`, `k <= r`, in a factor record: the lower triangle row by row.
 #[inline(always)]
-pub fn accumulate(acc: &mut [f64], phi: &[f64; MAX_BASIS], y: f64, nb: usize) {
+pub fn tri(r: usize, k: usize) -> usize {
+    r * (r + 1) / 2 + k
+}
+
+/// Adds the row `phi` to the packed Gram matrix `acc` ([`gram_width`] values).
+#[inline(always)]
+pub fn accumulate_gram(acc: &mut [f64], phi: &[f64; MAX_BASIS], nb: usize) {
     let mut k = 0;
     for a in 0..nb {
         for b in a..nb {
@@ -207,24 +227,30 @@ pub fn accumulate(acc: &mut [f64], phi: &[f64; MAX_BASIS], y: f64, nb: usize) {
             k += 1;
         }
     }
+}
+
+/// Adds the row `phi` with target `y` to `X^T y` (`acc[..nb]`).
+#[inline(always)]
+pub fn accumulate_target(acc: &mut [f64], phi: &[f64; MAX_BASIS], y: f64, nb: usize) {
     for a in 0..nb {
-        acc[k + a] += phi[a] * y;
+        acc[a] += phi[a] * y;
     }
 }
 
-/// Solves the packed normal equations `ne` ([`width`] values) into `coef[..nb]`, by a Cholesky
-/// factorisation that stops at the first basis function whose pivot is under
-/// [`PIVOT_TOLERANCE`] times its diagonal entry (the fit uses the functions before it; the
-/// others get 0). Fewer than `2 nb` in-the-money rows (`(X^T X)_{00}` counts them) or no
-/// usable function: `coef = (+inf, 0, ..)`, never exercise at that date.
-// Index loops: the device code (`tenor_basket_solve`) performs the same operations in this order.
+/// The Cholesky factor of a date's packed `X^T X` (`xtx`, [`gram_width`] values) as a factor
+/// record ([`FACTOR_RECORD`]): the factorisation stops at the first basis function whose
+/// pivot is under [`PIVOT_TOLERANCE`] times its diagonal entry (the fit uses the functions
+/// before it, `m` of them); fewer than `2 nb` in-the-money rows (`(X^T X)_00` counts them) or
+/// no usable function: `m = 0`, never exercise at that date. Entries past `m` are 0. Golub and
+/// Van Loan, Matrix Computations (4th ed.), algorithm 4.2.2 (the outer-product order).
+// Index loops: the device code (`tenor_basket_factor`) performs the same operations in this order.
 #[allow(clippy::needless_range_loop)]
-pub fn solve(ne: &[f64], nb: usize, coef: &mut [f64]) {
+pub fn factor(xtx: &[f64], nb: usize, rec: &mut [f64; FACTOR_RECORD]) {
     let mut l = [[0.0f64; MAX_BASIS]; MAX_BASIS];
     let mut m = 0;
-    if ne[0] >= (2 * nb) as f64 {
+    if xtx[0] >= (2 * nb) as f64 {
         for k in 0..nb {
-            let akk = ne[packed(k, k, nb)];
+            let akk = xtx[packed(k, k, nb)];
             let mut d = akk;
             for j in 0..k {
                 d -= l[k][j] * l[k][j];
@@ -235,7 +261,7 @@ pub fn solve(ne: &[f64], nb: usize, coef: &mut [f64]) {
             let lkk = d.sqrt();
             l[k][k] = lkk;
             for r in k + 1..nb {
-                let mut s = ne[packed(k, r, nb)];
+                let mut s = xtx[packed(k, r, nb)];
                 for j in 0..k {
                     s -= l[r][j] * l[k][j];
                 }
@@ -244,22 +270,40 @@ pub fn solve(ne: &[f64], nb: usize, coef: &mut [f64]) {
             m = k + 1;
         }
     }
-    let xty = nb * (nb + 1) / 2;
+    rec.fill(0.0);
+    for r in 0..m {
+        for k in 0..=r {
+            rec[tri(r, k)] = l[r][k];
+        }
+        rec[FACTOR_INV + r] = 1.0 / l[r][r];
+    }
+    rec[FACTOR_USED] = m as f64;
+}
+
+/// The regression coefficients `coef[..nb]` of a date from its factor record `rec`
+/// ([`factor`]) and `X^T y` (`xty[..nb]`): `L z = X^T y` forwards, then `L^T beta = z`
+/// backwards, over the `m` functions the factor uses (each division a product with the
+/// record's reciprocal); the others get 0. `m = 0` or a non-finite fit: `(+inf, 0, ..)`, never
+/// exercise.
+// Index loops: the device code (`tenor_basket_substitute`) performs the same operations in this order.
+#[allow(clippy::needless_range_loop)]
+pub fn substitute(rec: &[f64], xty: &[f64], nb: usize, coef: &mut [f64]) {
+    let m = (rec[FACTOR_USED] as usize).min(nb);
     let mut z = [0.0f64; MAX_BASIS];
     for r in 0..m {
-        let mut s = ne[xty + r];
+        let mut s = xty[r];
         for j in 0..r {
-            s -= l[r][j] * z[j];
+            s -= rec[tri(r, j)] * z[j];
         }
-        z[r] = s / l[r][r];
+        z[r] = s * rec[FACTOR_INV + r];
     }
     let mut beta = [0.0f64; MAX_BASIS];
     for r in (0..m).rev() {
         let mut s = z[r];
         for j in r + 1..m {
-            s -= l[j][r] * beta[j];
+            s -= rec[tri(j, r)] * beta[j];
         }
-        beta[r] = s / l[r][r];
+        beta[r] = s * rec[FACTOR_INV + r];
     }
     let finite = (0..m).all(|j| beta[j].is_finite());
     for j in 0..nb {
@@ -447,7 +491,15 @@ mod tests {
                 k += 1;
             }
         }
-        assert_eq!(k + nb, width(nb));
+        assert_eq!(k, gram_width(nb));
+        let mut k = 0;
+        for r in 0..MAX_BASIS {
+            for c in 0..=r {
+                assert_eq!(tri(r, c), k);
+                k += 1;
+            }
+        }
+        assert_eq!(k, GRAM);
         let mut k = 0;
         for i in 0..6 {
             for j in i + 1..6 {
@@ -457,25 +509,53 @@ mod tests {
         }
     }
 
-    /// The solve reproduces a least-squares fit computed by hand: y = 2 - 3 xi on exact data.
+    /// The factor and the substitution reproduce a least-squares fit computed by hand:
+    /// y = 2 - 3 xi on exact data.
     #[test]
-    fn solve_fits_exact_line() {
+    fn fit_reproduces_exact_line() {
         let nb = 2;
-        let mut acc = vec![0.0; width(nb)];
+        let (mut xtx, mut xty) = (vec![0.0; gram_width(nb)], vec![0.0; nb]);
         for k in 0..10 {
             let xi = -0.05 * f64::from(k);
             let mut phi = [0.0; MAX_BASIS];
             basis(xi, 0.0, nb, &mut phi);
-            accumulate(&mut acc, &phi, 2.0 - 3.0 * xi, nb);
+            accumulate_gram(&mut xtx, &phi, nb);
+            accumulate_target(&mut xty, &phi, 2.0 - 3.0 * xi, nb);
         }
+        let mut rec = [0.0; FACTOR_RECORD];
+        factor(&xtx, nb, &mut rec);
+        assert_eq!(rec[FACTOR_USED], 2.0);
         let mut coef = [0.0; 2];
-        solve(&acc, nb, &mut coef);
+        substitute(&rec, &xty, nb, &mut coef);
         assert!((coef[0] - 2.0).abs() < 1e-12 && (coef[1] + 3.0).abs() < 1e-12, "{coef:?}");
         // Too few rows: never exercise.
-        let mut few = vec![0.0; width(nb)];
+        let mut few = vec![0.0; gram_width(nb)];
         few[0] = 3.0;
-        solve(&few, nb, &mut coef);
+        factor(&few, nb, &mut rec);
+        assert_eq!(rec[FACTOR_USED], 0.0);
+        substitute(&rec, &xty, nb, &mut coef);
         assert_eq!(coef, [f64::INFINITY, 0.0]);
+    }
+
+    /// A dependent basis function (here xi^2 = xi on data xi in {0, 1}) stops the factor at it:
+    /// the fit uses the functions before it and gives the others 0.
+    #[test]
+    fn dependent_function_is_dropped() {
+        let nb = 3;
+        let (mut xtx, mut xty) = (vec![0.0; gram_width(nb)], vec![0.0; nb]);
+        for k in 0..8 {
+            let xi = f64::from(k % 2);
+            let mut phi = [0.0; MAX_BASIS];
+            basis(xi, 0.0, nb, &mut phi);
+            accumulate_gram(&mut xtx, &phi, nb);
+            accumulate_target(&mut xty, &phi, 1.0 + 4.0 * xi, nb);
+        }
+        let mut rec = [0.0; FACTOR_RECORD];
+        factor(&xtx, nb, &mut rec);
+        assert_eq!(rec[FACTOR_USED], 2.0);
+        let mut coef = [0.0; 3];
+        substitute(&rec, &xty, nb, &mut coef);
+        assert!((coef[0] - 1.0).abs() < 1e-12 && (coef[1] - 4.0).abs() < 1e-12 && coef[2] == 0.0, "{coef:?}");
     }
 
     /// Factors 2j and 2j + 1 are ADR 0003's Box-Muller pair of the counter (step, j, path).

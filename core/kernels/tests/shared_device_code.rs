@@ -25,7 +25,7 @@ fn shared() -> String {
 
 /// The built-in kernels whose code is in `shared.h`, with the call each of their two sources
 /// makes.
-const SHARED_KERNELS: [(&str, &str); 28] = [
+const SHARED_KERNELS: [(&str, &str); 29] = [
     ("curve_build", "tenor_curve_build_one("),
     ("heston_price", "tenor_heston_price_item("),
     ("implied_vol", "tenor_implied_vol_item("),
@@ -51,6 +51,7 @@ const SHARED_KERNELS: [(&str, &str); 28] = [
     ("payoff_barrier", "tenor_payoff_barrier("),
     ("basket_paths", "tenor_basket_paths("),
     ("basket_backward", "tenor_basket_backward("),
+    ("basket_gram", "tenor_basket_gram("),
     ("basket_value", "tenor_basket_value("),
     ("basket_sens", "tenor_basket_sens("),
     ("basket_moments", "tenor_basket_moments("),

@@ -178,6 +178,38 @@ pub trait Compute: Send + Sync + fmt::Debug {
     /// [`ComputeError::KernelArg`] when an argument does not match the manifest (type, access,
     /// count, item count, foreign buffer); launch errors.
     fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError>;
+    /// Blocks of `kernel` (of its manifest's block size) that this device runs all at once,
+    /// every one of them resident until it ends, so that a launch of at most this many blocks
+    /// through [`Compute::launch_cooperative`] may wait on each other (a grid-wide barrier).
+    /// `None` (the default): this backend has no such launch. CUDA: the occupancy calculator's
+    /// blocks per multiprocessor times the multiprocessors (CUDA Programming Guide, "Grid
+    /// Synchronization" of the cooperative groups).
+    ///
+    /// # Errors
+    /// Backend errors.
+    fn resident_blocks(&self, kernel: &Kernel) -> Result<Option<u64>, ComputeError> {
+        let _ = kernel;
+        Ok(None)
+    }
+    /// [`Compute::launch`] with every block resident at once (CUDA: `cuLaunchCooperativeKernel`),
+    /// for kernels whose blocks wait on each other.
+    ///
+    /// # Errors
+    /// [`ComputeError::Unsupported`] where [`Compute::resident_blocks`] is `None` (the default);
+    /// a launch error when the launch has more blocks than that; as [`Compute::launch`].
+    fn launch_cooperative(
+        &self,
+        stream: &Stream,
+        kernel: &Kernel,
+        items: u64,
+        args: &[Arg<'_>],
+    ) -> Result<(), ComputeError> {
+        let _ = (stream, items, args);
+        Err(ComputeError::Unsupported {
+            backend: self.info().backend.clone(),
+            what: format!("a cooperative launch of {}", kernel.def().name),
+        })
+    }
     /// BLAS gemm on `stream` (cuBLAS on CUDA, our own kernel elsewhere).
     ///
     /// # Errors

@@ -141,6 +141,36 @@ pub unsafe trait Driver: Send + Sync + fmt::Debug + 'static {
     /// # Errors
     /// Launch errors.
     unsafe fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[RawArg]) -> Result<(), ComputeError>;
+    /// Blocks of `kernel` this device runs all at once ([`Compute::resident_blocks`]); `None`
+    /// (the default) where the driver has no cooperative launch.
+    ///
+    /// # Errors
+    /// Backend errors.
+    fn resident_blocks(&self, kernel: &Kernel) -> Result<Option<u64>, ComputeError> {
+        let _ = kernel;
+        Ok(None)
+    }
+    /// [`Driver::launch`] with every block resident at once ([`Compute::launch_cooperative`]).
+    ///
+    /// # Safety
+    /// As [`Driver::launch`].
+    ///
+    /// # Errors
+    /// [`ComputeError::Unsupported`] (the default); launch errors, among them a grid larger than
+    /// [`Driver::resident_blocks`].
+    unsafe fn launch_cooperative(
+        &self,
+        stream: &Stream,
+        kernel: &Kernel,
+        items: u64,
+        args: &[RawArg],
+    ) -> Result<(), ComputeError> {
+        let _ = (stream, items, args);
+        Err(ComputeError::Unsupported {
+            backend: "this driver".into(),
+            what: format!("a cooperative launch of {}", kernel.def().name),
+        })
+    }
     /// Enqueues `C = alpha op(A) op(B) + beta C` on raw addresses.
     ///
     /// # Safety
@@ -182,6 +212,48 @@ impl<D: Driver> fmt::Debug for Device<D> {
 }
 
 impl<D: Driver> Device<D> {
+    /// [`Compute::launch`] (`cooperative`: [`Compute::launch_cooperative`]) after checking the
+    /// stream and the arguments and ordering every buffer's earlier uses before it.
+    fn checked_launch(
+        &self,
+        stream: &Stream,
+        kernel: &Kernel,
+        items: u64,
+        args: &[Arg<'_>],
+        cooperative: bool,
+    ) -> Result<(), ComputeError> {
+        self.check_stream(stream)?;
+        let raw = self.check_args(kernel.def(), items, args)?;
+        if cooperative && self.driver.resident_blocks(kernel)?.is_none() {
+            return Err(ComputeError::Unsupported {
+                backend: self.info.backend.clone(),
+                what: format!("a cooperative launch of {}", kernel.def().name),
+            });
+        }
+        for a in args {
+            if let Arg::Buf(b, acc) = a {
+                b.order_before(stream, *acc)?;
+            }
+        }
+        // SAFETY: check_stream and check_args established the launch contract (stream and
+        // buffers of this device, types, required lengths, no written range aliasing another
+        // argument); every other stream's use is ordered before; the buffers are freed only in
+        // stream order after this use.
+        unsafe {
+            if cooperative {
+                self.driver.launch_cooperative(stream, kernel, items, &raw)?;
+            } else {
+                self.driver.launch(stream, kernel, items, &raw)?;
+            }
+        }
+        for a in args {
+            if let Arg::Buf(b, acc) = a {
+                b.note_use(stream, *acc);
+            }
+        }
+        Ok(())
+    }
+
     /// A device on `driver` with the driver's default allocator.
     ///
     /// # Errors
@@ -450,24 +522,21 @@ impl<D: Driver> Compute for Device<D> {
     }
 
     fn launch(&self, stream: &Stream, kernel: &Kernel, items: u64, args: &[Arg<'_>]) -> Result<(), ComputeError> {
-        self.check_stream(stream)?;
-        let raw = self.check_args(kernel.def(), items, args)?;
-        for a in args {
-            if let Arg::Buf(b, acc) = a {
-                b.order_before(stream, *acc)?;
-            }
-        }
-        // SAFETY: check_stream and check_args established the launch contract (stream and
-        // buffers of this device, types, required lengths, no written range aliasing another
-        // argument); every other stream's use is ordered before; the buffers are freed only in
-        // stream order after this use.
-        unsafe { self.driver.launch(stream, kernel, items, &raw)? };
-        for a in args {
-            if let Arg::Buf(b, acc) = a {
-                b.note_use(stream, *acc);
-            }
-        }
-        Ok(())
+        self.checked_launch(stream, kernel, items, args, false)
+    }
+
+    fn resident_blocks(&self, kernel: &Kernel) -> Result<Option<u64>, ComputeError> {
+        self.driver.resident_blocks(kernel)
+    }
+
+    fn launch_cooperative(
+        &self,
+        stream: &Stream,
+        kernel: &Kernel,
+        items: u64,
+        args: &[Arg<'_>],
+    ) -> Result<(), ComputeError> {
+        self.checked_launch(stream, kernel, items, args, true)
     }
 
     fn gemm(

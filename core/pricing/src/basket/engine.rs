@@ -2,11 +2,13 @@
 //! valuation and every Greek on an independent set (ADR 0031).
 //!
 //! 1. **Regression** (American only): `basket_paths` stores the basket and the regression
-//!    feature of every path and date (path set 0); backwards from expiry, one `basket_backward`
-//!    launch per date: every work-group adds the block sums of that date's normal equations
-//!    (written by the launch before) and solves them on the device, decides the date's exercise
-//!    and writes the block sums of the previous date (two halves of one buffer, alternating by
-//!    date): no host round trip and no second launch per date.
+//!    feature of every path and date (path set 0); `basket_gram` factors every date's Gram matrix
+//!    `X^T X` at once (it does not depend on the exercise decisions: ADR 0036); backwards from
+//!    expiry, one `basket_backward` launch per date: every work-group adds the block sums of that
+//!    date's `X^T y` (written by the launch before) and substitutes them into the date's factor
+//!    on the device, decides the date's exercise and writes the block sums of the previous date
+//!    (two halves of one buffer, alternating by date): no host round trip, no second launch and
+//!    no factorisation per date.
 //! 2. **Valuation** (path set 1, the exercise rule fitted above): `basket_value` (the price) or,
 //!    with Greeks, `basket_sens` (`basket_value`'s rows with Greeks: price, deltas, gammas, cross
 //!    gammas, rho; then vegas, model vegas, correlation vegas, theta) writes each path's
@@ -16,8 +18,8 @@
 //!    order; the host adds the chunks in order, so the estimates are the same function of the
 //!    per-path values on every backend.
 
-use tenor_kernels::basket::{lane_items, sens_rows, value_rows, MAX_BASIS};
-use tenor_kernels::typed::{BasketBackward, BasketMoments, BasketPaths, BasketSens, BasketValue};
+use tenor_kernels::basket::{lane_items, sens_rows, value_rows, FACTOR_RECORD, MAX_BASIS};
+use tenor_kernels::typed::{BasketBackward, BasketGram, BasketMoments, BasketPaths, BasketSens, BasketValue};
 use tenor_ports::progress::Steps;
 use tenor_ports::{Compute, ComputeExt, DeviceBuffer, NoProgress, Progress, Stream};
 
@@ -31,8 +33,11 @@ pub const NBASIS: u32 = MAX_BASIS as u32;
 /// Paths per item of `basket_moments`.
 pub const MOMENT_CHUNK: u64 = 256;
 
-/// Values per block of `basket_backward`'s partial normal equations.
-const SLOTS: usize = 27;
+/// Values per block of `basket_backward`'s partial sums of `X^T y`.
+const SLOTS: usize = MAX_BASIS;
+
+/// Work items of `basket_gram`: one work-group of its manifest block per date.
+const GRAM_BLOCK: u64 = 256;
 
 /// One row of `greeks.csv`: `greek,asset,other,value,stderr`.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,12 +66,17 @@ pub struct BasketSettings {
     pub nbasis: u32,
     /// Synchronise the device after each phase and time it ([`BasketOutcome::phases`]).
     pub time_phases: bool,
+    /// The backward induction in one cooperative launch where the device has them and every
+    /// block fits at once ([`Compute::resident_blocks`]; ADR 0036); `false`: one launch per date
+    /// on every device.
+    pub cooperative: bool,
 }
 
 impl Default for BasketSettings {
-    /// Every Greek, [`GAMMA_BUMP`], [`NBASIS`], no phase timing.
+    /// Every Greek, [`GAMMA_BUMP`], [`NBASIS`], no phase timing, a cooperative backward
+    /// induction where the device has it.
     fn default() -> Self {
-        Self { greeks: true, gamma_bump: GAMMA_BUMP, nbasis: NBASIS, time_phases: false }
+        Self { greeks: true, gamma_bump: GAMMA_BUMP, nbasis: NBASIS, time_phases: false, cooperative: true }
     }
 }
 
@@ -75,8 +85,10 @@ impl Default for BasketSettings {
 pub struct PhaseTimes {
     /// Uploads and the regression's paths (`basket_paths`; American only).
     pub paths_s: f64,
-    /// The backward induction (one `basket_backward` per date; American only).
+    /// The backward induction (`basket_gram`, then `basket_backward`; American only).
     pub backward_s: f64,
+    /// `basket_backward` launches: 1 (cooperative: every date in one launch) or one per date.
+    pub backward_launches: u32,
     /// Of [`PhaseTimes::backward_s`], the host's time to enqueue the launches (the rest: the
     /// device's work not yet done when the last launch was enqueued). Near `backward_s`, the
     /// backward induction is bound by the host's launches.
@@ -162,10 +174,10 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     let assets = dev.upload_slice(&stream, &model.assets)?;
     let factor = dev.upload_slice(&stream, &model.factor)?;
     let coef = never_exercise(dev, &stream, steps, nbasis)?;
-    let (paths_s, backward_s, backward_enqueue_s) = if american {
-        regress(dev, &stream, job, &model, &assets, &factor, &coef, nbasis, &steps_done, &mut clock)?
+    let (paths_s, backward_s, backward_enqueue_s, backward_launches) = if american {
+        regress(dev, &stream, job, &model, &assets, &factor, &coef, settings, &steps_done, &mut clock)?
     } else {
-        (clock.lap()?, 0.0, 0.0)
+        (clock.lap()?, 0.0, 0.0, 0)
     };
 
     progress.message("valuation paths");
@@ -232,8 +244,14 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
     let sens_s = clock.lap()?;
     progress.finish();
     let mut out = assemble(n, &m1, &m2, greeks);
-    out.phases =
-        settings.time_phases.then_some(PhaseTimes { paths_s, backward_s, backward_enqueue_s, value_s, sens_s });
+    out.phases = settings.time_phases.then_some(PhaseTimes {
+        paths_s,
+        backward_s,
+        backward_launches,
+        backward_enqueue_s,
+        value_s,
+        sens_s,
+    });
     Ok(out)
 }
 
@@ -278,8 +296,8 @@ fn never_exercise<C: Compute + ?Sized>(
 }
 
 /// The regression pass: fits every date's exercise rule into `coef` on path set 0. Returns the
-/// `clock`'s laps after the paths and after the backward induction, and the host's time to
-/// enqueue the backward induction's launches.
+/// `clock`'s laps after the paths and after the backward induction, the host's time to enqueue
+/// the backward induction's launches and their number.
 #[allow(clippy::too_many_arguments)]
 fn regress<C: Compute + ?Sized>(
     dev: &C,
@@ -289,11 +307,12 @@ fn regress<C: Compute + ?Sized>(
     assets: &DeviceBuffer,
     factor: &DeviceBuffer,
     coef: &DeviceBuffer,
-    nbasis: u32,
+    settings: &BasketSettings,
     progress: &Steps<'_>,
     clock: &mut Clock<'_, C>,
-) -> Result<(f64, f64, f64), BasketError> {
+) -> Result<(f64, f64, f64, u32), BasketError> {
     let sim = job.simulation;
+    let nbasis = settings.nbasis;
     progress.sink().message("regression paths");
     let (paths, steps) = (sim.paths, sim.steps);
     let cells = paths as usize * steps as usize;
@@ -316,36 +335,69 @@ fn regress<C: Compute + ?Sized>(
     progress.inc();
     let paths_s = clock.lap()?;
     progress.sink().message("backward induction");
-    let nblocks = BasketBackward::blocks(paths) as usize;
+    let sign = job.option.payoff.sign();
+    let factors = dev.alloc_elems::<f64>(stream, steps as usize * FACTOR_RECORD)?;
+    BasketGram {
+        factors: &factors,
+        basket: &basket,
+        feature: &feature,
+        paths,
+        steps,
+        nbasis,
+        strike: job.option.strike,
+        sign,
+        items: u64::from(steps) * GRAM_BLOCK,
+    }
+    .launch(dev, stream)?;
+    let nblocks = BasketBackward::blocks(paths);
     let cash = dev.upload_slice(stream, &vec![0.0f64; paths as usize])?;
-    // Two halves of block sums (a date's and the date before's), and each block's copy of the
-    // date's coefficients (the kernel's manifest).
-    let partials = dev.alloc_elems::<f64>(stream, 2 * SLOTS * nblocks)?;
-    let fits = dev.alloc_elems::<f64>(stream, MAX_BASIS * nblocks)?;
+    // Two halves of block sums (a date's and the date before's), each block's copy of the
+    // date's coefficients and the grid barrier's counter (the kernel's manifest).
+    let partials = dev.alloc_elems::<f64>(stream, 2 * SLOTS * nblocks as usize)?;
+    let fits = dev.alloc_elems::<f64>(stream, MAX_BASIS * nblocks as usize)?;
+    let sync = dev.upload_slice(stream, &[0u32])?;
     let backward = BasketBackward::load(dev)?;
     let df = (-job.rate * model.dt).exp();
+    let launch = |step: u32, dates: u32| BasketBackward {
+        partials: &partials,
+        fits: &fits,
+        cash: &cash,
+        coef,
+        sync: &sync,
+        factors: &factors,
+        basket: &basket,
+        feature: &feature,
+        paths,
+        steps,
+        step,
+        dates,
+        nbasis,
+        strike: job.option.strike,
+        sign,
+        df,
+    };
+    // Every date in one launch where all its blocks run at once (the counter's waits end at
+    // blocks x dates, which must fit in u32).
+    let at_once = settings.cooperative
+        && dev.resident_blocks(&backward)?.is_some_and(|resident| nblocks <= resident)
+        && nblocks.saturating_mul(u64::from(steps)) <= u64::from(u32::MAX);
     let enqueue = std::time::Instant::now();
-    for s in (0..steps).rev() {
-        BasketBackward {
-            partials: &partials,
-            fits: &fits,
-            cash: &cash,
-            coef,
-            basket: &basket,
-            feature: &feature,
-            paths,
-            steps,
-            step: s,
-            nbasis,
-            strike: job.option.strike,
-            sign: job.option.payoff.sign(),
-            df,
+    let launches = if at_once {
+        let all = launch(steps - 1, steps);
+        dev.launch_cooperative(stream, &backward, all.items(), &all.args())?;
+        for _ in 0..steps {
+            progress.inc();
         }
-        .launch_loaded(dev, stream, &backward)?;
-        progress.inc();
-    }
+        1
+    } else {
+        for s in (0..steps).rev() {
+            launch(s, 1).launch_loaded(dev, stream, &backward)?;
+            progress.inc();
+        }
+        steps
+    };
     let enqueue_s = enqueue.elapsed().as_secs_f64();
-    Ok((paths_s, clock.lap()?, enqueue_s))
+    Ok((paths_s, clock.lap()?, enqueue_s, launches))
 }
 
 /// Mean and standard error of each of `rows` rows of per-path values: `basket_moments` sums
