@@ -595,6 +595,7 @@ TENOR_DEVICE_INLINE void tenor_basket_paths(TENOR_GLOBAL double* __restrict__ ba
 // from TENOR_BASKET_FACTOR_INV, the count m of basis functions used at TENOR_BASKET_FACTOR_USED.
 #define TENOR_BASKET_GRAM 21
 #define TENOR_BASKET_TARGETS 6
+#define TENOR_BASKET_GRAM_UNROLL 8
 #define TENOR_BASKET_FACTOR 28u
 #define TENOR_BASKET_FACTOR_INV 21u
 #define TENOR_BASKET_FACTOR_USED 27u
@@ -679,9 +680,9 @@ TENOR_DEVICE_INLINE void tenor_basket_substitute(const double* rec, const double
 }
 
 // basket_gram (see its kernel.toml): work-group d factors date d's Gram matrix. Work-item i adds
-// the in-the-money paths i, i + TENOR_BLOCK, .. of the date (21 sums in the layout of 6), one
-// work-group reduction, and work-item 0 factors the sums into the date's record. Work-groups past
-// the last date return at once (the whole group: no barrier is left waiting).
+// the in-the-money paths i, i + TENOR_BLOCK, .. of the date in that order (21 sums in the layout
+// of 6), one work-group reduction, and work-item 0 factors the sums into the date's record.
+// Work-groups past the last date return at once (the whole group: no barrier is left waiting).
 TENOR_DEVICE_INLINE void tenor_basket_gram(TENOR_GLOBAL double* __restrict__ factors, TENOR_GLOBAL const double* __restrict__ basket,
                                            TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths, tenor_u32 steps,
                                            tenor_u32 nb, double strike, double sign, tenor_u64 items TENOR_SCRATCH_PARAM) {
@@ -692,12 +693,23 @@ TENOR_DEVICE_INLINE void tenor_basket_gram(TENOR_GLOBAL double* __restrict__ fac
     for (int k = 0; k < TENOR_BASKET_GRAM; ++k) xtx[k] = 0.0;
     TENOR_GLOBAL const double* bd = basket + d * paths;
     TENOR_GLOBAL const double* fd = feature + d * paths;
-    for (tenor_u64 chunk = 0; chunk * TENOR_BLOCK < paths; ++chunk) {
-        TENOR_FOR_ITEMS_IN(p, paths, chunk) {
-            const double b = bd[p];
-            if (sign * (b - strike) > 0.0) {
+    // TENOR_BASKET_GRAM_UNROLL chunks of the date's paths at a time, every input read before any
+    // is used, so that the reads' latencies overlap (one at a time, the date's 100 chunks of the
+    // baseline were 100 latencies in a row).
+    for (tenor_u64 chunk = 0; chunk * TENOR_BLOCK < paths; chunk += TENOR_BASKET_GRAM_UNROLL) {
+        double bj[TENOR_BASKET_GRAM_UNROLL], fj[TENOR_BASKET_GRAM_UNROLL];
+        for (int j = 0; j < TENOR_BASKET_GRAM_UNROLL; ++j) {
+            bj[j] = strike;  // out of the money: no row
+            fj[j] = 0.0;
+            TENOR_FOR_ITEMS_IN(p, paths, chunk + (tenor_u64)j) {
+                bj[j] = bd[p];
+                fj[j] = fd[p];
+            }
+        }
+        for (int j = 0; j < TENOR_BASKET_GRAM_UNROLL; ++j) {
+            if (sign * (bj[j] - strike) > 0.0) {
                 double phi[6];
-                tenor_basket_basis(b / strike - 1.0, fd[p], nb, phi);
+                tenor_basket_basis(bj[j] / strike - 1.0, fj[j], nb, phi);
                 int k = 0;
                 for (int a = 0; a < 6; ++a) {
                     for (int c = a; c < 6; ++c) {
@@ -711,7 +723,13 @@ TENOR_DEVICE_INLINE void tenor_basket_gram(TENOR_GLOBAL double* __restrict__ fac
     TENOR_GROUP_SUMS(xtx, TENOR_BASKET_GRAM);
     TENOR_FOR_ITEMS_IN(first, 1, 0) {
         double rec[TENOR_BASKET_FACTOR];
-        tenor_basket_factor(xtx, nb, rec);
+        // The full basis with a constant count, so that the factorisation's arrays stay in
+        // registers.
+        if (nb == TENOR_BASKET_MAX_BASIS) {
+            tenor_basket_factor(xtx, TENOR_BASKET_MAX_BASIS, rec);
+        } else {
+            tenor_basket_factor(xtx, nb, rec);
+        }
         for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) factors[d * TENOR_BASKET_FACTOR + k] = rec[k];
     }
 }

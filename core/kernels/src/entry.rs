@@ -11,7 +11,10 @@
 //! opencl_scratch = true
 //! ```
 //!
-//! (`cuda_min_blocks = n` makes the bounds `__launch_bounds__(TENOR_THREADS, n)`.)
+//! (`cuda_min_blocks = n` makes the bounds `__launch_bounds__(TENOR_THREADS, TENOR_MIN_BLOCKS_NAME)`
+//! with `TENOR_MIN_BLOCKS_NAME` defined as `n` unless the compilation defines it: a tuning run
+//! can try another occupancy without a rebuild, e.g.
+//! `TENOR_CUDA_NVRTC_EXTRA=-DTENOR_MIN_BLOCKS_basket_sens=3`, which is part of the CUBIN cache's key.)
 //!
 //! and `core/kernels/build.rs` writes the backend's entry point from the manifest instead of a
 //! hand-written `kernels/<name>/cuda.cu` or `opencl.cl` (which must then not exist: the build
@@ -97,13 +100,17 @@ pub fn cuda(def: &KernelDef, spec: &SourceSpec) -> String {
             (true, _) => format!("{elem}* __restrict__ {name}"),
         }
     });
-    let bounds = match spec.cuda_min_blocks {
-        Some(n) => format!("__launch_bounds__(TENOR_THREADS, {n}) "),
-        None if spec.cuda_launch_bounds => "__launch_bounds__(TENOR_THREADS) ".to_owned(),
-        None => String::new(),
+    let min_blocks = format!("TENOR_MIN_BLOCKS_{}", def.name);
+    let (define, bounds) = match spec.cuda_min_blocks {
+        Some(n) => (
+            format!("#ifndef {min_blocks}\n#define {min_blocks} {n}\n#endif\n"),
+            format!("__launch_bounds__(TENOR_THREADS, {min_blocks}) "),
+        ),
+        None if spec.cuda_launch_bounds => (String::new(), "__launch_bounds__(TENOR_THREADS) ".to_owned()),
+        None => (String::new(), String::new()),
     };
     format!(
-        "{}extern \"C\" __global__ void {bounds}{name}({params}) {{\n    {shared}({names});\n}}\n",
+        "{}{define}extern \"C\" __global__ void {bounds}{name}({params}) {{\n    {shared}({names});\n}}\n",
         header(def, &spec.shared),
         name = def.name,
         shared = spec.shared,

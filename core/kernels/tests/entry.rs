@@ -145,3 +145,18 @@ fn the_language_table_is_what_the_library_reads() {
         assert!(text.contains(" k(") && text.contains("f(x, n"), "{}: {text}", l.backend);
     }
 }
+
+/// `cuda_min_blocks = 2` (basket_sens) bounds the entry by a macro that defaults to 2 and that a
+/// compilation may define (a tuning run's `-DTENOR_MIN_BLOCKS_basket_sens=3`).
+#[test]
+fn min_blocks_default_to_the_manifest_and_can_be_defined() {
+    let def = tenor_kernels::get("basket_sens").expect("basket_sens");
+    let text = generated_source(def, "cuda").expect("generated");
+    assert!(
+        text.contains(
+            "#ifndef TENOR_MIN_BLOCKS_basket_sens\n#define TENOR_MIN_BLOCKS_basket_sens 2\n#endif\nextern \"C\" __global__ \
+             void __launch_bounds__(TENOR_THREADS, TENOR_MIN_BLOCKS_basket_sens) basket_sens("
+        ),
+        "{text}"
+    );
+}
