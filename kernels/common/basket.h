@@ -164,8 +164,25 @@ TENOR_DEVICE_INLINE void tenor_basket_basis(double xi, double nu, tenor_u32 nb, 
     phi[5] = nb > 5u ? xi * xi * xi : 0.0;
 }
 
-// Whether a path with basket b and feature nu exercises under coefficients coef (last: the final
-// date); *e its payoff max(sign (b - K), 0).
+// The continuation estimate sum_j coef[j] phi_j from j = 0 up into cont, the basis of
+// tenor_basket_basis written out term by term (a loop over a phi array indexed by the run-time nb
+// put the array in local memory), each coefficient read where its term is added (reading all six
+// first kept more values live in basket_sens: more spills). A macro, so that coef may be a global
+// row (the valuation) or a private array (the backward induction): OpenCL C 1.2 has no generic
+// address space.
+#define TENOR_BASKET_CONTINUATION(cont, xi, nu, nb, coef)                                            \
+    do {                                                                                             \
+        (cont) = 0.0;                                                                                \
+        if ((nb) > 0u) (cont) += (coef)[0] * 1.0;                                                    \
+        if ((nb) > 1u) (cont) += (coef)[1] * (xi);                                                   \
+        if ((nb) > 2u) (cont) += (coef)[2] * ((xi) * (xi));                                          \
+        if ((nb) > 3u) (cont) += (coef)[3] * (nu);                                                   \
+        if ((nb) > 4u) (cont) += (coef)[4] * ((xi) * (nu));                                          \
+        if ((nb) > 5u) (cont) += (coef)[5] * ((xi) * (xi) * (xi));                                   \
+    } while (0)
+
+// Whether a path with basket b and feature nu exercises under coefficients coef (nb of them;
+// last: the final date); *e its payoff max(sign (b - K), 0).
 TENOR_DEVICE_INLINE bool tenor_basket_exercise(double b, double nu, double strike, double sign,
                                                TENOR_GLOBAL const double* __restrict__ coef, tenor_u32 nb, bool last,
                                                double* e) {
@@ -176,16 +193,9 @@ TENOR_DEVICE_INLINE bool tenor_basket_exercise(double b, double nu, double strik
         return false;
     }
     if (last) return true;
-    // sum_j coef[j] phi_j from j = 0 up, the basis of tenor_basket_basis written out term by term
-    // (a loop over a phi array indexed by the run-time nb put the array in local memory).
     const double xi = b / strike - 1.0;
-    double cont = 0.0;
-    if (nb > 0u) cont += coef[0] * 1.0;
-    if (nb > 1u) cont += coef[1] * xi;
-    if (nb > 2u) cont += coef[2] * (xi * xi);
-    if (nb > 3u) cont += coef[3] * nu;
-    if (nb > 4u) cont += coef[4] * (xi * nu);
-    if (nb > 5u) cont += coef[5] * (xi * xi * xi);
+    double cont;
+    TENOR_BASKET_CONTINUATION(cont, xi, nu, nb, coef);
     return pay > cont;
 }
 
@@ -734,47 +744,60 @@ TENOR_DEVICE_INLINE void tenor_basket_gram(TENOR_GLOBAL double* __restrict__ fac
     }
 }
 
-// Exercise date `step` of basket_backward (see its kernel.toml) in one launch. Unless `step` is the last date, every work-group first fits the date: work-item i adds
-// the blocks i, i + TENOR_BLOCK, .. of the sums X^T y that the launch of step + 1 wrote (partials
-// half step mod 2, slot-major so that the work-items' reads of a slot are contiguous; this launch
-// writes only the other half), one work-group reduction of 6 values, and work-item 0
-// substitutes them into the date's factor record (basket_gram's; tenor_basket_substitute) and
-// writes the group's slot of fits (work-group 0 also coef), then a barrier. Every work-group
-// computes the same coefficients: the same sums added in the same order. Then the decision at
-// `step` with them, and the block's X^T y of step - 1 into partials half (step - 1) mod 2.
-// Every work-group takes the same barriers (none returns before them). The fit is the launch's
-// critical path (ADR 0036): the first path's inputs and the factor record are read before it
-// (their latency hidden behind the sums; CUDA runs one path per work-item), and the fit is a
-// substitution of 6 values with no division.
+// What a work-item carries from one date of basket_backward to the next for its first path p:
+// basket and feature at the date (bk, nu) and at the date before (bp, nup), the path's cash.
+typedef struct tenor_basket_carry {
+    double bk, nu, bp, nup, held;
+} tenor_basket_carry;
+
+// The carry of the work-item's first path at `step`, read from memory.
+TENOR_DEVICE_INLINE void tenor_basket_carry_load(TENOR_GLOBAL const double* __restrict__ cash,
+                                                 TENOR_GLOBAL const double* __restrict__ basket,
+                                                 TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths,
+                                                 tenor_u32 step, tenor_basket_carry* c) {
+    c->bk = c->nu = c->bp = c->nup = c->held = 0.0;
+    TENOR_FOR_ITEMS(p, paths) {
+        const tenor_u64 at = (tenor_u64)step * paths + p;
+        c->bk = basket[at];
+        c->nu = feature[at];
+        c->held = cash[p];
+        if (step > 0u) {
+            c->bp = basket[at - paths];
+            c->nup = feature[at - paths];
+        }
+        break;
+    }
+}
+
+// Exercise date `step` of basket_backward (see its kernel.toml). Unless `step` is the last date,
+// the work-group first fits the date: work-item i adds the blocks i, i + TENOR_BLOCK, .. of the
+// sums X^T y that the date after wrote (partials half step mod 2, slot-major so that the
+// work-items' reads of a slot are contiguous; this date writes only the other half), one
+// work-group reduction of 6 values left in every work-item, and every work-item substitutes them
+// into the date's factor record (basket_gram's; tenor_basket_substitute): the same coefficients
+// in every work-item and work-group (the same sums added in the same order), decided with from
+// registers; work-item 0 writes the group's copy to fits (work-group 0 also to coef). Then the
+// decision at `step` and the block's X^T y of step - 1 into partials half (step - 1) mod 2.
+// Every work-group takes the same barriers (none returns before them). The fit is the date's
+// critical path (ADR 0036): the factor record is read before the sums, the first path's inputs
+// come in the carry c (read during the wait for the date before: the next date's basket and
+// feature are this date's bp and nup, its cash this date's value; only those of step - 2 are
+// read, before this function returns), and the fit is a substitution with no division.
 TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL double* __restrict__ fits,
                                                     TENOR_GLOBAL double* __restrict__ cash, TENOR_GLOBAL double* __restrict__ coef,
                                                     TENOR_GLOBAL const double* __restrict__ factors,
                                                     TENOR_GLOBAL const double* __restrict__ basket,
                                                     TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths,
                                                     tenor_u32 steps, tenor_u32 step, tenor_u32 nb, double strike, double sign,
-                                                    double df TENOR_SCRATCH_PARAM) {
+                                                    double df, tenor_basket_carry* carry TENOR_SCRATCH_PARAM) {
     const bool last = step + 1u == steps;
     const tenor_u64 nblocks = (paths + TENOR_BLOCK - 1u) / TENOR_BLOCK;
     const tenor_u64 date_sums = (tenor_u64)TENOR_BASKET_MAX_BASIS * nblocks;  // one half of partials
-    TENOR_GLOBAL double* fit = fits + (tenor_u64)TENOR_BASKET_MAX_BASIS * TENOR_BLOCK_INDEX();
-    double bk = 0.0, nu = 0.0, bp = 0.0, nup = 0.0, held = 0.0;
-    TENOR_FOR_ITEMS(p, paths) {
-        const tenor_u64 at = (tenor_u64)step * paths + p;
-        bk = basket[at];
-        nu = feature[at];
-        held = cash[p];
-        if (step > 0u) {
-            bp = basket[at - paths];
-            nup = feature[at - paths];
-        }
-        break;
-    }
+    double beta[6];
+    for (int j = 0; j < 6; ++j) beta[j] = 0.0;
     if (!last) {
         double rec[TENOR_BASKET_FACTOR];
-        for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = 0.0;
-        TENOR_FOR_ITEMS_IN(first, 1, 0) {
-            for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = factors[(tenor_u64)step * TENOR_BASKET_FACTOR + k];
-        }
+        for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = factors[(tenor_u64)step * TENOR_BASKET_FACTOR + k];
         double xty[TENOR_BASKET_TARGETS];
         for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) xty[k] = 0.0;
         TENOR_GLOBAL const double* sums = partials + (tenor_u64)(step & 1u) * date_sums;
@@ -783,11 +806,11 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
                 for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) xty[k] += sums[(tenor_u64)k * nblocks + blk];
             }
         }
-        TENOR_GROUP_SUMS(xty, TENOR_BASKET_TARGETS);
+        TENOR_GROUP_SUMS_ALL(xty, TENOR_BASKET_TARGETS);
+        tenor_basket_substitute(rec, xty, nb, beta);
         TENOR_FOR_ITEMS_IN(first, 1, 0) {
             // Work-item 0 of this work-group (item 0 of block 0's numbering).
-            double beta[6];
-            tenor_basket_substitute(rec, xty, nb, beta);
+            TENOR_GLOBAL double* fit = fits + (tenor_u64)TENOR_BASKET_MAX_BASIS * TENOR_BLOCK_INDEX();
             for (tenor_u32 j = 0; j < TENOR_BASKET_MAX_BASIS; ++j) {
                 if (j < nb) {
                     fit[j] = beta[j];
@@ -795,13 +818,13 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
                 }
             }
         }
-        TENOR_BARRIER();
     }
     double acc[TENOR_BASKET_TARGETS];
     for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) acc[k] = 0.0;
     bool first = true;
     TENOR_FOR_ITEMS(p, paths) {
         const tenor_u64 at = (tenor_u64)step * paths + p;
+        double bk = carry->bk, nu = carry->nu, bp = carry->bp, nup = carry->nup, held = carry->held;
         if (!first) {
             bk = basket[at];
             nu = feature[at];
@@ -811,10 +834,16 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
                 nup = feature[at - paths];
             }
         }
-        first = false;
-        double e;
-        const bool ex = tenor_basket_exercise(bk, nu, strike, sign, fit, nb, last, &e);
-        const double value = ex ? e : (last ? 0.0 : df * held);
+        // tenor_basket_exercise's rule with the coefficients in registers.
+        const double pay = TENOR_MATH(fmax)(sign * (bk - strike), 0.0);
+        bool ex = pay > 0.0 && last;
+        if (pay > 0.0 && !last) {
+            const double xi = bk / strike - 1.0;
+            double cont;
+            TENOR_BASKET_CONTINUATION(cont, xi, nu, nb, beta);
+            ex = pay > cont;
+        }
+        const double value = ex ? pay : (last ? 0.0 : df * held);
         cash[p] = value;
         if (step > 0u && sign * (bp - strike) > 0.0) {
             double phi[6];
@@ -822,6 +851,18 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
             const double y = df * value;
             for (int a = 0; a < TENOR_BASKET_TARGETS; ++a) acc[a] += phi[a] * y;
         }
+        if (first) {
+            // The next date's carry: its basket and feature are this date's of step - 1, its
+            // cash this value; those of step - 2 read now.
+            carry->bk = bp;
+            carry->nu = nup;
+            carry->held = value;
+            if (step > 1u) {
+                carry->bp = basket[at - 2u * paths];
+                carry->nup = feature[at - 2u * paths];
+            }
+        }
+        first = false;
     }
     if (step > 0u) {
         TENOR_GROUP_SUMS(acc, TENOR_BASKET_TARGETS);
@@ -850,10 +891,12 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
     if (dates > 1u) return;
 #endif
     const tenor_u32 nblocks = (tenor_u32)((paths + TENOR_BLOCK - 1u) / TENOR_BLOCK);
+    tenor_basket_carry carry;
+    tenor_basket_carry_load(cash, basket, feature, paths, step, &carry);
     for (tenor_u32 k = 0; k < dates; ++k) {
         if (k > 0u) TENOR_GRID_SYNC(sync, nblocks * k);
         tenor_basket_backward_date(partials, fits, cash, coef, factors, basket, feature, paths, steps, step - k, nb, strike,
-                                   sign, df TENOR_SCRATCH_ARG);
+                                   sign, df, &carry TENOR_SCRATCH_ARG);
     }
 }
 

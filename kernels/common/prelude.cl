@@ -187,7 +187,8 @@ static inline double tenor_group_sum(__local double* scratch, double x) {
 // a work-group barrier that orders the work-group's local and global memory accesses.
 #define TENOR_GROUP_SUMS(v, N)                                                                     \
     for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_) (v)[tenor_j_] = tenor_group_sum(tenor_scratch, (v)[tenor_j_])
-#define TENOR_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+// The same sums left in every work-item's v: tenor_group_sum already returns them to all.
+#define TENOR_GROUP_SUMS_ALL(v, N) TENOR_GROUP_SUMS(v, N)
 // No grid-wide barrier: work-groups of one launch are not guaranteed to be resident at once, so
 // kernels that would wait on each other take one launch per step (basket_backward's dates = 1).
 #define TENOR_HAS_GRID_SYNC 0

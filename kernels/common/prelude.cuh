@@ -198,9 +198,21 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
 // partial sums).
 #define TENOR_GROUP_SUMS(v, N) tenor_block_sum<N>(v)
 
-// A barrier of the work-group: every thread waits for the others, and the global and shared
-// memory writes of each before it are visible to all after it.
-#define TENOR_BARRIER() __syncthreads()
+// The same sums left in every thread's v (thread 0's totals through shared memory).
+template <int N>
+__device__ __forceinline__ void tenor_block_sum_all(double v[N]) {
+    __shared__ double tenor_total[N];
+    tenor_block_sum<N>(v);
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) tenor_total[j] = v[j];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < N; ++j) v[j] = tenor_total[j];
+}
+#define TENOR_GROUP_SUMS_ALL(v, N) tenor_block_sum_all<N>(v)
+
 
 // A barrier of the whole grid of a cooperative launch (every block resident:
 // Compute::launch_cooperative): thread 0 of each block publishes the block's global writes
