@@ -745,20 +745,22 @@ TENOR_DEVICE_INLINE void tenor_basket_gram(TENOR_GLOBAL double* __restrict__ fac
 }
 
 // What a work-item carries from one date of basket_backward to the next for its first path p:
-// basket and feature at the date (bk, nu) and at the date before (bp, nup), the path's cash.
+// basket and feature at the date (bk, nu; xi = bk / strike - 1, the date before's bp / strike - 1)
+// and at the date before (bp, nup), the path's cash.
 typedef struct tenor_basket_carry {
-    double bk, nu, bp, nup, held;
+    double bk, nu, bp, nup, held, xi;  // xi = bk / strike - 1
 } tenor_basket_carry;
 
 // The carry of the work-item's first path at `step`, read from memory.
 TENOR_DEVICE_INLINE void tenor_basket_carry_load(TENOR_GLOBAL const double* __restrict__ cash,
                                                  TENOR_GLOBAL const double* __restrict__ basket,
                                                  TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths,
-                                                 tenor_u32 step, tenor_basket_carry* c) {
-    c->bk = c->nu = c->bp = c->nup = c->held = 0.0;
+                                                 tenor_u32 step, double strike, tenor_basket_carry* c) {
+    c->bk = c->nu = c->bp = c->nup = c->held = c->xi = 0.0;
     TENOR_FOR_ITEMS(p, paths) {
         const tenor_u64 at = (tenor_u64)step * paths + p;
         c->bk = basket[at];
+        c->xi = c->bk / strike - 1.0;
         c->nu = feature[at];
         c->held = cash[p];
         if (step > 0u) {
@@ -773,10 +775,11 @@ TENOR_DEVICE_INLINE void tenor_basket_carry_load(TENOR_GLOBAL const double* __re
 // the work-group first fits the date: work-item i adds the blocks i, i + TENOR_BLOCK, .. of the
 // sums X^T y that the date after wrote (partials half step mod 2, slot-major so that the
 // work-items' reads of a slot are contiguous; this date writes only the other half), one
-// work-group reduction of 6 values left in every work-item, and every work-item substitutes them
-// into the date's factor record (basket_gram's; tenor_basket_substitute): the same coefficients
-// in every work-item and work-group (the same sums added in the same order), decided with from
-// registers; work-item 0 writes the group's copy to fits (work-group 0 also to coef). Then the
+// work-group reduction of 6 values, and work-item 0 substitutes them into the date's factor
+// record (basket_gram's; tenor_basket_substitute): the same coefficients
+// in every work-group (the same sums added in the same order); work-item 0 writes the group's
+// copy to fits (work-group 0 also to coef) and broadcasts it: every work-item decides from
+// registers. Then the
 // decision at `step` and the block's X^T y of step - 1 into partials half (step - 1) mod 2.
 // Every work-group takes the same barriers (none returns before them). The fit is the date's
 // critical path (ADR 0036): the factor record is read before the sums, the first path's inputs
@@ -796,8 +799,12 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
     double beta[6];
     for (int j = 0; j < 6; ++j) beta[j] = 0.0;
     if (!last) {
+        // Work-item 0 (item 0 of block 0's numbering) fits; its factor record read first.
         double rec[TENOR_BASKET_FACTOR];
-        for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = factors[(tenor_u64)step * TENOR_BASKET_FACTOR + k];
+        for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = 0.0;
+        TENOR_FOR_ITEMS_IN(first, 1, 0) {
+            for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = factors[(tenor_u64)step * TENOR_BASKET_FACTOR + k];
+        }
         double xty[TENOR_BASKET_TARGETS];
         for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) xty[k] = 0.0;
         TENOR_GLOBAL const double* sums = partials + (tenor_u64)(step & 1u) * date_sums;
@@ -806,10 +813,9 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
                 for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) xty[k] += sums[(tenor_u64)k * nblocks + blk];
             }
         }
-        TENOR_GROUP_SUMS_ALL(xty, TENOR_BASKET_TARGETS);
-        tenor_basket_substitute(rec, xty, nb, beta);
+        TENOR_GROUP_SUMS(xty, TENOR_BASKET_TARGETS);
         TENOR_FOR_ITEMS_IN(first, 1, 0) {
-            // Work-item 0 of this work-group (item 0 of block 0's numbering).
+            tenor_basket_substitute(rec, xty, nb, beta);
             TENOR_GLOBAL double* fit = fits + (tenor_u64)TENOR_BASKET_MAX_BASIS * TENOR_BLOCK_INDEX();
             for (tenor_u32 j = 0; j < TENOR_BASKET_MAX_BASIS; ++j) {
                 if (j < nb) {
@@ -818,17 +824,19 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
                 }
             }
         }
+        TENOR_GROUP_BROADCAST(beta, 6);
     }
     double acc[TENOR_BASKET_TARGETS];
     for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) acc[k] = 0.0;
     bool first = true;
     TENOR_FOR_ITEMS(p, paths) {
         const tenor_u64 at = (tenor_u64)step * paths + p;
-        double bk = carry->bk, nu = carry->nu, bp = carry->bp, nup = carry->nup, held = carry->held;
+        double bk = carry->bk, nu = carry->nu, bp = carry->bp, nup = carry->nup, held = carry->held, xi = carry->xi;
         if (!first) {
             bk = basket[at];
             nu = feature[at];
             held = cash[p];
+            xi = bk / strike - 1.0;
             if (step > 0u) {
                 bp = basket[at - paths];
                 nup = feature[at - paths];
@@ -838,16 +846,16 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
         const double pay = TENOR_MATH(fmax)(sign * (bk - strike), 0.0);
         bool ex = pay > 0.0 && last;
         if (pay > 0.0 && !last) {
-            const double xi = bk / strike - 1.0;
             double cont;
             TENOR_BASKET_CONTINUATION(cont, xi, nu, nb, beta);
             ex = pay > cont;
         }
         const double value = ex ? pay : (last ? 0.0 : df * held);
         cash[p] = value;
+        const double xip = bp / strike - 1.0;
         if (step > 0u && sign * (bp - strike) > 0.0) {
             double phi[6];
-            tenor_basket_basis(bp / strike - 1.0, nup, nb, phi);
+            tenor_basket_basis(xip, nup, nb, phi);
             const double y = df * value;
             for (int a = 0; a < TENOR_BASKET_TARGETS; ++a) acc[a] += phi[a] * y;
         }
@@ -856,6 +864,7 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
             // cash this value; those of step - 2 read now.
             carry->bk = bp;
             carry->nu = nup;
+            carry->xi = xip;
             carry->held = value;
             if (step > 1u) {
                 carry->bp = basket[at - 2u * paths];
@@ -892,7 +901,7 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
 #endif
     const tenor_u32 nblocks = (tenor_u32)((paths + TENOR_BLOCK - 1u) / TENOR_BLOCK);
     tenor_basket_carry carry;
-    tenor_basket_carry_load(cash, basket, feature, paths, step, &carry);
+    tenor_basket_carry_load(cash, basket, feature, paths, step, strike, &carry);
     for (tenor_u32 k = 0; k < dates; ++k) {
         if (k > 0u) TENOR_GRID_SYNC(sync, nblocks * k);
         tenor_basket_backward_date(partials, fits, cash, coef, factors, basket, feature, paths, steps, step - k, nb, strike,

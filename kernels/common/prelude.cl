@@ -187,8 +187,16 @@ static inline double tenor_group_sum(__local double* scratch, double x) {
 // a work-group barrier that orders the work-group's local and global memory accesses.
 #define TENOR_GROUP_SUMS(v, N)                                                                     \
     for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_) (v)[tenor_j_] = tenor_group_sum(tenor_scratch, (v)[tenor_j_])
-// The same sums left in every work-item's v: tenor_group_sum already returns them to all.
-#define TENOR_GROUP_SUMS_ALL(v, N) TENOR_GROUP_SUMS(v, N)
+// Work-item 0's v[0 .. N) to every work-item of the group (every work-item calls it; needs
+// tenor_scratch).
+static inline double tenor_group_broadcast(__local double* scratch, double x) {
+    barrier(CLK_LOCAL_MEM_FENCE);  // an earlier use of scratch[0] is done
+    if (get_local_id(0) == 0) scratch[0] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return scratch[0];
+}
+#define TENOR_GROUP_BROADCAST(v, N)                                                                \
+    for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_) (v)[tenor_j_] = tenor_group_broadcast(tenor_scratch, (v)[tenor_j_])
 // No grid-wide barrier: work-groups of one launch are not guaranteed to be resident at once, so
 // kernels that would wait on each other take one launch per step (basket_backward's dates = 1).
 #define TENOR_HAS_GRID_SYNC 0

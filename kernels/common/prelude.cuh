@@ -196,22 +196,52 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
 
 // Work-group sums of v[0 .. N) (every thread calls it), left in thread 0's v (the others' v are
 // partial sums).
-#define TENOR_GROUP_SUMS(v, N) tenor_block_sum<N>(v)
-
-// The same sums left in every thread's v (thread 0's totals through shared memory).
+// Work-group sums of a few values (N <= 8) in fewer instructions than tenor_block_sum's N x 5
+// shuffles per warp: every thread stores its N values as a column of shared memory, warp j adds
+// column j (each lane 8 of them, then 5 shuffles), thread 0 receives the totals. Bigger N: the
+// warp-shuffle sum. Every thread of the block must call it.
 template <int N>
-__device__ __forceinline__ void tenor_block_sum_all(double v[N]) {
-    __shared__ double tenor_total[N];
-    tenor_block_sum<N>(v);
+__device__ __forceinline__ void tenor_group_sum(double v[N]) {
+    constexpr u32 warps = (TENOR_THREADS + 31u) / 32u;
+    if constexpr (N <= 8 && N <= (int)warps && TENOR_THREADS % 32u == 0u) {
+        __shared__ double tenor_cols[N][TENOR_THREADS];
+        __shared__ double tenor_totals[N];
+#pragma unroll
+        for (int j = 0; j < N; ++j) tenor_cols[j][threadIdx.x] = v[j];
+        __syncthreads();
+        const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+        if (warp < (u32)N) {
+            double t = 0.0;
+            for (u32 i = lane; i < TENOR_THREADS; i += 32u) t += tenor_cols[warp][i];
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) t += __shfl_down_sync(0xffffffffu, t, off);
+            if (lane == 0) tenor_totals[warp] = t;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+#pragma unroll
+            for (int j = 0; j < N; ++j) v[j] = tenor_totals[j];
+        }
+    } else {
+        tenor_block_sum<N>(v);
+    }
+}
+#define TENOR_GROUP_SUMS(v, N) tenor_group_sum<N>(v)
+
+// Work-item 0's v[0 .. N) to every work-item of the group (every thread calls it).
+template <int N>
+__device__ __forceinline__ void tenor_group_broadcast(double v[N]) {
+    __shared__ double tenor_shared[N];
+    __syncthreads();  // an earlier broadcast's readers are done
     if (threadIdx.x == 0) {
 #pragma unroll
-        for (int j = 0; j < N; ++j) tenor_total[j] = v[j];
+        for (int j = 0; j < N; ++j) tenor_shared[j] = v[j];
     }
     __syncthreads();
 #pragma unroll
-    for (int j = 0; j < N; ++j) v[j] = tenor_total[j];
+    for (int j = 0; j < N; ++j) v[j] = tenor_shared[j];
 }
-#define TENOR_GROUP_SUMS_ALL(v, N) tenor_block_sum_all<N>(v)
+#define TENOR_GROUP_BROADCAST(v, N) tenor_group_broadcast<N>(v)
 
 
 // A barrier of the whole grid of a cooperative launch (every block resident:

@@ -505,14 +505,14 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
 // The work-group sums of v[0 .. N), left in work-item 0's v (every work-item calls it), and a
 // work-group barrier whose fence covers global and local memory (SYCL 2020, group_barrier).
 #define TENOR_GROUP_SUMS(v, N) tenor::group_sums<N>(tenor::item(), (v))
-// The same sums left in every work-item's v (work-item 0's totals broadcast: on PTX the warp
-// reduction leaves them in the first warp only).
-#define TENOR_GROUP_SUMS_ALL(v, N)                                                                 \
-    do {                                                                                           \
-        tenor::group_sums<N>(tenor::item(), (v));                                                  \
-        for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_)                                         \
-            (v)[tenor_j_] = sycl::group_broadcast(tenor::item().get_group(), (v)[tenor_j_], 0);    \
-    } while (0)
+// Work-item 0's v[0 .. N) to every work-item of the group, as a sum of work-item 0's values and
+// the others' zeros (exact; the group reduction every SYCL implementation here provides, where
+// AdaptiveCpp's OpenMP host JIT failed to load a kernel calling sycl::group_broadcast).
+#define TENOR_GROUP_BROADCAST(v, N)                                                                \
+    for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_)                                             \
+    (v)[tenor_j_] = sycl::reduce_over_group(tenor::item().get_group(),                             \
+                                            tenor::item().get_local_id(0) == 0 ? (v)[tenor_j_] : 0.0, \
+                                            sycl::plus<double>())
 // No grid-wide barrier: work-groups of one launch are not guaranteed to be resident at once, so
 // kernels that would wait on each other take one launch per step (basket_backward's dates = 1).
 #define TENOR_HAS_GRID_SYNC 0
