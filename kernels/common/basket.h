@@ -659,7 +659,8 @@ TENOR_DEVICE_INLINE void tenor_basket_factor(const double* xtx, tenor_u32 nb, do
 // reciprocal; m = 0 or a non-finite fit: (+inf, 0, ..). Every loop runs over 6 constant indices
 // (the run-time m only masks), so rec, z and beta stay in registers: this is the one thread's
 // work on the backward induction's per-date chain.
-TENOR_DEVICE_INLINE void tenor_basket_substitute(const double* rec, const double* xty, tenor_u32 nb, double* beta) {
+TENOR_DEVICE_INLINE void tenor_basket_substitute(TENOR_GLOBAL const double* __restrict__ rec, const double* xty, tenor_u32 nb,
+                                                 double* beta) {
     tenor_u32 m = (tenor_u32)rec[TENOR_BASKET_FACTOR_USED];
     if (m > nb) m = nb;
     double z[6], b[6];
@@ -796,14 +797,21 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
     const bool last = step + 1u == steps;
     const tenor_u64 nblocks = (paths + TENOR_BLOCK - 1u) / TENOR_BLOCK;
     const tenor_u64 date_sums = (tenor_u64)TENOR_BASKET_MAX_BASIS * nblocks;  // one half of partials
+    // The carry in values before the fit's barriers: AdaptiveCpp's OpenMP host JIT keeps a
+    // work-item's values across a barrier, not its memory (read after the barriers, the carry
+    // was another work-item's).
+    const double c_bk = carry->bk, c_nu = carry->nu, c_bp = carry->bp, c_nup = carry->nup, c_held = carry->held,
+                 c_xi = carry->xi;
     double beta[6];
     for (int j = 0; j < 6; ++j) beta[j] = 0.0;
     if (!last) {
-        // Work-item 0 (item 0 of block 0's numbering) fits; its factor record read first.
-        double rec[TENOR_BASKET_FACTOR];
-        for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = 0.0;
+        // Work-item 0 (item 0 of block 0's numbering) fits; its factor record fetched first.
+        TENOR_GLOBAL const double* rec = factors + (tenor_u64)step * TENOR_BASKET_FACTOR;
         TENOR_FOR_ITEMS_IN(first, 1, 0) {
-            for (tenor_u32 k = 0; k < TENOR_BASKET_FACTOR; ++k) rec[k] = factors[(tenor_u64)step * TENOR_BASKET_FACTOR + k];
+            // The record's 224 bytes touch at most 3 lines of 128.
+            TENOR_PREFETCH(rec);
+            TENOR_PREFETCH(rec + 14);
+            TENOR_PREFETCH(rec + 27);
         }
         double xty[TENOR_BASKET_TARGETS];
         for (int k = 0; k < TENOR_BASKET_TARGETS; ++k) xty[k] = 0.0;
@@ -831,7 +839,7 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
     bool first = true;
     TENOR_FOR_ITEMS(p, paths) {
         const tenor_u64 at = (tenor_u64)step * paths + p;
-        double bk = carry->bk, nu = carry->nu, bp = carry->bp, nup = carry->nup, held = carry->held, xi = carry->xi;
+        double bk = c_bk, nu = c_nu, bp = c_bp, nup = c_nup, held = c_held, xi = c_xi;
         if (!first) {
             bk = basket[at];
             nu = feature[at];

@@ -195,6 +195,8 @@ static inline double tenor_group_broadcast(__local double* scratch, double x) {
     barrier(CLK_LOCAL_MEM_FENCE);
     return scratch[0];
 }
+// A cache hint (prelude.cuh's prefetches into L1); none here.
+#define TENOR_PREFETCH(p) ((void)(p))
 #define TENOR_GROUP_BROADCAST(v, N)                                                                \
     for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_) (v)[tenor_j_] = tenor_group_broadcast(tenor_scratch, (v)[tenor_j_])
 // No grid-wide barrier: work-groups of one launch are not guaranteed to be resident at once, so

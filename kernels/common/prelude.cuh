@@ -243,6 +243,10 @@ __device__ __forceinline__ void tenor_group_broadcast(double v[N]) {
 }
 #define TENOR_GROUP_BROADCAST(v, N) tenor_group_broadcast<N>(v)
 
+// A hint to bring the global memory line holding *p into the SM's L1 (PTX prefetch.global.L1):
+// a later read of it on a critical path then waits for L1, not L2.
+#define TENOR_PREFETCH(p) asm volatile("prefetch.global.L1 [%0];" ::"l"(p))
+
 
 // A barrier of the whole grid of a cooperative launch (every block resident:
 // Compute::launch_cooperative): thread 0 of each block publishes the block's global writes

@@ -419,6 +419,23 @@ inline void group_sums(const sycl::nd_item<1> &it, double v[N]) {
     for (int j = 0; j < N; ++j) v[j] = group_sum(it, v[j]);
 }
 
+// Work-item 0's x to every work-item of the group. AdaptiveCpp's generic target has no group
+// broadcast at the pinned commit (as for the reductions above): through work-group local memory
+// (the launcher's dynamic local memory, as group_sum_tree uses it) with group barriers.
+inline double group_broadcast0(const sycl::nd_item<1> &it, double x) {
+#if defined(TENOR_SYCL_ACPP) && ACPP_LIBKERNEL_IS_DEVICE_PASS_SSCP
+    double *s = reinterpret_cast<double *>((char *)__acpp_sscp_get_dynamic_local_memory());
+    sycl::group_barrier(it.get_group());  // an earlier use of s is done
+    if (it.get_local_id(0) == 0) s[0] = x;
+    sycl::group_barrier(it.get_group());
+    const double r = s[0];
+    sycl::group_barrier(it.get_group());  // s is free for the next call
+    return r;
+#else
+    return sycl::group_broadcast(it.get_group(), x, 0);
+#endif
+}
+
 // Fused antithetic Monte Carlo European, fp64 (mc_european and mc_european_batch), the
 // algorithm of prelude.cuh's and prelude.cl's: pairs 2j and 2j + 1 share Philox call j (the
 // cosine and sine normals of one Box-Muller transform); each work-item takes the calls j of
@@ -505,14 +522,11 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
 // The work-group sums of v[0 .. N), left in work-item 0's v (every work-item calls it), and a
 // work-group barrier whose fence covers global and local memory (SYCL 2020, group_barrier).
 #define TENOR_GROUP_SUMS(v, N) tenor::group_sums<N>(tenor::item(), (v))
-// Work-item 0's v[0 .. N) to every work-item of the group, as a sum of work-item 0's values and
-// the others' zeros (exact; the group reduction every SYCL implementation here provides, where
-// AdaptiveCpp's OpenMP host JIT failed to load a kernel calling sycl::group_broadcast).
+// Work-item 0's v[0 .. N) to every work-item of the group (tenor::group_broadcast0).
+// A cache hint (prelude.cuh's prefetches into L1); none here.
+#define TENOR_PREFETCH(p) ((void)(p))
 #define TENOR_GROUP_BROADCAST(v, N)                                                                \
-    for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_)                                             \
-    (v)[tenor_j_] = sycl::reduce_over_group(tenor::item().get_group(),                             \
-                                            tenor::item().get_local_id(0) == 0 ? (v)[tenor_j_] : 0.0, \
-                                            sycl::plus<double>())
+    for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_) (v)[tenor_j_] = tenor::group_broadcast0(tenor::item(), (v)[tenor_j_])
 // No grid-wide barrier: work-groups of one launch are not guaranteed to be resident at once, so
 // kernels that would wait on each other take one launch per step (basket_backward's dates = 1).
 #define TENOR_HAS_GRID_SYNC 0

@@ -133,6 +133,7 @@ fn every_spelling_of_the_shared_code_is_defined_by_every_prelude() {
         "TENOR_BLOCK_INDEX",
         "TENOR_GROUP_SUMS",
         "TENOR_GROUP_BROADCAST",
+        "TENOR_PREFETCH",
         "TENOR_GRID_SYNC",
         "TENOR_HAS_GRID_SYNC",
         "TENOR_GLOBAL",
