@@ -255,7 +255,7 @@ __device__ __forceinline__ void tenor_group_broadcast(double v[N]) {
 // reaches `target` (nblocks times the number of waits so far; the counter is 0 before the
 // launch); then the block's threads go on together. The release/acquire form of CUB's
 // GridBarrier (__threadfence, atomicAdd, volatile poll): 1.21 against 1.49 us per barrier of 98
-// blocks on an H100 (docs/results/basket-gpu-2026-12-05.md).
+// blocks on an H100 (benches/basket/grid_barrier.cu).
 __device__ __forceinline__ void tenor_grid_sync(u32* counter, u32 target) {
     __syncthreads();
     if (threadIdx.x == 0) {
