@@ -181,6 +181,19 @@ TENOR_DEVICE_INLINE void tenor_basket_basis(double xi, double nu, tenor_u32 nb, 
         if ((nb) > 5u) (cont) += (coef)[5] * ((xi) * (xi) * (xi));                                   \
     } while (0)
 
+// The exercise rule into ex: a path whose payoff pay = max(sign (B - K), 0) is positive
+// exercises at the last date, before it where pay exceeds the continuation estimate at xi = B / K
+// - 1 and nu (coef: a global row or a private array, as TENOR_BASKET_CONTINUATION).
+#define TENOR_BASKET_EXERCISES(ex, pay, xi, nu, nb, coef, last)                                       \
+    do {                                                                                             \
+        (ex) = (pay) > 0.0 && (last);                                                                \
+        if ((pay) > 0.0 && !(last)) {                                                                \
+            double exercise_cont_;                                                                      \
+            TENOR_BASKET_CONTINUATION(exercise_cont_, xi, nu, nb, coef);                                \
+            (ex) = (pay) > exercise_cont_;                                                              \
+        }                                                                                            \
+    } while (0)
+
 // Whether a path with basket b and feature nu exercises under coefficients coef (nb of them;
 // last: the final date); *e its payoff max(sign (b - K), 0).
 TENOR_DEVICE_INLINE bool tenor_basket_exercise(double b, double nu, double strike, double sign,
@@ -188,15 +201,13 @@ TENOR_DEVICE_INLINE bool tenor_basket_exercise(double b, double nu, double strik
                                                double* e) {
     const double pay = TENOR_MATH(fmax)(sign * (b - strike), 0.0);
     *e = pay;
-    if (pay <= 0.0) {
+    if (pay <= 0.0) {  // (the division below only for a path in the money)
         *e = 0.0;
         return false;
     }
-    if (last) return true;
-    const double xi = b / strike - 1.0;
-    double cont;
-    TENOR_BASKET_CONTINUATION(cont, xi, nu, nb, coef);
-    return pay > cont;
+    bool ex;
+    TENOR_BASKET_EXERCISES(ex, pay, b / strike - 1.0, nu, nb, coef, last);
+    return ex;
 }
 
 // The change of the payoff (e at b) when the basket moves by db (core/kernels/src/basket.rs).
@@ -690,9 +701,26 @@ TENOR_DEVICE_INLINE void tenor_basket_substitute(TENOR_GLOBAL const double* __re
     }
 }
 
+// Adds the regression row of a path with basket b and feature nu to the packed Gram matrix xtx
+// (the layout of 6) if the path is in the money.
+TENOR_DEVICE_INLINE void tenor_basket_gram_row(double* xtx, double b, double nu, tenor_u32 nb, double strike, double sign) {
+    if (sign * (b - strike) > 0.0) {
+        double phi[6];
+        tenor_basket_basis(b / strike - 1.0, nu, nb, phi);
+        int k = 0;
+        for (int a = 0; a < 6; ++a) {
+            for (int c = a; c < 6; ++c) {
+                xtx[k] += phi[a] * phi[c];
+                ++k;
+            }
+        }
+    }
+}
+
 // basket_gram (see its kernel.toml): work-group d factors date d's Gram matrix. Work-item i adds
-// the in-the-money paths i, i + TENOR_BLOCK, .. of the date in that order (21 sums in the layout
-// of 6), one work-group reduction, and work-item 0 factors the sums into the date's record.
+// the in-the-money paths of its items of the date (21 sums in the layout of 6): i, i +
+// TENOR_BLOCK, .. where the work-group has TENOR_BLOCK work-items, more per chunk where it has
+// fewer; one work-group reduction, and work-item 0 factors the sums into the date's record.
 // Work-groups past the last date return at once (the whole group: no barrier is left waiting).
 TENOR_DEVICE_INLINE void tenor_basket_gram(TENOR_GLOBAL double* __restrict__ factors, TENOR_GLOBAL const double* __restrict__ basket,
                                            TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths, tenor_u32 steps,
@@ -712,24 +740,18 @@ TENOR_DEVICE_INLINE void tenor_basket_gram(TENOR_GLOBAL double* __restrict__ fac
         for (int j = 0; j < TENOR_BASKET_GRAM_UNROLL; ++j) {
             bj[j] = strike;  // out of the money: no row
             fj[j] = 0.0;
+            bool held = false;
             TENOR_FOR_ITEMS_IN(p, paths, chunk + (tenor_u64)j) {
-                bj[j] = bd[p];
-                fj[j] = fd[p];
-            }
-        }
-        for (int j = 0; j < TENOR_BASKET_GRAM_UNROLL; ++j) {
-            if (sign * (bj[j] - strike) > 0.0) {
-                double phi[6];
-                tenor_basket_basis(bj[j] / strike - 1.0, fj[j], nb, phi);
-                int k = 0;
-                for (int a = 0; a < 6; ++a) {
-                    for (int c = a; c < 6; ++c) {
-                        xtx[k] += phi[a] * phi[c];
-                        ++k;
-                    }
+                if (!held) {  // the work-item's first item of the chunk: read now, added below
+                    bj[j] = bd[p];
+                    fj[j] = fd[p];
+                    held = true;
+                } else {  // a work-group smaller than TENOR_BLOCK: its other items added at once
+                    tenor_basket_gram_row(xtx, bd[p], fd[p], nb, strike, sign);
                 }
             }
         }
+        for (int j = 0; j < TENOR_BASKET_GRAM_UNROLL; ++j) tenor_basket_gram_row(xtx, bj[j], fj[j], nb, strike, sign);
     }
     TENOR_GROUP_SUMS(xtx, TENOR_BASKET_GRAM);
     TENOR_FOR_ITEMS_IN(first, 1, 0) {
@@ -756,14 +778,14 @@ typedef struct tenor_basket_carry {
 TENOR_DEVICE_INLINE void tenor_basket_carry_load(TENOR_GLOBAL const double* __restrict__ cash,
                                                  TENOR_GLOBAL const double* __restrict__ basket,
                                                  TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths,
-                                                 tenor_u32 step, double strike, tenor_basket_carry* c) {
+                                                 tenor_u32 steps, tenor_u32 step, double strike, tenor_basket_carry* c) {
     c->bk = c->nu = c->bp = c->nup = c->held = c->xi = 0.0;
     TENOR_FOR_ITEMS(p, paths) {
         const tenor_u64 at = (tenor_u64)step * paths + p;
         c->bk = basket[at];
         c->xi = c->bk / strike - 1.0;
         c->nu = feature[at];
-        c->held = cash[p];
+        if (step + 1u < steps) c->held = cash[p];  // the expiry date decides without it
         if (step > 0u) {
             c->bp = basket[at - paths];
             c->nup = feature[at - paths];
@@ -784,7 +806,7 @@ TENOR_DEVICE_INLINE void tenor_basket_carry_load(TENOR_GLOBAL const double* __re
 // decision at `step` and the block's X^T y of step - 1 into partials half (step - 1) mod 2.
 // Every work-group takes the same barriers (none returns before them). The fit is the date's
 // critical path (ADR 0036): the factor record is read before the sums, the first path's inputs
-// come in the carry c (read during the wait for the date before: the next date's basket and
+// come in `carry` (read during the wait for the date before: the next date's basket and
 // feature are this date's bp and nup, its cash this date's value; only those of step - 2 are
 // read, before this function returns), and the fit is a substitution with no division.
 TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restrict__ partials, TENOR_GLOBAL double* __restrict__ fits,
@@ -852,12 +874,8 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
         }
         // tenor_basket_exercise's rule with the coefficients in registers.
         const double pay = TENOR_MATH(fmax)(sign * (bk - strike), 0.0);
-        bool ex = pay > 0.0 && last;
-        if (pay > 0.0 && !last) {
-            double cont;
-            TENOR_BASKET_CONTINUATION(cont, xi, nu, nb, beta);
-            ex = pay > cont;
-        }
+        bool ex;
+        TENOR_BASKET_EXERCISES(ex, pay, xi, nu, nb, beta, last);
         const double value = ex ? pay : (last ? 0.0 : df * held);
         cash[p] = value;
         const double xip = bp / strike - 1.0;
@@ -909,7 +927,7 @@ TENOR_DEVICE_INLINE void tenor_basket_backward(TENOR_GLOBAL double* __restrict__
 #endif
     const tenor_u32 nblocks = (tenor_u32)((paths + TENOR_BLOCK - 1u) / TENOR_BLOCK);
     tenor_basket_carry carry;
-    tenor_basket_carry_load(cash, basket, feature, paths, step, strike, &carry);
+    tenor_basket_carry_load(cash, basket, feature, paths, steps, step, strike, &carry);
     for (tenor_u32 k = 0; k < dates; ++k) {
         if (k > 0u) TENOR_GRID_SYNC(sync, nblocks * k);
         tenor_basket_backward_date(partials, fits, cash, coef, factors, basket, feature, paths, steps, step - k, nb, strike,

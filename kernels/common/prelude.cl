@@ -183,8 +183,8 @@ static inline double tenor_group_sum(__local double* scratch, double x) {
         if (get_local_id(0) == 0) (out)[(N) * (ulong)(blk) + tenor_j_] = tenor_t_;                 \
     }
 #define TENOR_BLOCK_SUMS(v, N, out) TENOR_BLOCK_SUMS_IN(v, N, out, get_group_id(0))
-// Work-group sums of v[0 .. N) left in v (every work-item calls it; needs tenor_scratch), and
-// a work-group barrier that orders the work-group's local and global memory accesses.
+// Work-group sums of v[0 .. N) left in every work-item's v (every work-item calls it; needs
+// tenor_scratch); its barriers order local memory only.
 #define TENOR_GROUP_SUMS(v, N)                                                                     \
     for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_) (v)[tenor_j_] = tenor_group_sum(tenor_scratch, (v)[tenor_j_])
 // Work-item 0's v[0 .. N) to every work-item of the group (every work-item calls it; needs

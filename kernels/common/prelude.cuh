@@ -194,9 +194,8 @@ __device__ __forceinline__ void tenor_block_sum(double v[N]) {
         _Pragma("unroll") for (int j = 0; j < N; ++j)(out)[N * (u64)(blk) + j] = (v)[j];          \
     }
 
-// Work-group sums of v[0 .. N) (every thread calls it), left in thread 0's v (the others' v are
-// partial sums).
-// Work-group sums of a few values (N <= 8) in fewer instructions than tenor_block_sum's N x 5
+// Work-group sums of v[0 .. N) (every thread calls it), left in thread 0's v (the others' v
+// are partial sums, or unchanged). For a few values (N <= 8) in fewer instructions than tenor_block_sum's N x 5
 // shuffles per warp: every thread stores its N values as a column of shared memory, warp j adds
 // column j (each lane 8 of them, then 5 shuffles), thread 0 receives the totals. Bigger N: the
 // warp-shuffle sum. Every thread of the block must call it.
@@ -259,11 +258,20 @@ __device__ __forceinline__ void tenor_group_broadcast(double v[N]) {
 __device__ __forceinline__ void tenor_grid_sync(u32* counter, u32 target) {
     __syncthreads();
     if (threadIdx.x == 0) {
+#if __CUDA_ARCH__ >= 700
         asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(counter), "r"(1u) : "memory");
         u32 seen;
         do {
             asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
         } while (seen < target);
+#else
+        // Before Volta (no release/acquire operations): CUB's form.
+        __threadfence();
+        atomicAdd(counter, 1u);
+        while (*(volatile u32*)counter < target) {
+        }
+        __threadfence();
+#endif
     }
     __syncthreads();
 }

@@ -522,9 +522,9 @@ inline void mc_european_block(const sycl::nd_item<1> &it, double *out, uint64_t 
 // The work-group sums of v[0 .. N), left in work-item 0's v (every work-item calls it), and a
 // work-group barrier whose fence covers global and local memory (SYCL 2020, group_barrier).
 #define TENOR_GROUP_SUMS(v, N) tenor::group_sums<N>(tenor::item(), (v))
-// Work-item 0's v[0 .. N) to every work-item of the group (tenor::group_broadcast0).
 // A cache hint (prelude.cuh's prefetches into L1); none here.
 #define TENOR_PREFETCH(p) ((void)(p))
+// Work-item 0's v[0 .. N) to every work-item of the group (tenor::group_broadcast0).
 #define TENOR_GROUP_BROADCAST(v, N)                                                                \
     for (int tenor_j_ = 0; tenor_j_ < (N); ++tenor_j_) (v)[tenor_j_] = tenor::group_broadcast0(tenor::item(), (v)[tenor_j_])
 // No grid-wide barrier: work-groups of one launch are not guaranteed to be resident at once, so

@@ -37,3 +37,21 @@ fn a_buffer_without_a_valid_len_is_refused() {
     let ok = tenor_ports::KernelDef::from_toml(&format!("{head}len = \"2*blocks + n\"\n{tail}"), "k.toml");
     assert!(ok.is_ok(), "{ok:?}");
 }
+
+/// `launch.waits` must name a `u32` scalar argument (the count whose value above 1 makes the
+/// blocks wait on each other, ADR 0036).
+#[test]
+fn launch_waits_names_a_u32_argument() {
+    let manifest = |waits: &str| {
+        format!(
+            "name = \"x\"\n[launch]\nitems = \"n\"\nblock = 64\nwaits = \"{waits}\"\n[[args]]\nname = \"n\"\ntype = \"u64\"\n\
+             [[args]]\nname = \"dates\"\ntype = \"u32\"\n"
+        )
+    };
+    let ok = tenor_ports::KernelDef::from_toml(&manifest("dates"), "k.toml").expect("waits on a u32");
+    assert_eq!(ok.waits_position(), Some(1));
+    let e = tenor_ports::KernelDef::from_toml(&manifest("n"), "k.toml").expect_err("a u64");
+    assert!(e.to_string().contains("launch.waits names n of type u64"), "{e}");
+    let e = tenor_ports::KernelDef::from_toml(&manifest("steps"), "k.toml").expect_err("no such argument");
+    assert!(e.to_string().contains("launch.waits names steps"), "{e}");
+}

@@ -224,6 +224,19 @@ impl<D: Driver> Device<D> {
     ) -> Result<(), ComputeError> {
         self.check_stream(stream)?;
         let raw = self.check_args(kernel.def(), items, args)?;
+        let def = kernel.def();
+        if let Some(at) = def.waits_position().filter(|_| !cooperative) {
+            if matches!(raw.get(at), Some(RawArg::U32(v)) if *v > 1) {
+                return Err(ComputeError::KernelArg {
+                    kernel: def.name.clone(),
+                    position: at,
+                    name: def.args[at].name.clone(),
+                    reason: "a value above 1 makes the blocks wait on each other: launch it with \
+                             Compute::launch_cooperative"
+                        .into(),
+                });
+            }
+        }
         if cooperative && self.driver.resident_blocks(kernel)?.is_none() {
             return Err(ComputeError::Unsupported {
                 backend: self.info.backend.clone(),

@@ -126,6 +126,12 @@ pub struct LaunchShape {
     /// Work items per block (CUDA block size, SYCL work-group size). Kernels that write one
     /// partial result per block write `ceil(items / block)` of them.
     pub block: u32,
+    /// The `u32` scalar argument whose value above 1 makes the launch's blocks wait on each
+    /// other (a grid-wide barrier; `basket_backward`'s `dates`, ADR 0036): such a launch is only
+    /// taken through `Compute::launch_cooperative` (every block resident at once); a plain
+    /// `Compute::launch` of it is refused (blocks that are not resident would wait forever).
+    #[serde(default)]
+    pub waits: Option<String>,
 }
 
 /// Per-item work counts, used by the pilot to turn times into GB/s and FLOP/s.
@@ -304,11 +310,24 @@ impl KernelDef {
                 (None, false) => {}
             }
         }
+        if let Some(w) = &self.launch.waits {
+            match self.args.iter().find(|a| &a.name == w) {
+                Some(a) if a.ty == ArgType::U32 => {}
+                Some(a) => return bad(format!("launch.waits names {} of type {}, not u32", a.name, a.ty.as_str())),
+                None => return bad(format!("launch.waits names {w}, which is not an argument")),
+            }
+        }
         match self.args.iter().find(|a| a.name == self.launch.items) {
             Some(a) if matches!(a.ty, ArgType::U64 | ArgType::U32) => Ok(()),
             Some(a) => bad(format!("launch.items names {} of type {}, not u32/u64", a.name, a.ty.as_str())),
             None => bad(format!("launch.items names {}, which is not an argument", self.launch.items)),
         }
+    }
+
+    /// Position of the argument named by `launch.waits`, if any.
+    pub fn waits_position(&self) -> Option<usize> {
+        let w = self.launch.waits.as_ref()?;
+        self.args.iter().position(|a| &a.name == w)
     }
 
     /// Position of the argument that gives the item count.
