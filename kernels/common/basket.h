@@ -774,22 +774,33 @@ typedef struct tenor_basket_carry {
     double bk, nu, bp, nup, held, xi;  // xi = bk / strike - 1
 } tenor_basket_carry;
 
-// The carry of the work-item's first path at `step`, read from memory.
+// The carry of path p at `step`, read from memory (its cash only before the expiry date, which
+// decides without it).
+TENOR_DEVICE_INLINE void tenor_basket_carry_read(TENOR_GLOBAL const double* __restrict__ cash,
+                                                 TENOR_GLOBAL const double* __restrict__ basket,
+                                                 TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths,
+                                                 tenor_u32 steps, tenor_u32 step, double strike, tenor_u64 p,
+                                                 tenor_basket_carry* c) {
+    const tenor_u64 at = (tenor_u64)step * paths + p;
+    c->bk = basket[at];
+    c->xi = c->bk / strike - 1.0;
+    c->nu = feature[at];
+    c->held = step + 1u < steps ? cash[p] : 0.0;
+    c->bp = c->nup = 0.0;
+    if (step > 0u) {
+        c->bp = basket[at - paths];
+        c->nup = feature[at - paths];
+    }
+}
+
+// The carry of the work-item's first path at `step` (zeros without one).
 TENOR_DEVICE_INLINE void tenor_basket_carry_load(TENOR_GLOBAL const double* __restrict__ cash,
                                                  TENOR_GLOBAL const double* __restrict__ basket,
                                                  TENOR_GLOBAL const double* __restrict__ feature, tenor_u64 paths,
                                                  tenor_u32 steps, tenor_u32 step, double strike, tenor_basket_carry* c) {
     c->bk = c->nu = c->bp = c->nup = c->held = c->xi = 0.0;
     TENOR_FOR_ITEMS(p, paths) {
-        const tenor_u64 at = (tenor_u64)step * paths + p;
-        c->bk = basket[at];
-        c->xi = c->bk / strike - 1.0;
-        c->nu = feature[at];
-        if (step + 1u < steps) c->held = cash[p];  // the expiry date decides without it
-        if (step > 0u) {
-            c->bp = basket[at - paths];
-            c->nup = feature[at - paths];
-        }
+        tenor_basket_carry_read(cash, basket, feature, paths, steps, step, strike, p, c);
         break;
     }
 }
@@ -863,14 +874,14 @@ TENOR_DEVICE_INLINE void tenor_basket_backward_date(TENOR_GLOBAL double* __restr
         const tenor_u64 at = (tenor_u64)step * paths + p;
         double bk = c_bk, nu = c_nu, bp = c_bp, nup = c_nup, held = c_held, xi = c_xi;
         if (!first) {
-            bk = basket[at];
-            nu = feature[at];
-            held = cash[p];
-            xi = bk / strike - 1.0;
-            if (step > 0u) {
-                bp = basket[at - paths];
-                nup = feature[at - paths];
-            }
+            tenor_basket_carry other;
+            tenor_basket_carry_read(cash, basket, feature, paths, steps, step, strike, p, &other);
+            bk = other.bk;
+            nu = other.nu;
+            held = other.held;
+            xi = other.xi;
+            bp = other.bp;
+            nup = other.nup;
         }
         // tenor_basket_exercise's rule with the coefficients in registers.
         const double pay = TENOR_MATH(fmax)(sign * (bk - strike), 0.0);

@@ -38,9 +38,6 @@ pub const MOMENT_CHUNK: u64 = 32;
 /// Values per block of `basket_backward`'s partial sums of `X^T y`.
 const SLOTS: usize = MAX_BASIS;
 
-/// Work items of `basket_gram`: one work-group of its manifest block per date.
-const GRAM_BLOCK: u64 = 256;
-
 /// One row of `greeks.csv`: `greek,asset,other,value,stderr`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GreekRow {
@@ -348,7 +345,8 @@ fn regress<C: Compute + ?Sized>(
         nbasis,
         strike: job.option.strike,
         sign,
-        items: u64::from(steps) * GRAM_BLOCK,
+        // One work-group of the manifest's block per date.
+        items: u64::from(steps) * u64::from(BasketGram::BLOCK),
     }
     .launch(dev, stream)?;
     let nblocks = BasketBackward::blocks(paths);
