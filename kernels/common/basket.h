@@ -78,35 +78,39 @@ TENOR_DEVICE_INLINE void tenor_basket_correlate(TENOR_GLOBAL const double* __res
     }
 }
 
-// One QE step of the asset with record c from variance vc (core/kernels/src/basket.rs, qe_step):
-// returns the log-price increment; *vn the next variance, *branch_out the branches taken (bit 0
-// exponential, bit 1 K0 without the martingale correction), *sq = sqrt(K3 vc + K4 vn). branch is
-// TENOR_BASKET_FREE (choose) or the bits to follow.
+// One QE step of the asset with record c from variance vc (core/kernels/src/basket.rs, qe_step,
+// psi never formed: ADR 0037): returns the log-price increment; *vn the next variance,
+// *branch_out the branches taken (bit 0 exponential, bit 1 K0 without the martingale correction),
+// *sq = sqrt(K3 (vc + vn)). branch is TENOR_BASKET_FREE (choose) or the bits to follow.
 TENOR_DEVICE_INLINE double tenor_basket_qe_step(TENOR_GLOBAL const double* __restrict__ c, double vc, double zv,
                                                 double zx, tenor_u32 branch, double* vn_out,
                                                 tenor_u32* branch_out, double* sq_out) {
     const double theta = c[TENOR_BASKET_THETA];
     const double m = theta + (vc - theta) * c[TENOR_BASKET_E];
     const double s2 = vc * c[TENOR_BASKET_S2A] + c[TENOR_BASKET_S2B];
-    const double psi = s2 / (m * m);
+    const double mm = m * m;
     const double a_coef = c[TENOR_BASKET_A];
     const double k1 = c[TENOR_BASKET_K1], k3 = c[TENOR_BASKET_K3];
-    const bool exponential = branch == TENOR_BASKET_FREE ? psi > 1.5 : (branch & 1u) != 0u;
+    const bool exponential = branch == TENOR_BASKET_FREE ? s2 > 1.5 * mm : (branch & 1u) != 0u;
     double vn, k0;
     bool plain;
     if (!exponential) {
-        const double r = 2.0 / psi;
-        const double b2 = r - 1.0 + TENOR_MATH(sqrt)(r) * TENOR_MATH(sqrt)(TENOR_MATH(fmax)(r - 1.0, 0.0));
-        const double a = m / (1.0 + b2);
+        const double r = 2.0 * mm / s2;
+        const double b2 = r - 1.0 + TENOR_MATH(sqrt)(r * TENOR_MATH(fmax)(r - 1.0, 0.0));
+        const double d = 1.0 + b2;
         const double q = TENOR_MATH(sqrt)(b2) + zv;
+        const double u = d - 2.0 * a_coef * m;
+        plain = branch == TENOR_BASKET_FREE ? u <= 0.0 : (branch & 2u) != 0u;
+        const double up = plain ? 1.0 : u;
+        const double inv = 1.0 / (d * up);
+        const double a = m * up * inv;
         vn = a * (q * q);
-        plain = branch == TENOR_BASKET_FREE ? 2.0 * a_coef * a >= 1.0 : (branch & 2u) != 0u;
         k0 = plain ? c[TENOR_BASKET_K0_PLAIN]
-                   : -a_coef * b2 * a / (1.0 - 2.0 * a_coef * a) + 0.5 * TENOR_MATH(log)(1.0 - 2.0 * a_coef * a) -
-                         (k1 + 0.5 * k3) * vc;
+                   : -a_coef * b2 * m * d * inv + 0.5 * TENOR_MATH(log)(up * up * inv) - (k1 + 0.5 * k3) * vc;
     } else {
-        const double p0 = (psi - 1.0) / (psi + 1.0);
-        const double beta = (1.0 - p0) / m;
+        const double inv = 1.0 / (s2 + mm);
+        const double p0 = (s2 - mm) * inv;
+        const double beta = 2.0 * m * inv;
         // 1 - U_v = Phi(-zv), computed directly.
         const double om = 0.5 * TENOR_MATH(erfc)(zv * 0.70710678118654752440);
         vn = om >= 1.0 - p0 ? 0.0 : TENOR_MATH(log)((1.0 - p0) / om) / beta;
@@ -114,7 +118,7 @@ TENOR_DEVICE_INLINE double tenor_basket_qe_step(TENOR_GLOBAL const double* __res
         k0 = plain ? c[TENOR_BASKET_K0_PLAIN]
                    : -TENOR_MATH(log)(p0 + beta * (1.0 - p0) / (beta - a_coef)) - (k1 + 0.5 * k3) * vc;
     }
-    const double sq = TENOR_MATH(sqrt)(k3 * vc + k3 * vn);
+    const double sq = TENOR_MATH(sqrt)(k3 * (vc + vn));
     *vn_out = vn;
     *branch_out = (exponential ? 1u : 0u) | (plain ? 2u : 0u);
     *sq_out = sq;

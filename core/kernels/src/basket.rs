@@ -125,31 +125,43 @@ pub fn correlate(factor: &[f64], eps: &[f64; MAX_FACTORS], factors: usize, z: &m
 /// branches, so its difference is the pathwise derivative). Returns the next variance, the
 /// log-price increment, the branches taken, and `sqrt(K3 vc + K4 vn)`, the increment's
 /// coefficient of `zx`.
+///
+/// Andersen (2008), eqs. (23)-(33), with psi = s2 / m^2 never formed (ADR 0037): the branch test
+/// is s2 > psi_c m^2; the quadratic branch's 2 / psi = 2 m^2 / s2, b^2 = r - 1 + sqrt(r (r - 1)),
+/// and a = m / (1 + b^2) and the martingale correction's 1 / (1 - 2 A a) from one reciprocal
+/// 1 / (d u) (d = 1 + b^2, u = d - 2 A m = d (1 - 2 A a)); the exponential branch's p and beta
+/// from one reciprocal 1 / (s2 + m^2). Two divisions and one square root per step fewer than
+/// the textbook form, so five bumped copies per asset cost less on a GPU's FP64 pipe.
 #[inline(always)]
 pub fn qe_step(c: &[f64], vc: f64, zv: f64, zx: f64, branch: u32) -> (f64, f64, u32, f64) {
     let theta = c[slot::THETA];
     let m = theta + (vc - theta) * c[slot::E];
     let s2 = vc * c[slot::S2A] + c[slot::S2B];
-    let psi = s2 / (m * m);
+    let mm = m * m;
     let a_coef = c[slot::A];
     let (k1, k3) = (c[slot::K1], c[slot::K3]);
-    let exponential = if branch == FREE { psi > PSI_C } else { branch & 1 != 0 };
+    let exponential = if branch == FREE { s2 > PSI_C * mm } else { branch & 1 != 0 };
     let (vn, plain, k0) = if !exponential {
-        let r = 2.0 / psi;
-        let b2 = r - 1.0 + r.sqrt() * (r - 1.0).max(0.0).sqrt();
-        let a = m / (1.0 + b2);
+        let r = 2.0 * mm / s2;
+        let b2 = r - 1.0 + (r * (r - 1.0).max(0.0)).sqrt();
+        let d = 1.0 + b2;
         let q = b2.sqrt() + zv;
+        let u = d - 2.0 * a_coef * m;
+        let plain = if branch == FREE { u <= 0.0 } else { branch & 2 != 0 };
+        let up = if plain { 1.0 } else { u };
+        let inv = 1.0 / (d * up);
+        let a = m * up * inv;
         let vn = a * (q * q);
-        let plain = if branch == FREE { 2.0 * a_coef * a >= 1.0 } else { branch & 2 != 0 };
         let k0 = if plain {
             c[slot::K0_PLAIN]
         } else {
-            -a_coef * b2 * a / (1.0 - 2.0 * a_coef * a) + 0.5 * (1.0 - 2.0 * a_coef * a).ln() - (k1 + 0.5 * k3) * vc
+            -a_coef * b2 * m * d * inv + 0.5 * (up * up * inv).ln() - (k1 + 0.5 * k3) * vc
         };
         (vn, plain, k0)
     } else {
-        let p0 = (psi - 1.0) / (psi + 1.0);
-        let beta = (1.0 - p0) / m;
+        let inv = 1.0 / (s2 + mm);
+        let p0 = (s2 - mm) * inv;
+        let beta = 2.0 * m * inv;
         // 1 - U_v = Phi(-zv), computed directly (no cancellation for U_v near 1).
         let om = 0.5 * libm::erfc(zv * std::f64::consts::FRAC_1_SQRT_2);
         let vn = if om >= 1.0 - p0 { 0.0 } else { ((1.0 - p0) / om).ln() / beta };
@@ -161,7 +173,7 @@ pub fn qe_step(c: &[f64], vc: f64, zv: f64, zx: f64, branch: u32) -> (f64, f64, 
         };
         (vn, plain, k0)
     };
-    let sq = (k3 * vc + k3 * vn).sqrt();
+    let sq = (k3 * (vc + vn)).sqrt();
     let dx = c[slot::DRIFT_DT] + k0 + k1 * vc + c[slot::K2] * vn + sq * zx;
     (vn, dx, u32::from(exponential) | (u32::from(plain) << 1), sq)
 }
@@ -479,6 +491,56 @@ pub fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// E[f(v_next)] over the variance normal zv ~ N(0, 1): the trapezoid rule on [-12, 12] with
+    /// `nodes` points (exact to rounding for the quadratic branch's smooth integrands).
+    fn expect_over_zv(nodes: usize, f: impl Fn(f64) -> f64) -> f64 {
+        let h = 24.0 / (nodes - 1) as f64;
+        let mut acc = 0.0;
+        for k in 0..nodes {
+            let z = -12.0 + h * k as f64;
+            let w = if k == 0 || k == nodes - 1 { 0.5 } else { 1.0 };
+            acc += w * f(z) * (-0.5 * z * z).exp();
+        }
+        acc * h / (2.0 * std::f64::consts::PI).sqrt()
+    }
+
+    /// Andersen's (2008) conditions, independent of how qe_step writes its algebra: the next
+    /// variance has the conditional mean m = theta + (v - theta) e^{-kappa dt} and variance
+    /// s^2 (his eqs. 17-18) in both branches, and with the martingale correction
+    /// E[exp(dx - (r - q) dt)] = 1 (eq. 33; the log-price normal integrated in closed form:
+    /// E[exp(sq zx)] = exp(sq^2 / 2)).
+    #[test]
+    fn qe_step_matches_the_moments_and_is_a_martingale() {
+        let dt = 1.0 / 252.0;
+        // (v0, kappa, theta, xi, rho, vc, exponential expected, tolerance)
+        let cases = [
+            (0.04, 1.5, 0.04, 0.3, -0.7, 0.04, false, 1e-11),
+            (0.05, 2.0, 0.045, 0.4, -0.6, 0.01, false, 1e-11),
+            (0.04, 1.0, 0.04, 1.0, -0.9, 1e-4, true, 1e-6),
+            (0.04, 0.5, 0.04, 2.0, 0.3, 1e-5, true, 1e-6),
+        ];
+        for (v0, kappa, theta, xi, rho, vc, expo, tol) in cases {
+            let c = record(100.0, 1.0, 0.01, v0, kappa, theta, xi, rho, dt);
+            let e = (-kappa * dt).exp();
+            let m = theta + (vc - theta) * e;
+            let s2 = vc * xi * xi * e * (1.0 - e) / kappa + theta * xi * xi * (1.0 - e).powi(2) / (2.0 * kappa);
+            let (_, _, br, _) = qe_step(&c, vc, 0.0, 0.0, FREE);
+            assert_eq!(br & 1 != 0, expo, "branch for psi = {}", s2 / (m * m));
+            assert_eq!(br & 2, 0, "the martingale correction applies");
+            let nodes = if expo { 400_001 } else { 4001 };
+            let mean = expect_over_zv(nodes, |z| qe_step(&c, vc, z, 0.0, FREE).0);
+            let second = expect_over_zv(nodes, |z| qe_step(&c, vc, z, 0.0, FREE).0.powi(2));
+            let mart = expect_over_zv(nodes, |z| {
+                let (_, dx, b, sq) = qe_step(&c, vc, z, 0.0, FREE);
+                assert_eq!(b, br, "one branch for every zv");
+                (dx - 0.01 * dt + 0.5 * sq * sq).exp()
+            });
+            assert!((mean - m).abs() <= tol * m, "mean {mean} against m {m}");
+            assert!((second - mean * mean - s2).abs() <= tol * s2.max(m * m), "variance against s2 {s2}");
+            assert!((mart - 1.0).abs() <= tol, "E[exp(dx - drift dt)] = {mart}");
+        }
+    }
 
     /// The packed index enumerates the upper triangle row by row.
     #[test]
