@@ -192,8 +192,9 @@ TENOR_DEVICE_INLINE void tenor_basket_basis(double xi, double nu, tenor_u32 nb, 
     do {                                                                                             \
         (ex) = (pay) > 0.0 && (last);                                                                \
         if ((pay) > 0.0 && !(last)) {                                                                \
+            const double exercise_xi_ = (xi); /* once: the argument may be a division */            \
             double exercise_cont_;                                                                      \
-            TENOR_BASKET_CONTINUATION(exercise_cont_, xi, nu, nb, coef);                                \
+            TENOR_BASKET_CONTINUATION(exercise_cont_, exercise_xi_, nu, nb, coef);                      \
             (ex) = (pay) > exercise_cont_;                                                              \
         }                                                                                            \
     } while (0)
