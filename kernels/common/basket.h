@@ -238,7 +238,8 @@ TENOR_DEVICE_INLINE tenor_u32 tenor_basket_pair(tenor_u32 i, tenor_u32 j, tenor_
 // are those of the per-path code up to the order of the cross gammas' two halves. Shuffles run
 // on all 32 lanes (convergent code: lanes of finished or missing paths keep stepping and write
 // nothing); a warp stops when none of its paths needs more steps. These kernels' blocks are
-// TENOR_BLOCK = 256 threads (one thread per work item: manifest block 256).
+// TENOR_BLOCK threads (one thread per work item: the manifest's block, 256 for paths and value,
+// 128 for sens).
 #define TENOR_LANES_ALL 0xffffffffu
 
 typedef struct tenor_basket_lane {
