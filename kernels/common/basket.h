@@ -451,8 +451,8 @@ __device__ __forceinline__ void tenor_basket_value_lanes(double* __restrict__ co
 
 // basket_sens on lanes: basket_value's rows with Greeks (as tenor_basket_value_lanes) and this
 // kernel's own rows in one pass over the path. Lane a also steps its asset's 5 bumped copies
-// (until the base scenario exercises) and keeps row a of G (G[a][m], m <= a; registers: the
-// loop over m is unrolled to 16); at the base exercise date it writes the vegas and model vegas
+// (until the base scenario exercises) and keeps row a of G (G[a][m], m <= a; in shared memory,
+// the thread's column of g_rows; the loop over m is unrolled to 16); at the base exercise date it writes the vegas and model vegas
 // of asset a, the correlation vegas of the pairs p with p mod n = a and (lane 0) theta; a path
 // that never exercises writes zeros there.
 __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ contrib, const double* __restrict__ assets,
@@ -472,14 +472,17 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
     const double* cb = bumped + TENOR_BASKET_BUMPS * a * TENOR_BASKET_RECORD;
     const double w = c[TENOR_BASKET_WEIGHT], s0 = c[TENOR_BASKET_SPOT];
     double x = c[TENOR_BASKET_X0], v = c[TENOR_BASKET_V0];
-    double cv[TENOR_BASKET_BUMPS], cdx[TENOR_BASKET_BUMPS], g[TENOR_BASKET_MAX_ASSETS];
+    double cv[TENOR_BASKET_BUMPS], cdx[TENOR_BASKET_BUMPS];
+    // Row a of G in shared memory (registers left to the bumped copies; ADR 0037).
+    __shared__ double g_rows[TENOR_BASKET_MAX_ASSETS * TENOR_BLOCK];
+#define TENOR_BASKET_G_AT(m) g_rows[(m) * TENOR_BLOCK + threadIdx.x]
 #pragma unroll
     for (u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
         cv[q] = cb[q * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
         cdx[q] = 0.0;
     }
 #pragma unroll
-    for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) g[m] = 0.0;
+    for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) TENOR_BASKET_G_AT(m) = 0.0;
     for (u32 k = 0; k < n; ++k) cross[k * TENOR_BLOCK + threadIdx.x] = 0.0;
     double price = 0.0, delta = 0.0, gamma = 0.0, rho = 0.0;
     bool base = ln.active;             // the base scenario has not exercised
@@ -507,7 +510,7 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
         for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) {
             if (m < n) {
                 const double e = tenor_basket_lane_eps(e0, e1, ln, n + m);
-                if (m <= a) g[m] += sq * e;
+                if (m <= a) TENOR_BASKET_G_AT(m) += sq * e;
             }
         }
         const double spot = exp(x);
@@ -539,7 +542,7 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
                 double dxk = 0.0;
 #pragma unroll
                 for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) {
-                    if (m <= a) dxk += dfactor[((u64)pi * n + a) * n + m] * g[m];
+                    if (m <= a) dxk += dfactor[((u64)pi * n + a) * n + m] * TENOR_BASKET_G_AT(m);
                 }
                 double db = 0.0;
                 for (u32 k = 0; k < n; ++k) {
@@ -580,6 +583,7 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
             if (a == 0u) own[(u64)(rows - 1u) * paths + ln.path] = 0.0;
         }
     }
+#undef TENOR_BASKET_G_AT
     tenor_basket_lane_cross(contrib, cross, ln, paths, n);
 }
 #endif  // TENOR_WARP_LANES
