@@ -146,17 +146,23 @@ fn the_language_table_is_what_the_library_reads() {
     }
 }
 
-/// `cuda_min_blocks = 2` (basket_sens) bounds the entry by a macro that defaults to 2 and that a
-/// compilation may define (a tuning run's `-DTENOR_MIN_BLOCKS_basket_sens=3`).
+/// `cuda_min_blocks = 3` bounds the entry by a macro named after the kernel that defaults to 3 and
+/// that a compilation may define (a tuning run's `-DTENOR_MIN_BLOCKS_k=4`); a manifest without it
+/// has no such bound. A manifest of the test's own, so that tuning the shipped kernels' bounds
+/// does not change what this checks.
 #[test]
 fn min_blocks_default_to_the_manifest_and_can_be_defined() {
-    let def = tenor_kernels::get("basket_sens").expect("basket_sens");
-    let text = generated_source(def, "cuda").expect("generated");
+    let src = "[source]\nshared = \"f\"\ngenerate = [\"cuda\"]\n";
+    let bounded = KernelDef::from_toml(&format!("{BASE}{src}cuda_min_blocks = 3\n"), "t.toml").expect("valid");
+    let text = generated_source(&bounded, "cuda").expect("generated");
     assert!(
         text.contains(
-            "#ifndef TENOR_MIN_BLOCKS_basket_sens\n#define TENOR_MIN_BLOCKS_basket_sens 2\n#endif\nextern \"C\" __global__ \
-             void __launch_bounds__(TENOR_THREADS, TENOR_MIN_BLOCKS_basket_sens) basket_sens("
+            "#ifndef TENOR_MIN_BLOCKS_k\n#define TENOR_MIN_BLOCKS_k 3\n#endif\nextern \"C\" __global__ \
+             void __launch_bounds__(TENOR_THREADS, TENOR_MIN_BLOCKS_k) k("
         ),
         "{text}"
     );
+    let plain = KernelDef::from_toml(&format!("{BASE}{src}"), "t.toml").expect("valid");
+    let text = generated_source(&plain, "cuda").expect("generated");
+    assert!(!text.contains("TENOR_MIN_BLOCKS"), "{text}");
 }
