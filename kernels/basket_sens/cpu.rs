@@ -2,10 +2,9 @@
 use std::ops::Range;
 
 use crate::basket::{
-    correlate, exercise, normals, observe, pair, path_items, qe_step, sens_rows, slot, PathState, BUMPS, FREE, MAX_ASSETS,
-    MAX_BASIS, MAX_FACTORS, RECORD,
+    correlate, exercise, normals, observe, pair, path_items, qe_jet, qe_step_parts, qe_tangent, sens_rows, slot, value_rows,
+    PathState, FREE, MAX_ASSETS, MAX_BASIS, MAX_FACTORS, RECORD, TANGENTS,
 };
-use crate::basket::{payoff_change, value_rows};
 use crate::cpu::KernelCall;
 
 use super::basket_value::{value_path, ValueInputs};
@@ -21,12 +20,12 @@ const MAX_G: usize = MAX_ASSETS * (MAX_ASSETS + 1) / 2;
 /// See [`crate::cpu::CpuKernelFn`].
 pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let contrib = call.out::<f64>(0);
-    let (assets, bumped, factor) = (call.slice::<f64>(1), call.slice::<f64>(2), call.slice::<f64>(3));
+    let (assets, tangents, factor) = (call.slice::<f64>(1), call.slice::<f64>(2), call.slice::<f64>(3));
     let (dfactor, coef) = (call.slice::<f64>(4), call.slice::<f64>(5));
     let (seed, set, paths, steps) = (call.u64(6), call.u32(7), call.u64(8), call.u32(9));
     let (n, nb, rows) = (call.u32(10) as usize, call.u32(11) as usize, call.u32(12) as usize);
     let (strike, sign, rate, dt) = (call.f64(13), call.f64(14), call.f64(15), call.f64(16));
-    let (maturity_bump, bump) = (call.f64(17), call.f64(18));
+    let bump = call.f64(17);
     if n == 0 || n > MAX_ASSETS || nb == 0 || nb > MAX_BASIS || rows != value_rows(n) + sens_rows(n) {
         return;
     }
@@ -36,17 +35,17 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
     let (mut eps, mut z) = ([0.0; MAX_FACTORS], [0.0; MAX_FACTORS]);
     let (mut coefs, mut spots) = ([0.0; MAX_ASSETS], [0.0; MAX_ASSETS]);
     let weight = |i: usize| assets[i * RECORD + slot::WEIGHT];
-    let bumped_record = |i: usize, q: usize| &bumped[(BUMPS * i + q) * RECORD..(BUMPS * i + q + 1) * RECORD];
+    let tangent = |i: usize, q: usize| &tangents[(TANGENTS * i + q) * RECORD..(TANGENTS * i + q + 1) * RECORD];
     for b in blocks {
         for p in path_items(call.block_items(b), paths) {
             let mut acc = [0.0f64; MAX_ROWS];
             let mut st = PathState::new(assets, n);
-            // Each bumped copy's variance, and its log-price as the difference from the base's.
-            let mut cv = [[0.0f64; BUMPS]; MAX_ASSETS];
-            let mut cdx = [[0.0f64; BUMPS]; MAX_ASSETS];
-            for (i, row) in cv.iter_mut().enumerate().take(n) {
+            // Each tangent's derivative of the variance and of the log-price.
+            let mut tv = [[0.0f64; TANGENTS]; MAX_ASSETS];
+            let mut tx = [[0.0f64; TANGENTS]; MAX_ASSETS];
+            for (i, row) in tv.iter_mut().enumerate().take(n) {
                 for (q, v) in row.iter_mut().enumerate() {
-                    *v = bumped_record(i, q)[slot::V0];
+                    *v = tangent(i, q)[slot::V0];
                 }
             }
             let mut g = [0.0f64; MAX_G];
@@ -55,11 +54,12 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                 correlate(factor, &eps, 2 * n, &mut z);
                 for i in 0..n {
                     let base = &assets[i * RECORD..(i + 1) * RECORD];
-                    let (vn, dx, br, sq) = qe_step(base, st.v[i], z[i], z[n + i], FREE);
-                    for q in 0..BUMPS {
-                        let (cvn, cdxn, _, _) = qe_step(bumped_record(i, q), cv[i][q], z[i], z[n + i], br);
-                        cv[i][q] = cvn;
-                        cdx[i][q] += cdxn - dx;
+                    let (vn, dx, br, sq, parts) = qe_step_parts(base, st.v[i], z[i], z[n + i], FREE);
+                    let jet = qe_jet(base, st.v[i], vn, br, sq, &parts);
+                    for q in 0..TANGENTS {
+                        let (tvn, tdx) = qe_tangent(base, tangent(i, q), &jet, tv[i][q], z[n + i]);
+                        tv[i][q] = tvn;
+                        tx[i][q] += tdx;
                     }
                     st.v[i] = vn;
                     st.x[i] += dx;
@@ -77,11 +77,11 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                 if !ex {
                     continue;
                 }
+                // The payoff's derivative along a tangent: sign dB (e > 0 at an exercise).
                 let d = (-rate * dt * f64::from(s + 1)).exp();
                 for i in 0..n {
-                    for q in 0..BUMPS - 1 {
-                        let db = weight(i) * spots[i] * cdx[i][q].exp_m1();
-                        acc[q * n + i] = d * payoff_change(bk, db, e, strike, sign) / bumped_record(i, q)[slot::BUMP];
+                    for q in 0..TANGENTS - 1 {
+                        acc[q * n + i] = d * sign * (weight(i) * spots[i] * tx[i][q]);
                     }
                 }
                 for i in 0..n {
@@ -98,15 +98,14 @@ pub unsafe fn run(call: &KernelCall<'_>, blocks: Range<u64>) {
                         acc[4 * n + pi] = d * sign * db;
                     }
                 }
-                // The maturity-bumped scenario: every asset's bumped copy, dates later by
-                // maturity_bump (s + 1) / steps.
+                // Theta: minus the derivative by the maturity of D e, every asset's tangent
+                // along it, the date's time (s + 1) maturity / steps.
                 let mut db = 0.0;
                 for i in 0..n {
-                    db += weight(i) * spots[i] * cdx[i][BUMPS - 1].exp_m1();
+                    db += weight(i) * spots[i] * tx[i][TANGENTS - 1];
                 }
-                let dd = d * (-rate * maturity_bump * f64::from(s + 1) / f64::from(steps)).exp_m1();
-                let change = payoff_change(bk, db, e, strike, sign);
-                acc[rows - 1] = -(dd * (e + change) + d * change) / maturity_bump;
+                let dd = -rate * f64::from(s + 1) / f64::from(steps) * d;
+                acc[rows - 1] = -(dd * e + d * sign * db);
                 break;
             }
             let value = value_path(&values, p);

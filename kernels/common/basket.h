@@ -21,7 +21,7 @@
 #define TENOR_BASKET_MAX_FACTORS 32u
 #define TENOR_BASKET_RECORD 16u
 #define TENOR_BASKET_MAX_BASIS 6u
-#define TENOR_BASKET_BUMPS 5u
+#define TENOR_BASKET_TANGENTS 5u
 #define TENOR_BASKET_FREE 4u
 #define TENOR_BASKET_VALUE_ROWS 154u
 #define TENOR_BASKET_SENS_ROWS 185u
@@ -42,7 +42,6 @@
 #define TENOR_BASKET_A 11u
 #define TENOR_BASKET_K0_PLAIN 12u
 #define TENOR_BASKET_SPOT 13u
-#define TENOR_BASKET_BUMP 15u
 
 // Factors 2j (*e0) and 2j + 1 (*e1) of `step` of `path` in path set `set`: Philox counter
 // (step, set 2^31 + j, path), ADR 0003's Box-Muller.
@@ -78,13 +77,22 @@ TENOR_DEVICE_INLINE void tenor_basket_correlate(TENOR_GLOBAL const double* __res
     }
 }
 
-// One QE step of the asset with record c from variance vc (core/kernels/src/basket.rs, qe_step,
-// psi never formed: ADR 0037): returns the log-price increment; *vn the next variance,
-// *branch_out the branches taken (bit 0 exponential, bit 1 K0 without the martingale correction),
-// *sq = sqrt(K3 (vc + vn)). branch is TENOR_BASKET_FREE (choose) or the bits to follow.
-TENOR_DEVICE_INLINE double tenor_basket_qe_step(TENOR_GLOBAL const double* __restrict__ c, double vc, double zv,
-                                                double zx, tenor_u32 branch, double* vn_out,
-                                                tenor_u32* branch_out, double* sq_out) {
+// What the tangents of one QE step share (core/kernels/src/basket.rs, QeJet; ADR 0038): the
+// step's values and the reciprocals of the chain rule, the fields named as there (quadratic
+// branch / exponential branch meanings in its comments).
+typedef struct tenor_basket_qe_jet {
+    tenor_u32 branch;
+    double vc, vn, m, is, r, kb, hb, rd, rup, a, q, b2, pp, hs;
+} tenor_basket_qe_jet;
+
+// One QE step of the asset with record c from variance vc (core/kernels/src/basket.rs,
+// qe_step_parts, psi never formed: ADR 0037): returns the log-price increment; *vn the next
+// variance, *branch_out the branches taken (bit 0 exponential, bit 1 K0 without the martingale
+// correction), *sq = sqrt(K3 (vc + vn)). branch is TENOR_BASKET_FREE (choose) or the bits to
+// follow. With jet non-null also the step's jet (qe_jet there), for tenor_basket_qe_tangent.
+TENOR_DEVICE_INLINE double tenor_basket_qe_step_jet(TENOR_GLOBAL const double* __restrict__ c, double vc, double zv,
+                                                    double zx, tenor_u32 branch, double* vn_out,
+                                                    tenor_u32* branch_out, double* sq_out, tenor_basket_qe_jet* jet) {
     const double theta = c[TENOR_BASKET_THETA];
     const double m = theta + (vc - theta) * c[TENOR_BASKET_E];
     const double s2 = vc * c[TENOR_BASKET_S2A] + c[TENOR_BASKET_S2B];
@@ -96,9 +104,11 @@ TENOR_DEVICE_INLINE double tenor_basket_qe_step(TENOR_GLOBAL const double* __res
     bool plain;
     if (!exponential) {
         const double r = 2.0 * mm / s2;
-        const double b2 = r - 1.0 + TENOR_MATH(sqrt)(r * TENOR_MATH(fmax)(r - 1.0, 0.0));
+        const double sg = TENOR_MATH(sqrt)(r * TENOR_MATH(fmax)(r - 1.0, 0.0));
+        const double b2 = r - 1.0 + sg;
         const double d = 1.0 + b2;
-        const double q = TENOR_MATH(sqrt)(b2) + zv;
+        const double sb = TENOR_MATH(sqrt)(b2);
+        const double q = sb + zv;
         const double u = d - 2.0 * a_coef * m;
         plain = branch == TENOR_BASKET_FREE ? u <= 0.0 : (branch & 2u) != 0u;
         const double up = plain ? 1.0 : u;
@@ -107,22 +117,118 @@ TENOR_DEVICE_INLINE double tenor_basket_qe_step(TENOR_GLOBAL const double* __res
         vn = a * (q * q);
         k0 = plain ? c[TENOR_BASKET_K0_PLAIN]
                    : -a_coef * b2 * m * d * inv + 0.5 * TENOR_MATH(log)(up * up * inv) - (k1 + 0.5 * k3) * vc;
+        if (jet) {
+            const double hg = sg > 0.0 ? 0.5 / sg : 0.0;
+            jet->is = 1.0 / s2;
+            jet->r = r;
+            jet->kb = 1.0 + (2.0 * r - 1.0) * hg;
+            jet->hb = sb > 0.0 ? 0.5 / sb : 0.0;
+            jet->rd = up * inv;
+            jet->rup = d * inv;
+            jet->a = a;
+            jet->q = q;
+            jet->b2 = b2;
+            jet->pp = a_coef * b2 * m * jet->rup;
+        }
     } else {
         const double inv = 1.0 / (s2 + mm);
         const double p0 = (s2 - mm) * inv;
         const double beta = 2.0 * m * inv;
         // 1 - U_v = Phi(-zv), computed directly.
         const double om = 0.5 * TENOR_MATH(erfc)(zv * 0.70710678118654752440);
-        vn = om >= 1.0 - p0 ? 0.0 : TENOR_MATH(log)((1.0 - p0) / om) / beta;
+        const bool zero = om >= 1.0 - p0;
+        vn = zero ? 0.0 : TENOR_MATH(log)((1.0 - p0) / om) / beta;
         plain = branch == TENOR_BASKET_FREE ? a_coef >= beta : (branch & 2u) != 0u;
-        k0 = plain ? c[TENOR_BASKET_K0_PLAIN]
-                   : -TENOR_MATH(log)(p0 + beta * (1.0 - p0) / (beta - a_coef)) - (k1 + 0.5 * k3) * vc;
+        double y = 0.0;
+        if (plain) {
+            k0 = c[TENOR_BASKET_K0_PLAIN];
+        } else {
+            y = p0 + beta * (1.0 - p0) / (beta - a_coef);
+            k0 = -TENOR_MATH(log)(y) - (k1 + 0.5 * k3) * vc;
+        }
+        if (jet) {
+            const double rb = 0.5 / (m * inv);
+            jet->is = inv;
+            jet->r = p0;
+            jet->kb = beta;
+            jet->hb = zero ? 0.0 : -rb;
+            jet->rd = rb / m;
+            jet->rup = 0.0;
+            jet->a = 0.0;
+            jet->q = 0.0;
+            jet->b2 = 0.0;
+            jet->pp = 0.0;
+            if (!plain) {
+                jet->rup = 1.0 / (beta - a_coef);
+                jet->a = y - p0;
+                jet->q = 1.0 / y;
+            }
+        }
     }
     const double sq = TENOR_MATH(sqrt)(k3 * (vc + vn));
     *vn_out = vn;
     *branch_out = (exponential ? 1u : 0u) | (plain ? 2u : 0u);
     *sq_out = sq;
+    if (jet) {
+        jet->branch = *branch_out;
+        jet->vc = vc;
+        jet->vn = vn;
+        jet->m = m;
+        jet->hs = sq > 0.0 ? 0.5 / sq : 0.0;
+    }
     return c[TENOR_BASKET_DRIFT_DT] + k0 + k1 * vc + c[TENOR_BASKET_K2] * vn + sq * zx;
+}
+
+// tenor_basket_qe_step_jet without the jet (core/kernels/src/basket.rs, qe_step).
+TENOR_DEVICE_INLINE double tenor_basket_qe_step(TENOR_GLOBAL const double* __restrict__ c, double vc, double zv,
+                                                double zx, tenor_u32 branch, double* vn_out,
+                                                tenor_u32* branch_out, double* sq_out) {
+    return tenor_basket_qe_step_jet(c, vc, zv, zx, branch, vn_out, branch_out, sq_out, (tenor_basket_qe_jet*)0);
+}
+
+// The tangent of a QE step along one parameter (core/kernels/src/basket.rs, qe_tangent; ADR
+// 0038): t the record's derivative by it, tv the variance's before the step, j the base step's
+// jet; *tvn the next variance's derivative, returns the log-price increment's.
+TENOR_DEVICE_INLINE double tenor_basket_qe_tangent(TENOR_GLOBAL const double* __restrict__ c,
+                                                   TENOR_GLOBAL const double* __restrict__ t,
+                                                   const tenor_basket_qe_jet* j, double tv, double zx, double* tvn_out) {
+    const double vc = j->vc;
+    const double tm = t[TENOR_BASKET_THETA] + (tv - t[TENOR_BASKET_THETA]) * c[TENOR_BASKET_E] +
+                      (vc - c[TENOR_BASKET_THETA]) * t[TENOR_BASKET_E];
+    const double ts2 = tv * c[TENOR_BASKET_S2A] + vc * t[TENOR_BASKET_S2A] + t[TENOR_BASKET_S2B];
+    const bool plain = (j->branch & 2u) != 0u;
+    const double tkv = (t[TENOR_BASKET_K1] + 0.5 * t[TENOR_BASKET_K3]) * vc +
+                       (c[TENOR_BASKET_K1] + 0.5 * c[TENOR_BASKET_K3]) * tv;
+    double tvn, tk0;
+    if ((j->branch & 1u) == 0u) {
+        const double tb2 = j->kb * (j->is * (4.0 * j->m * tm - j->r * ts2));
+        const double ta = (tm - j->a * tb2) * j->rd;
+        tvn = j->q * (ta * j->q + 2.0 * j->a * (j->hb * tb2));
+        if (plain) {
+            tk0 = t[TENOR_BASKET_K0_PLAIN];
+        } else {
+            const double tu = tb2 - 2.0 * (t[TENOR_BASKET_A] * j->m + c[TENOR_BASKET_A] * tm);
+            const double tp = j->rup * (t[TENOR_BASKET_A] * j->b2 * j->m + c[TENOR_BASKET_A] * (tb2 * j->m + j->b2 * tm) -
+                                        j->pp * tu);
+            tk0 = -tp + 0.5 * (tu * j->rup - tb2 * j->rd) - tkv;
+        }
+    } else {
+        const double tmm = 2.0 * j->m * tm;
+        const double tw = ts2 + tmm;
+        const double tp0 = (ts2 - tmm - j->r * tw) * j->is;
+        const double tbeta = (2.0 * tm - j->kb * tw) * j->is;
+        tvn = j->hb * (tp0 * j->rd + j->vn * tbeta);
+        if (plain) {
+            tk0 = t[TENOR_BASKET_K0_PLAIN];
+        } else {
+            const double ty = tp0 + j->rup * (tbeta * (1.0 - j->r) - j->kb * tp0 - j->a * (tbeta - t[TENOR_BASKET_A]));
+            tk0 = -ty * j->q - tkv;
+        }
+    }
+    const double tsq = j->hs * (t[TENOR_BASKET_K3] * (vc + j->vn) + c[TENOR_BASKET_K3] * (tv + tvn));
+    *tvn_out = tvn;
+    return t[TENOR_BASKET_DRIFT_DT] + tk0 + t[TENOR_BASKET_K1] * vc + c[TENOR_BASKET_K1] * tv +
+           t[TENOR_BASKET_K2] * j->vn + c[TENOR_BASKET_K2] * tvn + tsq * zx;
 }
 
 // One step of every asset of a path (x = ln S, v) with the correlated normals z; the branches
@@ -215,12 +321,6 @@ TENOR_DEVICE_INLINE bool tenor_basket_exercise(double b, double nu, double strik
     return ex;
 }
 
-// The change of the payoff (e at b) when the basket moves by db (core/kernels/src/basket.rs).
-TENOR_DEVICE_INLINE double tenor_basket_payoff_change(double b, double db, double e, double strike, double sign) {
-    const double eh = TENOR_MATH(fmax)(sign * (b + db - strike), 0.0);
-    return (e > 0.0 && eh > 0.0) ? sign * db : eh - e;
-}
-
 // Index of the pair (i, j), i < j < n, in row-major order of the strict upper triangle.
 TENOR_DEVICE_INLINE tenor_u32 tenor_basket_pair(tenor_u32 i, tenor_u32 j, tenor_u32 n) {
     return i * (2u * n - i - 1u) / 2u + (j - i - 1u);
@@ -232,7 +332,7 @@ TENOR_DEVICE_INLINE tenor_u32 tenor_basket_pair(tenor_u32 i, tenor_u32 j, tenor_
 // n lanes of a warp: lane l of warp w serves asset l % n of path w (32 / n) + l / n (lanes from
 // (32 / n) n on are idle; the launch has lane_items(paths, n) work items, tenor_kernels::basket).
 // Lane a draws Philox pair a (factors 2a and 2a + 1), the path's 2n normals reach every lane by
-// warp shuffles, and the lane steps its asset (and, in basket_sens, the asset's bumped copies).
+// warp shuffles, and the lane steps its asset (and, in basket_sens, the asset's tangents).
 // Every sum over assets is added in asset order from shuffled terms, in the expression the
 // per-path functions below use, so the basket, the exercise decisions and the per-path values
 // are those of the per-path code up to the order of the cross gammas' two halves. Shuffles run
@@ -450,18 +550,18 @@ __device__ __forceinline__ void tenor_basket_value_lanes(double* __restrict__ co
 }
 
 // basket_sens on lanes: basket_value's rows with Greeks (as tenor_basket_value_lanes) and this
-// kernel's own rows in one pass over the path. Lane a also steps its asset's 5 bumped copies
+// kernel's own rows in one pass over the path. Lane a also steps its asset's 5 tangents
 // (until the base scenario exercises) and keeps row a of G (G[a][m], m <= a; in shared memory,
 // the thread's column of g_rows; the loop over m is unrolled to 16); at the base exercise date it writes the vegas and model vegas
 // of asset a, the correlation vegas of the pairs p with p mod n = a and (lane 0) theta; a path
 // that never exercises writes zeros there.
 __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ contrib, const double* __restrict__ assets,
-                                                        const double* __restrict__ bumped,
+                                                        const double* __restrict__ tangents,
                                                         const double* __restrict__ factor,
                                                         const double* __restrict__ dfactor,
                                                         const double* __restrict__ coef, u64 seed, u32 set, u64 paths,
                                                         u32 steps, u32 n, u32 nb, double strike, double sign,
-                                                        double rate, double dt, double maturity_bump, double bump) {
+                                                        double rate, double dt, double bump) {
     __shared__ double cross[TENOR_BASKET_MAX_ASSETS * TENOR_BLOCK];
     const tenor_basket_lane ln = tenor_basket_lane_of(paths, n);
     if (!__any_sync(TENOR_LANES_ALL, ln.active)) return;  // the whole warp
@@ -469,17 +569,17 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
     const u32 vrows = 2u + 2u * n + pairs, rows = 4u * n + pairs + 1u;
     double* own = contrib + (u64)vrows * paths;  // this kernel's own rows
     const double* c = assets + a * TENOR_BASKET_RECORD;
-    const double* cb = bumped + TENOR_BASKET_BUMPS * a * TENOR_BASKET_RECORD;
+    const double* ct = tangents + TENOR_BASKET_TANGENTS * a * TENOR_BASKET_RECORD;
     const double w = c[TENOR_BASKET_WEIGHT], s0 = c[TENOR_BASKET_SPOT];
     double x = c[TENOR_BASKET_X0], v = c[TENOR_BASKET_V0];
-    double cv[TENOR_BASKET_BUMPS], cdx[TENOR_BASKET_BUMPS];
-    // Row a of G in shared memory (registers left to the bumped copies; ADR 0037).
+    double tv[TENOR_BASKET_TANGENTS], tx[TENOR_BASKET_TANGENTS];  // the tangents of v and ln S
+    // Row a of G in shared memory (registers left to the tangents; ADR 0037).
     __shared__ double g_rows[TENOR_BASKET_MAX_ASSETS * TENOR_BLOCK];
 #define TENOR_BASKET_G_AT(m) g_rows[(m) * TENOR_BLOCK + threadIdx.x]
 #pragma unroll
-    for (u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
-        cv[q] = cb[q * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
-        cdx[q] = 0.0;
+    for (u32 q = 0; q < TENOR_BASKET_TANGENTS; ++q) {
+        tv[q] = ct[q * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
+        tx[q] = 0.0;
     }
 #pragma unroll
     for (u32 m = 0; m < TENOR_BASKET_MAX_ASSETS; ++m) TENOR_BASKET_G_AT(m) = 0.0;
@@ -492,16 +592,14 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
         double e0, e1, zv, zx, vn, sq;
         u32 br;
         tenor_basket_lane_normals(factor, seed, set, ln, s, n, &e0, &e1, &zv, &zx);
-        const double dx = tenor_basket_qe_step(c, v, zv, zx, TENOR_BASKET_FREE, &vn, &br, &sq);
+        tenor_basket_qe_jet jet;
+        const double dx = tenor_basket_qe_step_jet(c, v, zv, zx, TENOR_BASKET_FREE, &vn, &br, &sq, &jet);
         if (base) {
 #pragma unroll
-            for (u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
-                double cvn, unused_sq;
-                u32 unused_b;
-                const double cdxn = tenor_basket_qe_step(cb + q * TENOR_BASKET_RECORD, cv[q], zv, zx, br, &cvn,
-                                                         &unused_b, &unused_sq);
-                cv[q] = cvn;
-                cdx[q] += cdxn - dx;
+            for (u32 q = 0; q < TENOR_BASKET_TANGENTS; ++q) {
+                double tvn;
+                tx[q] += tenor_basket_qe_tangent(c, ct + q * TENOR_BASKET_RECORD, &jet, tv[q], zx, &tvn);
+                tv[q] = tvn;
             }
         }
         v = vn;
@@ -530,12 +628,10 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
         }
         if (__any_sync(TENOR_LANES_ALL, ex)) {
             const double d = exp(-rate * dt * (double)(s + 1u));
-            if (ex) {
+            if (ex) {  // the payoff's derivative along a tangent: sign dB (e > 0)
 #pragma unroll
-                for (u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) {
-                    const double db = ws * expm1(cdx[q]);
-                    own[(u64)(q * n + a) * paths + ln.path] = d * tenor_basket_payoff_change(bk, db, e, strike, sign) /
-                                                              cb[q * TENOR_BASKET_RECORD + TENOR_BASKET_BUMP];
+                for (u32 q = 0; q + 1u < TENOR_BASKET_TANGENTS; ++q) {
+                    own[(u64)(q * n + a) * paths + ln.path] = d * sign * (ws * tx[q]);
                 }
             }
             for (u32 pi = 0; pi < pairs; ++pi) {
@@ -552,17 +648,16 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
                 }
                 if (ex && pi % n == a) own[(u64)(4u * n + pi) * paths + ln.path] = d * sign * db;
             }
-            const double em = expm1(cdx[TENOR_BASKET_BUMPS - 1u]);
+            const double tm = tx[TENOR_BASKET_TANGENTS - 1u];
             double db = 0.0;
             for (u32 i = 0; i < n; ++i) {
                 const double wsi = __shfl_sync(TENOR_LANES_ALL, ws, (int)(ln.first + i));
-                const double emi = __shfl_sync(TENOR_LANES_ALL, em, (int)(ln.first + i));
-                db += wsi * emi;
+                const double tmi = __shfl_sync(TENOR_LANES_ALL, tm, (int)(ln.first + i));
+                db += wsi * tmi;
             }
-            if (ex && a == 0u) {
-                const double dd = d * expm1(-rate * maturity_bump * (double)(s + 1u) / (double)steps);
-                const double change = tenor_basket_payoff_change(bk, db, e, strike, sign);
-                own[(u64)(rows - 1u) * paths + ln.path] = -(dd * (e + change) + d * change) / maturity_bump;
+            if (ex && a == 0u) {  // theta: minus the maturity's derivative of D e
+                const double dd = -rate * (double)(s + 1u) / (double)steps * d;
+                own[(u64)(rows - 1u) * paths + ln.path] = -(dd * e + d * sign * db);
             }
         }
         if (ex) base = false;
@@ -578,7 +673,7 @@ __device__ __forceinline__ void tenor_basket_sens_lanes(double* __restrict__ con
         contrib[(u64)(1u + a) * paths + ln.path] = delta;
         contrib[(u64)(1u + n + a) * paths + ln.path] = gamma;
         if (base) {  // never exercised: this kernel's own rows are 0
-            for (u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) own[(u64)(q * n + a) * paths + ln.path] = 0.0;
+            for (u32 q = 0; q + 1u < TENOR_BASKET_TANGENTS; ++q) own[(u64)(q * n + a) * paths + ln.path] = 0.0;
             for (u32 pi = a; pi < pairs; pi += n) own[(u64)(4u * n + pi) * paths + ln.path] = 0.0;
             if (a == 0u) own[(u64)(rows - 1u) * paths + ln.path] = 0.0;
         }
@@ -1044,13 +1139,13 @@ TENOR_DEVICE_INLINE void tenor_basket_value(TENOR_GLOBAL double* __restrict__ co
 
 // basket_sens (see its kernel.toml).
 TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ contrib, TENOR_GLOBAL const double* __restrict__ assets,
-                                           TENOR_GLOBAL const double* __restrict__ bumped,
+                                           TENOR_GLOBAL const double* __restrict__ tangents,
                                            TENOR_GLOBAL const double* __restrict__ factor,
                                            TENOR_GLOBAL const double* __restrict__ dfactor,
                                            TENOR_GLOBAL const double* __restrict__ coef, tenor_u64 seed, tenor_u32 set,
                                            tenor_u64 paths, tenor_u32 steps, tenor_u32 n, tenor_u32 nb, tenor_u32 all_rows,
-                                           double strike, double sign, double rate, double dt, double maturity_bump,
-                                           double bump, tenor_u64 items) {
+                                           double strike, double sign, double rate, double dt, double bump,
+                                           tenor_u64 items) {
     // The value rows (basket_value's with Greeks), then this kernel's own rows.
     const tenor_u32 vrows = 2u + 2u * n + n * (n - 1u) / 2u;
     const tenor_u32 rows = 4u * n + n * (n - 1u) / 2u + 1u;
@@ -1058,10 +1153,10 @@ TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ con
         return;
     (void)items;
 #if TENOR_WARP_LANES
-    tenor_basket_sens_lanes(contrib, assets, bumped, factor, dfactor, coef, seed, set, paths, steps, n, nb, strike, sign,
-                            rate, dt, maturity_bump, bump);
+    tenor_basket_sens_lanes(contrib, assets, tangents, factor, dfactor, coef, seed, set, paths, steps, n, nb, strike, sign,
+                            rate, dt, bump);
 #else
-    // One work-item per path: basket_value's pass, then the bumped copies' pass over the same
+    // One work-item per path: basket_value's pass, then the tangents' pass over the same
     // normals (the lanes above share one pass).
     tenor_basket_value(contrib, assets, factor, coef, seed, set, paths, steps, n, nb, vrows, strike, sign, rate, dt, bump,
                        items);
@@ -1071,15 +1166,16 @@ TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ con
         double eps[TENOR_BASKET_MAX_FACTORS], z[TENOR_BASKET_MAX_FACTORS];
         double x[TENOR_BASKET_MAX_ASSETS], v[TENOR_BASKET_MAX_ASSETS], spots[TENOR_BASKET_MAX_ASSETS];
         double sq[TENOR_BASKET_MAX_ASSETS];
-        double cv[TENOR_BASKET_MAX_ASSETS * TENOR_BASKET_BUMPS], cdx[TENOR_BASKET_MAX_ASSETS * TENOR_BASKET_BUMPS];
+        double tv[TENOR_BASKET_MAX_ASSETS * TENOR_BASKET_TANGENTS], tx[TENOR_BASKET_MAX_ASSETS * TENOR_BASKET_TANGENTS];
         double g[TENOR_BASKET_G];
         for (tenor_u32 r = 0; r < rows; ++r) acc[r] = 0.0;
         for (tenor_u32 i = 0; i < n; ++i) {
             x[i] = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_X0];
             v[i] = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
-            for (tenor_u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
-                cv[i * TENOR_BASKET_BUMPS + q] = bumped[(TENOR_BASKET_BUMPS * i + q) * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
-                cdx[i * TENOR_BASKET_BUMPS + q] = 0.0;
+            for (tenor_u32 q = 0; q < TENOR_BASKET_TANGENTS; ++q) {
+                tv[i * TENOR_BASKET_TANGENTS + q] =
+                    tangents[(TENOR_BASKET_TANGENTS * i + q) * TENOR_BASKET_RECORD + TENOR_BASKET_V0];
+                tx[i * TENOR_BASKET_TANGENTS + q] = 0.0;
             }
         }
         for (tenor_u32 k = 0; k < n * (n + 1u) / 2u; ++k) g[k] = 0.0;
@@ -1089,16 +1185,16 @@ TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ con
             for (tenor_u32 i = 0; i < n; ++i) {
                 double vn, si;
                 tenor_u32 br;
-                const double dx = tenor_basket_qe_step(assets + i * TENOR_BASKET_RECORD, v[i], z[i], z[n + i],
-                                                       TENOR_BASKET_FREE, &vn, &br, &si);
-                for (tenor_u32 q = 0; q < TENOR_BASKET_BUMPS; ++q) {
-                    double cvn, unused_sq;
-                    tenor_u32 unused_b;
-                    const double cdxn = tenor_basket_qe_step(bumped + (TENOR_BASKET_BUMPS * i + q) * TENOR_BASKET_RECORD,
-                                                             cv[i * TENOR_BASKET_BUMPS + q], z[i], z[n + i], br, &cvn,
-                                                             &unused_b, &unused_sq);
-                    cv[i * TENOR_BASKET_BUMPS + q] = cvn;
-                    cdx[i * TENOR_BASKET_BUMPS + q] += cdxn - dx;
+                tenor_basket_qe_jet jet;
+                const double dx = tenor_basket_qe_step_jet(assets + i * TENOR_BASKET_RECORD, v[i], z[i], z[n + i],
+                                                           TENOR_BASKET_FREE, &vn, &br, &si, &jet);
+                for (tenor_u32 q = 0; q < TENOR_BASKET_TANGENTS; ++q) {
+                    const tenor_u32 k = i * TENOR_BASKET_TANGENTS + q;
+                    double tvn;
+                    tx[k] += tenor_basket_qe_tangent(assets + i * TENOR_BASKET_RECORD,
+                                                     tangents + (TENOR_BASKET_TANGENTS * i + q) * TENOR_BASKET_RECORD, &jet,
+                                                     tv[k], z[n + i], &tvn);
+                    tv[k] = tvn;
                 }
                 v[i] = vn;
                 x[i] += dx;
@@ -1113,12 +1209,10 @@ TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ con
             double e;
             if (!tenor_basket_exercise(bk, nu, strike, sign, coef + (tenor_u64)s * nb, nb, last, &e)) continue;
             const double d = TENOR_MATH(exp)(-rate * dt * (double)(s + 1u));
-            for (tenor_u32 i = 0; i < n; ++i) {
+            for (tenor_u32 i = 0; i < n; ++i) {  // the payoff's derivative along a tangent: sign dB
                 const double ws = assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT] * spots[i];
-                for (tenor_u32 q = 0; q + 1u < TENOR_BASKET_BUMPS; ++q) {
-                    const double db = ws * TENOR_MATH(expm1)(cdx[i * TENOR_BASKET_BUMPS + q]);
-                    acc[q * n + i] = d * tenor_basket_payoff_change(bk, db, e, strike, sign) /
-                                     bumped[(TENOR_BASKET_BUMPS * i + q) * TENOR_BASKET_RECORD + TENOR_BASKET_BUMP];
+                for (tenor_u32 q = 0; q + 1u < TENOR_BASKET_TANGENTS; ++q) {
+                    acc[q * n + i] = d * sign * (ws * tx[i * TENOR_BASKET_TANGENTS + q]);
                 }
             }
             for (tenor_u32 i = 0; i < n; ++i) {
@@ -1135,14 +1229,13 @@ TENOR_DEVICE_INLINE void tenor_basket_sens(TENOR_GLOBAL double* __restrict__ con
                     acc[4u * n + pi] = d * sign * db;
                 }
             }
-            double db = 0.0;
+            double db = 0.0;  // theta: minus the maturity's derivative of D e
             for (tenor_u32 i = 0; i < n; ++i) {
                 db += assets[i * TENOR_BASKET_RECORD + TENOR_BASKET_WEIGHT] * spots[i] *
-                      TENOR_MATH(expm1)(cdx[i * TENOR_BASKET_BUMPS + TENOR_BASKET_BUMPS - 1u]);
+                      tx[i * TENOR_BASKET_TANGENTS + TENOR_BASKET_TANGENTS - 1u];
             }
-            const double dd = d * TENOR_MATH(expm1)(-rate * maturity_bump * (double)(s + 1u) / (double)steps);
-            const double change = tenor_basket_payoff_change(bk, db, e, strike, sign);
-            acc[rows - 1u] = -(dd * (e + change) + d * change) / maturity_bump;
+            const double dd = -rate * (double)(s + 1u) / (double)steps * d;
+            acc[rows - 1u] = -(dd * e + d * sign * db);
             break;
         }
         for (tenor_u32 r = 0; r < rows; ++r) contrib[(tenor_u64)r * paths + p] = acc[r];

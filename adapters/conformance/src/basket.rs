@@ -9,20 +9,21 @@
 //! and `cos` differ from the CPU's by an ulp or so, and the block sums of `basket_backward` are
 //! added in the device's reduction order), `basket_backward`'s fitted coefficients too (1e-9
 //! for 600 blocks), its never-exercise `+inf` equal; `basket_sens`'s rows within
-//! [`SENS_RTOL`]: they are differences of bumped and base paths divided by a bump of 1e-5
-//! relative, so the paths' last-ulp differences (about 1e-16 relative per operation over the
-//! steps) come out 1e5 times larger.
+//! [`SENS_RTOL`]: tangents (ADR 0038) through the paths' last-ulp differences, summed over the
+//! steps.
 //!
 //! Each check also has a reference of its own, so that on the CPU (the reference of the other
 //! backends) it still tests something (ADR 0034): the forward basket (`basket_paths`), the payoffs
 //! and counts of the expiry date by hand, Gaussian elimination for the fits and the exercise
 //! decisions by hand (`basket_backward`), L L^T against the Gram matrix by hand (`basket_gram`), the closed-form value and theta of a put that is never
-//! exercised early (`basket_value`, `basket_sens`) and sums added in path order
+//! exercised early (`basket_value`, `basket_sens`: its theta, and its vegas and model vegas,
+//! zero in expectation because the martingale-corrected scheme keeps E[S_i(T)] whatever the
+//! variance's parameters) and sums added in path order
 //! (`basket_moments`).
 
 use tenor_kernels::basket::{
-    lane_items, record, sens_rows, slot, tri, value_rows, BUMPS, FACTOR_INV, FACTOR_RECORD, FACTOR_USED, MAX_BASIS,
-    RECORD,
+    lane_items, record, record_tangent, sens_rows, tri, value_rows, RecordInput, FACTOR_INV, FACTOR_RECORD,
+    FACTOR_USED, MAX_BASIS, RECORD, TANGENTS,
 };
 use tenor_ports::Compute;
 
@@ -61,32 +62,23 @@ fn records_of(assets: &[[f64; 8]], dt: f64) -> Vec<f64> {
     assets.iter().flat_map(|a| record(a[0], a[1], RATE - a[2], a[3], a[4], a[5], a[6], a[7], dt)).collect()
 }
 
-/// Bumped records as `tenor_pricing::basket::Model` makes them (relative bumps of 1e-5 of
-/// sqrt(v0), kappa, theta, xi and the maturity).
-fn bumped() -> Vec<f64> {
-    bumped_of(&ASSETS)
+/// Tangent records as `tenor_pricing::basket::Model` makes them: each asset's record
+/// differentiated by sqrt(v0), kappa, theta, xi and the maturity.
+fn tangents() -> Vec<f64> {
+    tangents_of(&ASSETS)
 }
 
-fn bumped_of(assets: &[[f64; 8]]) -> Vec<f64> {
-    let h = 1e-5;
-    let dtb = MATURITY * (1.0 + h) / f64::from(STEPS);
+fn tangents_of(assets: &[[f64; 8]]) -> Vec<f64> {
     let mut out = Vec::new();
     for a in assets.iter().copied() {
-        let r = |v0: f64, k: f64, t: f64, x: f64, dt: f64| record(a[0], a[1], RATE - a[2], v0, k, t, x, a[7], dt);
-        let sd = a[3].sqrt();
-        let list = [
-            (r((sd * (1.0 + h)).powi(2), a[4], a[5], a[6], dt()), h * sd),
-            (r(a[3], a[4] * (1.0 + h), a[5], a[6], dt()), h * a[4]),
-            (r(a[3], a[4], a[5] * (1.0 + h), a[6], dt()), h * a[5]),
-            (r(a[3], a[4], a[5], a[6] * (1.0 + h), dt()), h * a[6]),
-            (r(a[3], a[4], a[5], a[6], dtb), h * MATURITY),
-        ];
-        for (mut rec, size) in list {
-            rec[slot::BUMP] = size;
+        let by = |p| record_tangent(a[0], a[1], RATE - a[2], a[3], a[4], a[5], a[6], a[7], dt(), p);
+        let by_sd = by(RecordInput::V0).map(|x| x * 2.0 * a[3].sqrt());
+        let by_t = by(RecordInput::Dt).map(|x| x / f64::from(STEPS));
+        for rec in [by_sd, by(RecordInput::Kappa), by(RecordInput::Theta), by(RecordInput::Xi), by_t] {
             out.extend_from_slice(&rec);
         }
     }
-    debug_assert_eq!(out.len(), assets.len() * BUMPS * RECORD);
+    debug_assert_eq!(out.len(), assets.len() * TANGENTS * RECORD);
     out
 }
 
@@ -112,6 +104,12 @@ mod known {
     /// The put's value `e^{-rT} K - sum_i w_i S_i e^{-q_i T}` at maturity `t`.
     pub fn put_value(t: f64) -> f64 {
         (-RATE * t).exp() * (KA_STRIKE - forward_basket(t))
+    }
+
+    /// Its theta, minus the derivative by the maturity: `r e^{-rT} K - sum_i q_i w_i S_i e^{-q_i T}`.
+    pub fn put_theta(t: f64) -> f64 {
+        RATE * (-RATE * t).exp() * KA_STRIKE
+            - ASSETS_KA.iter().map(|a| a[2] * a[1] * a[0] * (-a[2] * t).exp()).sum::<f64>()
     }
 
     pub fn identity() -> Vec<f64> {
@@ -777,7 +775,7 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
     let args = [
         KArg::Out(rows * PATHS as usize),
         KArg::In(records(dt())),
-        KArg::In(bumped()),
+        KArg::In(tangents()),
         KArg::In(factor()),
         KArg::In(dfactor),
         KArg::In(coefficients()),
@@ -792,7 +790,6 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
         KArg::F64(-1.0),
         KArg::F64(RATE),
         KArg::F64(dt()),
-        KArg::F64(1e-5 * MATURITY),
         KArg::F64(0.01),
         KArg::U64(lane_items(PATHS, N)),
     ];
@@ -808,14 +805,14 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
     {
         return Err("basket_sens: its value rows differ from basket_value's on the same device".into());
     }
-    // A reference of its own: the known-answer put's theta row, the difference of its value at
-    // maturities T + h and T over h (minus), in closed form.
-    let (n, h) = (known::N_KA, 1e-5 * MATURITY);
+    // References of its own: the known-answer put's theta row against the closed form, and its
+    // vegas and model vegas against 0 (the forward basket does not depend on them).
+    let n = known::N_KA;
     let rows = value_rows(n) + sens_rows(n);
     let args = [
         KArg::Out(rows * known::PATHS_KA as usize),
         KArg::In(records_of(&known::ASSETS_KA, dt())),
-        KArg::In(bumped_of(&known::ASSETS_KA)),
+        KArg::In(tangents_of(&known::ASSETS_KA)),
         KArg::In(known::identity()),
         KArg::In(vec![0.0; n * (n - 1) / 2 * n * n]),
         KArg::In(known::never()),
@@ -830,15 +827,18 @@ pub fn basket_sens(dev: &dyn Compute) -> Result<(), String> {
         KArg::F64(-1.0),
         KArg::F64(RATE),
         KArg::F64(dt()),
-        KArg::F64(h),
         KArg::F64(0.01),
         KArg::U64(lane_items(known::PATHS_KA, n)),
     ];
     let got = launch_outputs(dev, "basket_sens", lane_items(known::PATHS_KA, n), &args)?;
     let out = got.first().ok_or("basket_sens: no output")?;
-    let theta = &out[(rows - 1) * known::PATHS_KA as usize..];
-    let want = -(known::put_value(known::T + h) - known::put_value(known::T)) / h;
-    within("basket_sens (the known-answer put's theta)", estimate_of(theta), want, 1e-4)
+    let paths = known::PATHS_KA as usize;
+    let row = |r: usize| &out[r * paths..(r + 1) * paths];
+    let vrows = value_rows(n);
+    for r in 0..4 * n {
+        within(&format!("basket_sens (the known-answer put's vega row {r})"), estimate_of(row(vrows + r)), 0.0, 0.0)?;
+    }
+    within("basket_sens (the known-answer put's theta)", estimate_of(row(rows - 1)), known::put_theta(known::T), 1e-4)
 }
 
 /// `basket_moments`: three rows of a partial last chunk.

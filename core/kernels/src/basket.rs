@@ -22,8 +22,9 @@
 //!
 //! **Asset records.** Each asset's constants are one record of [`RECORD`] f64 ([`slot`]),
 //! computed on the host (`tenor_pricing::basket`): the base records (`assets`), and for the
-//! Greeks one record per asset and bump of [`BUMPS`] (`bumped`: sqrt(v0), kappa, theta, xi,
-//! maturity), whose [`slot::BUMP`] holds the bump's size.
+//! Greeks, per asset, the derivatives of its record by each of [`TANGENTS`] parameters
+//! (`tangents`: sqrt(v0), kappa, theta, xi, maturity; [`record_tangent`]), which the tangent
+//! QE step ([`qe_tangent`]) takes (ADR 0038).
 //!
 //! **Exercise.** The basket `B = sum_i w_i S_i`; at exercise date `s` (time `dt (s + 1)`), an
 //! in-the-money path exercises when its payoff exceeds the regression's continuation value
@@ -42,8 +43,8 @@ pub const MAX_FACTORS: usize = 2 * MAX_ASSETS;
 pub const RECORD: usize = 16;
 /// Most regression basis functions.
 pub const MAX_BASIS: usize = 6;
-/// Bumped records per asset: sqrt(v0), kappa, theta, xi, maturity.
-pub const BUMPS: usize = 5;
+/// Tangent records per asset ([`record_tangent`]): by sqrt(v0), kappa, theta, xi, maturity.
+pub const TANGENTS: usize = 5;
 /// Andersen's switching level psi_c between the quadratic and the exponential branch.
 pub const PSI_C: f64 = 1.5;
 /// Pivot of the regression's Cholesky factorisation relative to its diagonal entry below which
@@ -83,8 +84,6 @@ pub mod slot {
     pub const K0_PLAIN: usize = 12;
     /// Spot S(0).
     pub const SPOT: usize = 13;
-    /// The bump's size (the denominator of its difference); 0 in base records.
-    pub const BUMP: usize = 15;
 }
 
 /// The 2N independent fp64 normals of `step` of `path` in path set `set` (see the module).
@@ -118,22 +117,67 @@ pub fn correlate(factor: &[f64], eps: &[f64; MAX_FACTORS], factors: usize, z: &m
     }
 }
 
+/// The values of one QE step that its tangents reuse ([`qe_jet`]): the step's intermediates,
+/// as [`qe_step_parts`] computes them, quadratic branch (`r` .. `q`) or exponential branch
+/// (`ie` .. `y`; zero in the other branch).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QeParts {
+    /// The variance's conditional mean `m`.
+    pub m: f64,
+    /// Its conditional variance `s2`.
+    pub s2: f64,
+    /// `r = 2 m^2 / s2` (quadratic).
+    pub r: f64,
+    /// `sqrt(r (r - 1))` (quadratic).
+    pub sg: f64,
+    /// `b^2` (quadratic).
+    pub b2: f64,
+    /// `b = sqrt(b^2)` (quadratic).
+    pub sb: f64,
+    /// `d = 1 + b^2` (quadratic).
+    pub d: f64,
+    /// `u = d - 2 A m`, or 1 without the martingale correction (quadratic).
+    pub up: f64,
+    /// `1 / (d up)` (quadratic).
+    pub inv: f64,
+    /// `a = m / d` (quadratic).
+    pub a: f64,
+    /// `b + zv` (quadratic).
+    pub q: f64,
+    /// `1 / (s2 + m^2)` (exponential).
+    pub ie: f64,
+    /// `p` (exponential).
+    pub p0: f64,
+    /// `beta` (exponential).
+    pub beta: f64,
+    /// Whether the next variance is 0 (exponential, `U_v <= p`).
+    pub zero: bool,
+    /// `Y = p + beta (1 - p) / (beta - A)`, the martingale correction's argument (exponential).
+    pub y: f64,
+}
+
 /// One QE step of an asset with record `c` from variance `vc`: the variance normal `zv`, the
 /// log-price normal `zx`. `branch` is [`FREE`] (choose: bit 0 set for the exponential branch,
 /// psi > [`PSI_C`]; bit 1 set for K0 without the martingale correction, where Andersen's
-/// condition fails) or such bits to follow (a bumped copy of a path takes its base path's
-/// branches, so its difference is the pathwise derivative). Returns the next variance, the
-/// log-price increment, the branches taken, and `sqrt(K3 vc + K4 vn)`, the increment's
-/// coefficient of `zx`.
+/// condition fails) or such bits to follow. Returns the next variance, the log-price
+/// increment, the branches taken, and `sqrt(K3 vc + K4 vn)`, the increment's coefficient of
+/// `zx`.
 ///
 /// Andersen (2008), eqs. (23)-(33), with psi = s2 / m^2 never formed (ADR 0037): the branch test
 /// is s2 > psi_c m^2; the quadratic branch's 2 / psi = 2 m^2 / s2, b^2 = r - 1 + sqrt(r (r - 1)),
 /// and a = m / (1 + b^2) and the martingale correction's 1 / (1 - 2 A a) from one reciprocal
 /// 1 / (d u) (d = 1 + b^2, u = d - 2 A m = d (1 - 2 A a)); the exponential branch's p and beta
 /// from one reciprocal 1 / (s2 + m^2). Two divisions and one square root per step fewer than
-/// the textbook form, so five bumped copies per asset cost less on a GPU's FP64 pipe.
+/// the textbook form.
 #[inline(always)]
 pub fn qe_step(c: &[f64], vc: f64, zv: f64, zx: f64, branch: u32) -> (f64, f64, u32, f64) {
+    let (vn, dx, br, sq, _) = qe_step_parts(c, vc, zv, zx, branch);
+    (vn, dx, br, sq)
+}
+
+/// [`qe_step`] and its intermediates ([`QeParts`]), the same operations in the same order.
+#[inline(always)]
+pub fn qe_step_parts(c: &[f64], vc: f64, zv: f64, zx: f64, branch: u32) -> (f64, f64, u32, f64, QeParts) {
     let theta = c[slot::THETA];
     let m = theta + (vc - theta) * c[slot::E];
     let s2 = vc * c[slot::S2A] + c[slot::S2B];
@@ -141,11 +185,14 @@ pub fn qe_step(c: &[f64], vc: f64, zv: f64, zx: f64, branch: u32) -> (f64, f64, 
     let a_coef = c[slot::A];
     let (k1, k3) = (c[slot::K1], c[slot::K3]);
     let exponential = if branch == FREE { s2 > PSI_C * mm } else { branch & 1 != 0 };
+    let mut parts = QeParts { m, s2, ..QeParts::default() };
     let (vn, plain, k0) = if !exponential {
         let r = 2.0 * mm / s2;
-        let b2 = r - 1.0 + (r * (r - 1.0).max(0.0)).sqrt();
+        let sg = (r * (r - 1.0).max(0.0)).sqrt();
+        let b2 = r - 1.0 + sg;
         let d = 1.0 + b2;
-        let q = b2.sqrt() + zv;
+        let sb = b2.sqrt();
+        let q = sb + zv;
         let u = d - 2.0 * a_coef * m;
         let plain = if branch == FREE { u <= 0.0 } else { branch & 2 != 0 };
         let up = if plain { 1.0 } else { u };
@@ -157,6 +204,7 @@ pub fn qe_step(c: &[f64], vc: f64, zv: f64, zx: f64, branch: u32) -> (f64, f64, 
         } else {
             -a_coef * b2 * m * d * inv + 0.5 * (up * up * inv).ln() - (k1 + 0.5 * k3) * vc
         };
+        parts = QeParts { r, sg, b2, sb, d, up, inv, a, q, ..parts };
         (vn, plain, k0)
     } else {
         let inv = 1.0 / (s2 + mm);
@@ -164,18 +212,144 @@ pub fn qe_step(c: &[f64], vc: f64, zv: f64, zx: f64, branch: u32) -> (f64, f64, 
         let beta = 2.0 * m * inv;
         // 1 - U_v = Phi(-zv), computed directly (no cancellation for U_v near 1).
         let om = 0.5 * libm::erfc(zv * std::f64::consts::FRAC_1_SQRT_2);
-        let vn = if om >= 1.0 - p0 { 0.0 } else { ((1.0 - p0) / om).ln() / beta };
+        let zero = om >= 1.0 - p0;
+        let vn = if zero { 0.0 } else { ((1.0 - p0) / om).ln() / beta };
         let plain = if branch == FREE { a_coef >= beta } else { branch & 2 != 0 };
-        let k0 = if plain {
-            c[slot::K0_PLAIN]
+        let (k0, y) = if plain {
+            (c[slot::K0_PLAIN], 0.0)
         } else {
-            -(p0 + beta * (1.0 - p0) / (beta - a_coef)).ln() - (k1 + 0.5 * k3) * vc
+            let y = p0 + beta * (1.0 - p0) / (beta - a_coef);
+            (-y.ln() - (k1 + 0.5 * k3) * vc, y)
         };
+        parts = QeParts { ie: inv, p0, beta, zero, y, ..parts };
         (vn, plain, k0)
     };
     let sq = (k3 * (vc + vn)).sqrt();
     let dx = c[slot::DRIFT_DT] + k0 + k1 * vc + c[slot::K2] * vn + sq * zx;
-    (vn, dx, u32::from(exponential) | (u32::from(plain) << 1), sq)
+    (vn, dx, u32::from(exponential) | (u32::from(plain) << 1), sq, parts)
+}
+
+/// What the tangents of one QE step share ([`qe_tangent`]): the step's values and the
+/// reciprocals the chain rule needs, computed once per asset and step (ADR 0038).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QeJet {
+    /// The step's branches ([`qe_step`]).
+    pub branch: u32,
+    /// The variance before the step.
+    pub vc: f64,
+    /// The next variance.
+    pub vn: f64,
+    /// `m`.
+    pub m: f64,
+    /// Quadratic: `1 / s2`; exponential: `1 / (s2 + m^2)`.
+    pub is: f64,
+    /// Quadratic: `r`; exponential: `p`.
+    pub r: f64,
+    /// Quadratic: `db^2 / dr = 1 + (2 r - 1) / (2 sqrt(r (r - 1)))`; exponential: `beta`.
+    pub kb: f64,
+    /// Quadratic: `1 / (2 b)`; exponential: `-1 / beta`, or 0 where the next variance is 0.
+    pub hb: f64,
+    /// Quadratic: `1 / d`; exponential: `1 / (1 - p)`.
+    pub rd: f64,
+    /// Quadratic: `1 / up`; exponential: `1 / (beta - A)`.
+    pub rup: f64,
+    /// Quadratic: `a`; exponential: `Y - p`.
+    pub a: f64,
+    /// Quadratic: `b + zv`; exponential: `1 / Y`.
+    pub q: f64,
+    /// Quadratic: `b^2`.
+    pub b2: f64,
+    /// Quadratic: `P = A b^2 m / up`, the martingale correction's first term.
+    pub pp: f64,
+    /// `1 / (2 sqrt(K3 (vc + vn)))`, or 0 where that is 0.
+    pub hs: f64,
+}
+
+/// The jet of a QE step of record `c` from `vc` ([`qe_step_parts`]'s results `vn`, `branch`,
+/// `sq`, `p`), shared by every tangent of the step: four reciprocals in the quadratic branch
+/// (`1 / s2`, `1 / (2 sqrt(r (r - 1)))`, `1 / (2 b)`, `1 / (2 sq)`), two in the exponential
+/// branch (`1 / beta`, `1 / (2 sq)`) and two more there with the martingale correction.
+#[inline(always)]
+pub fn qe_jet(c: &[f64], vc: f64, vn: f64, branch: u32, sq: f64, p: &QeParts) -> QeJet {
+    let hs = if sq > 0.0 { 0.5 / sq } else { 0.0 };
+    let mut j = QeJet { branch, vc, vn, m: p.m, hs, ..QeJet::default() };
+    if branch & 1 == 0 {
+        let hg = if p.sg > 0.0 { 0.5 / p.sg } else { 0.0 };
+        j.is = 1.0 / p.s2;
+        j.r = p.r;
+        j.kb = 1.0 + (2.0 * p.r - 1.0) * hg;
+        j.hb = if p.sb > 0.0 { 0.5 / p.sb } else { 0.0 };
+        j.rd = p.up * p.inv;
+        j.rup = p.d * p.inv;
+        j.a = p.a;
+        j.q = p.q;
+        j.b2 = p.b2;
+        j.pp = c[slot::A] * p.b2 * p.m * j.rup;
+    } else {
+        let rb = 0.5 / (p.m * p.ie);
+        j.is = p.ie;
+        j.r = p.p0;
+        j.kb = p.beta;
+        j.hb = if p.zero { 0.0 } else { -rb };
+        j.rd = rb / p.m;
+        if branch & 2 == 0 {
+            j.rup = 1.0 / (p.beta - c[slot::A]);
+            j.a = p.y - p.p0;
+            j.q = 1.0 / p.y;
+        }
+    }
+    j
+}
+
+/// The tangent of a QE step (its forward-mode derivative along one parameter): `t` the
+/// derivative of the record by the parameter ([`record_tangent`]), `tv` that of the variance
+/// before the step; the branches are the base step's (`j`, [`qe_jet`]), the normals the same.
+/// Returns the derivatives of the next variance and of the log-price increment: the exact
+/// derivatives of [`qe_step`] with its branches held (ADR 0038), about 45 fp64 operations and
+/// no division, square root or logarithm.
+#[inline(always)]
+pub fn qe_tangent(c: &[f64], t: &[f64], j: &QeJet, tv: f64, zx: f64) -> (f64, f64) {
+    let vc = j.vc;
+    let tm = t[slot::THETA] + (tv - t[slot::THETA]) * c[slot::E] + (vc - c[slot::THETA]) * t[slot::E];
+    let ts2 = tv * c[slot::S2A] + vc * t[slot::S2A] + t[slot::S2B];
+    let plain = j.branch & 2 != 0;
+    // d(k1 + k3 / 2) vc, the correction's last term.
+    let tkv = (t[slot::K1] + 0.5 * t[slot::K3]) * vc + (c[slot::K1] + 0.5 * c[slot::K3]) * tv;
+    let (tvn, tk0) = if j.branch & 1 == 0 {
+        let tb2 = j.kb * (j.is * (4.0 * j.m * tm - j.r * ts2));
+        let ta = (tm - j.a * tb2) * j.rd;
+        let tvn = j.q * (ta * j.q + 2.0 * j.a * (j.hb * tb2));
+        let tk0 = if plain {
+            t[slot::K0_PLAIN]
+        } else {
+            let tu = tb2 - 2.0 * (t[slot::A] * j.m + c[slot::A] * tm);
+            let tp = j.rup * (t[slot::A] * j.b2 * j.m + c[slot::A] * (tb2 * j.m + j.b2 * tm) - j.pp * tu);
+            -tp + 0.5 * (tu * j.rup - tb2 * j.rd) - tkv
+        };
+        (tvn, tk0)
+    } else {
+        let tmm = 2.0 * j.m * tm;
+        let tw = ts2 + tmm;
+        let tp0 = (ts2 - tmm - j.r * tw) * j.is;
+        let tbeta = (2.0 * tm - j.kb * tw) * j.is;
+        let tvn = j.hb * (tp0 * j.rd + j.vn * tbeta);
+        let tk0 = if plain {
+            t[slot::K0_PLAIN]
+        } else {
+            let ty = tp0 + j.rup * (tbeta * (1.0 - j.r) - j.kb * tp0 - j.a * (tbeta - t[slot::A]));
+            -ty * j.q - tkv
+        };
+        (tvn, tk0)
+    };
+    let tsq = j.hs * (t[slot::K3] * (vc + j.vn) + c[slot::K3] * (tv + tvn));
+    let tdx = t[slot::DRIFT_DT]
+        + tk0
+        + t[slot::K1] * vc
+        + c[slot::K1] * tv
+        + t[slot::K2] * j.vn
+        + c[slot::K2] * tvn
+        + tsq * zx;
+    (tvn, tdx)
 }
 
 /// The regression basis at `xi = B / K - 1`, `nu = sum_i w_i S_i v_i / K`: `1, xi, xi^2, nu,
@@ -437,23 +611,10 @@ pub fn exercise(b: f64, nu: f64, strike: f64, sign: f64, coef: &[f64], nb: usize
     (e > continuation(coef, &phi, nb), e)
 }
 
-/// The change of the payoff `max(sign (b - K), 0)` (`e` at `b`) when the basket moves by `db`:
-/// `sign db` where `b` and `b + db` are both in the money (no cancellation of two payoffs),
-/// else the difference of the payoffs.
-#[inline(always)]
-pub fn payoff_change(b: f64, db: f64, e: f64, strike: f64, sign: f64) -> f64 {
-    let eh = (sign * (b + db - strike)).max(0.0);
-    if e > 0.0 && eh > 0.0 {
-        sign * db
-    } else {
-        eh - e
-    }
-}
-
 /// Andersen's QE record of one asset ([`slot`]) for a step of `dt` years: spot, basket
 /// weight, log-drift rate `r - q`, and the Heston parameters (`v0`, `kappa`, `theta`, `xi`,
-/// `rho`); [`slot::BUMP`] is 0. Andersen (2008), sections 3.2.4 (the moments of v: `e`, `s2a`,
-/// `s2b`) and 4.2-4.2.1 (K1 to K4 with gamma1 = gamma2 = 0.5, A and the uncorrected K0).
+/// `rho`); slot 15 is 0. Andersen (2008), sections 3.2.4 (the moments of v: `e`, `s2a`, `s2b`)
+/// and 4.2-4.2.1 (K1 to K4 with gamma1 = gamma2 = 0.5, A and the uncorrected K0).
 #[allow(clippy::too_many_arguments)]
 pub fn record(
     spot: f64,
@@ -466,23 +627,128 @@ pub fn record(
     rho: f64,
     dt: f64,
 ) -> [f64; RECORD] {
+    let r = record_of([spot, weight, drift, v0, kappa, theta, xi, rho, dt].map(Dual::constant));
+    r.map(|x| x.value)
+}
+
+/// The inputs of [`record`] in its argument order, by which [`record_tangent`] differentiates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordInput {
+    /// `v0` (the vega by `sqrt(v0)` is `2 sqrt(v0)` times this one).
+    V0,
+    /// `kappa`.
+    Kappa,
+    /// `theta`.
+    Theta,
+    /// `xi`.
+    Xi,
+    /// The step `dt` (the maturity's derivative is this one over the steps).
+    Dt,
+}
+
+/// The derivative of [`record`] by one of its inputs (`by`), exact (forward-mode dual numbers
+/// through the same formulas); the tangent QE step's `t` ([`qe_tangent`]).
+#[allow(clippy::too_many_arguments)]
+pub fn record_tangent(
+    spot: f64,
+    weight: f64,
+    drift: f64,
+    v0: f64,
+    kappa: f64,
+    theta: f64,
+    xi: f64,
+    rho: f64,
+    dt: f64,
+    by: RecordInput,
+) -> [f64; RECORD] {
+    let seed = |x: f64, which: RecordInput| if which == by { Dual { value: x, dot: 1.0 } } else { Dual::constant(x) };
+    let inputs = [
+        Dual::constant(spot),
+        Dual::constant(weight),
+        Dual::constant(drift),
+        seed(v0, RecordInput::V0),
+        seed(kappa, RecordInput::Kappa),
+        seed(theta, RecordInput::Theta),
+        seed(xi, RecordInput::Xi),
+        Dual::constant(rho),
+        seed(dt, RecordInput::Dt),
+    ];
+    record_of(inputs).map(|x| x.dot)
+}
+
+/// A number and its derivative along one direction (forward-mode automatic differentiation).
+#[derive(Clone, Copy, Debug)]
+struct Dual {
+    value: f64,
+    dot: f64,
+}
+
+impl Dual {
+    fn constant(value: f64) -> Self {
+        Self { value, dot: 0.0 }
+    }
+    fn exp(self) -> Self {
+        let e = self.value.exp();
+        Self { value: e, dot: e * self.dot }
+    }
+    fn ln(self) -> Self {
+        Self { value: self.value.ln(), dot: self.dot / self.value }
+    }
+}
+
+impl std::ops::Add for Dual {
+    type Output = Self;
+    fn add(self, o: Self) -> Self {
+        Self { value: self.value + o.value, dot: self.dot + o.dot }
+    }
+}
+impl std::ops::Sub for Dual {
+    type Output = Self;
+    fn sub(self, o: Self) -> Self {
+        Self { value: self.value - o.value, dot: self.dot - o.dot }
+    }
+}
+impl std::ops::Mul for Dual {
+    type Output = Self;
+    fn mul(self, o: Self) -> Self {
+        Self { value: self.value * o.value, dot: self.dot * o.value + self.value * o.dot }
+    }
+}
+impl std::ops::Div for Dual {
+    type Output = Self;
+    fn div(self, o: Self) -> Self {
+        let q = self.value / o.value;
+        Self { value: q, dot: (self.dot - q * o.dot) / o.value }
+    }
+}
+impl std::ops::Neg for Dual {
+    type Output = Self;
+    fn neg(self) -> Self {
+        Self { value: -self.value, dot: -self.dot }
+    }
+}
+
+/// [`record`]'s formulas on dual numbers: `[spot, weight, drift, v0, kappa, theta, xi, rho, dt]`.
+fn record_of(inputs: [Dual; 9]) -> [Dual; RECORD] {
+    let [spot, weight, drift, v0, kappa, theta, xi, rho, dt] = inputs;
+    let k = Dual::constant;
     let e = (-kappa * dt).exp();
-    let k1 = 0.5 * dt * (kappa * rho / xi - 0.5) - rho / xi;
-    let k2 = 0.5 * dt * (kappa * rho / xi - 0.5) + rho / xi;
-    let k3 = 0.5 * dt * (1.0 - rho * rho);
-    let mut r = [0.0; RECORD];
+    let k1 = k(0.5) * dt * (kappa * rho / xi - k(0.5)) - rho / xi;
+    let k2 = k(0.5) * dt * (kappa * rho / xi - k(0.5)) + rho / xi;
+    let k3 = k(0.5) * dt * (k(1.0) - rho * rho);
+    let mut r = [k(0.0); RECORD];
     r[slot::X0] = spot.ln();
     r[slot::V0] = v0;
     r[slot::WEIGHT] = weight;
     r[slot::DRIFT_DT] = drift * dt;
     r[slot::THETA] = theta;
     r[slot::E] = e;
-    r[slot::S2A] = xi * xi * e * (1.0 - e) / kappa;
-    r[slot::S2B] = theta * xi * xi * (1.0 - e) * (1.0 - e) / (2.0 * kappa);
+    r[slot::S2A] = xi * xi * e * (k(1.0) - e) / kappa;
+    r[slot::S2B] = theta * xi * xi * (k(1.0) - e) * (k(1.0) - e) / (k(2.0) * kappa);
     r[slot::K1] = k1;
     r[slot::K2] = k2;
     r[slot::K3] = k3;
-    r[slot::A] = k2 + 0.5 * k3;
+    r[slot::A] = k2 + k(0.5) * k3;
     r[slot::K0_PLAIN] = -rho * kappa * theta * dt / xi;
     r[slot::SPOT] = spot;
     r
@@ -539,6 +805,91 @@ mod tests {
             assert!((mean - m).abs() <= tol * m, "mean {mean} against m {m}");
             assert!((second - mean * mean - s2).abs() <= tol * s2.max(m * m), "variance against s2 {s2}");
             assert!((mart - 1.0).abs() <= tol, "E[exp(dx - drift dt)] = {mart}");
+        }
+    }
+
+    /// The record's tangent against central differences of the record.
+    #[test]
+    fn record_tangent_is_the_derivative_of_the_record() {
+        let p = [100.0, 0.3, 0.02, 0.04, 1.5, 0.05, 0.6, -0.7, 1.0 / 52.0];
+        let rec = |p: [f64; 9]| record(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]);
+        let inputs = [
+            (RecordInput::V0, 3),
+            (RecordInput::Kappa, 4),
+            (RecordInput::Theta, 5),
+            (RecordInput::Xi, 6),
+            (RecordInput::Dt, 8),
+        ];
+        for (by, k) in inputs {
+            let t = record_tangent(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], by);
+            let h = 1e-6 * p[k];
+            let (mut up, mut dn) = (p, p);
+            up[k] += h;
+            dn[k] -= h;
+            let (ru, rd) = (rec(up), rec(dn));
+            for s in 0..RECORD {
+                let fd = (ru[s] - rd[s]) / (2.0 * h);
+                assert!((fd - t[s]).abs() <= 1e-6 * fd.abs().max(1e-9), "{by:?}, slot {s}: {} against {fd}", t[s]);
+            }
+        }
+    }
+
+    /// The tangent QE step against central differences of qe_step with its branches held, in
+    /// every branch: quadratic and exponential, with and without the martingale correction,
+    /// and the exponential branch's zero variance.
+    #[test]
+    fn qe_tangent_is_the_derivative_of_the_step() {
+        let dt = 1.0 / 52.0;
+        // (v0, kappa, theta, xi, rho, vc, zv, exponential); each state with both K0 forms
+        // (the form without the martingale correction forced where the correction exists).
+        let cases = [
+            (0.04, 1.5, 0.04, 0.3, -0.7, 0.04, 0.3, false),
+            (0.04, 1.5, 0.04, 0.3, -0.7, 0.04, -1.7, false),
+            (0.09, 2.0, 0.09, 0.1, 0.9, 0.09, 0.4, false),
+            (0.04, 1.0, 0.04, 1.0, -0.9, 1e-3, 1.5, true),
+            (0.04, 1.0, 0.04, 1.0, -0.9, 1e-3, -1.5, true),
+            (0.04, 0.5, 0.04, 2.0, 0.6, 1e-3, 1.2, true),
+        ];
+        let ins = [RecordInput::V0, RecordInput::Kappa, RecordInput::Theta, RecordInput::Xi, RecordInput::Dt];
+        for ((v0, kappa, theta, xi, rho, vc, zv, expo), plain) in
+            cases.into_iter().flat_map(|c| [(c, false), (c, true)])
+        {
+            let c = record(100.0, 1.0, 0.01, v0, kappa, theta, xi, rho, dt);
+            let zx = 0.8;
+            let free = qe_step(&c, vc, zv, zx, FREE).2;
+            assert_eq!(free & 1 != 0, expo, "branch of case v0 {v0} xi {xi} zv {zv}");
+            assert_eq!(free & 2, 0, "the martingale correction exists for v0 {v0} xi {xi} zv {zv}");
+            let br = (free & 1) | (u32::from(plain) << 1);
+            let (vn, _, _, sq, parts) = qe_step_parts(&c, vc, zv, zx, br);
+            let jet = qe_jet(&c, vc, vn, br, sq, &parts);
+            for (k, by) in ins.iter().enumerate() {
+                let t = record_tangent(100.0, 1.0, 0.01, v0, kappa, theta, xi, rho, dt, *by);
+                // A tangent of the variance before the step too (the path's earlier steps).
+                let tv = 0.3 * vc * (k as f64 - 1.5);
+                let (tvn, tdx) = qe_tangent(&c, &t, &jet, tv, zx);
+                let scale = c.iter().zip(&t).fold(vc.abs() / tv.abs().max(1e-300), |m, (x, d)| {
+                    if *d != 0.0 {
+                        m.min(x.abs() / d.abs())
+                    } else {
+                        m
+                    }
+                });
+                let h = 1e-6 * scale;
+                let at = |h: f64| {
+                    let ch: Vec<f64> = c.iter().zip(&t).map(|(x, d)| x + h * d).collect();
+                    qe_step(&ch, vc + h * tv, zv, zx, br)
+                };
+                let (u, d) = (at(h), at(-h));
+                let (fv, fx) = ((u.0 - d.0) / (2.0 * h), (u.1 - d.1) / (2.0 * h));
+                let close = |a: f64, b: f64, what: &str| {
+                    assert!(
+                        (a - b).abs() <= 1e-5 * b.abs().max(1e-6),
+                        "{by:?}, branch {br}, zv {zv}: {what} {a} against {b}"
+                    );
+                };
+                close(tvn, fv, "dv");
+                close(tdx, fx, "dx");
+            }
         }
     }
 

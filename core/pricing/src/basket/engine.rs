@@ -186,12 +186,12 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
         let vrows = value_rows(n);
         let rows = vrows + sens_rows(n);
         let contrib = dev.alloc_elems::<f64>(&stream, rows * paths as usize)?;
-        let bumped = dev.upload_slice(&stream, &model.bumped)?;
+        let tangents = dev.upload_slice(&stream, &model.tangents)?;
         let dfactor = dev.upload_slice(&stream, &model.dfactor)?;
         BasketSens {
             contrib: &contrib,
             assets: &assets,
-            bumped: &bumped,
+            tangents: &tangents,
             factor: &factor,
             dfactor: &dfactor,
             coef: &coef,
@@ -206,7 +206,6 @@ pub fn price_basket_observed<C: Compute + ?Sized>(
             sign,
             rate: job.rate,
             dt: model.dt,
-            maturity_bump: model.maturity_bump,
             bump: settings.gamma_bump,
             items: lane_items(paths, n),
         }

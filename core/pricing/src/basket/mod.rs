@@ -3,7 +3,7 @@
 //! (`../shared/spec/basket-job.md`, `docs/basket.md`; ADR 0031 for the method).
 //!
 //! * [`job`]: the job file (TOML) parsed and validated, every error naming its key.
-//! * [`model`]: the kernels' inputs (QE records, the factor matrix, bumped records, the factor's
+//! * [`model`]: the kernels' inputs (QE records, the factor matrix, tangent records, the factor's
 //!   derivatives by the price correlations).
 //! * [`engine`]: [`price_basket`] on the `Compute` port: Andersen's QE paths, Longstaff-Schwartz
 //!   on the basket at every grid date (regression and valuation on independent paths), every
@@ -22,5 +22,5 @@ pub use engine::{
 };
 pub use error::BasketError;
 pub use job::{BasketAsset, BasketJob, BasketOption, Exercise, Simulation, DEFAULT_SIMULATION};
-pub use model::{Model, GAMMA_BUMP, PATHWISE_BUMP};
+pub use model::{Model, GAMMA_BUMP};
 pub use write::{greeks_csv, GREEKS_HEADER};

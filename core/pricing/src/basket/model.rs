@@ -1,17 +1,13 @@
 //! The basket's model as the kernels take it: each asset's QE constants (one record of
 //! `tenor_kernels::basket::RECORD` values), the factor matrix that correlates the 2N normals,
-//! the bumped records of the Greeks and the derivative of the factor matrix by each price
-//! correlation (`tenor_kernels::basket` describes the layout; ADR 0031 the method).
+//! the records' derivatives by the Greeks' parameters (the tangent records) and the derivative
+//! of the factor matrix by each price correlation (`tenor_kernels::basket` describes the layout;
+//! ADR 0031 and ADR 0038 the method).
 
-use tenor_kernels::basket::{record, slot, BUMPS, RECORD};
+use tenor_kernels::basket::{record, record_tangent, RecordInput, RECORD, TANGENTS};
 
 use super::error::BasketError;
 use super::job::BasketJob;
-
-/// Relative size of the bumps whose differences are pathwise derivatives (sqrt(v0), kappa,
-/// theta, xi, maturity): each bumped copy of a path takes its base path's QE branches and
-/// exercise date, so the difference is the derivative of the path up to O(bump) (ADR 0031).
-pub const PATHWISE_BUMP: f64 = 1e-5;
 
 /// Relative spot bump of the gammas and cross gammas (differences of pathwise deltas of the
 /// spot-rescaled scenarios; ADR 0031 has the bias and noise measured at other sizes).
@@ -28,8 +24,9 @@ pub struct Model {
     pub n: usize,
     /// Base records, N x `RECORD`.
     pub assets: Vec<f64>,
-    /// Bumped records, N x `BUMPS` x `RECORD` (sqrt(v0), kappa, theta, xi, maturity).
-    pub bumped: Vec<f64>,
+    /// Tangent records, N x `TANGENTS` x `RECORD`: each asset's record differentiated by its
+    /// sqrt(v0), kappa, theta, xi, and by the maturity (`tenor_kernels::basket::record_tangent`).
+    pub tangents: Vec<f64>,
     /// Lower-triangular 2N x 2N factor, row-major, factor order `(W_v1..W_vN, W_S1..W_SN)`:
     /// rows `i < N` give `Z_v,i`, rows `N + i` the normal of `W_S,i` independent of `W_v,i`.
     pub factor: Vec<f64>,
@@ -38,10 +35,6 @@ pub struct Model {
     pub dfactor: Vec<f64>,
     /// Step `maturity / steps`.
     pub dt: f64,
-    /// The step of the maturity-bumped scenario.
-    pub dt_bumped: f64,
-    /// The maturity bump (years).
-    pub maturity_bump: f64,
 }
 
 /// Cholesky factor (lower, row-major, `m x m`) of a positive semi-definite matrix: a pivot at
@@ -101,7 +94,7 @@ fn cholesky_derivative(l: &[f64], m: usize, i: usize, j: usize) -> Vec<f64> {
 }
 
 impl Model {
-    /// The kernels' inputs for `job` (validated); with `greeks`, also the bumped records and the
+    /// The kernels' inputs for `job` (validated); with `greeks`, also the tangent records and the
     /// factor's derivatives.
     ///
     /// # Errors
@@ -113,28 +106,17 @@ impl Model {
         let steps = f64::from(job.simulation.steps);
         let t = job.option.maturity;
         let dt = t / steps;
-        let maturity_bump = PATHWISE_BUMP * t;
-        let dt_bumped = (t + maturity_bump) / steps;
-        let rec = |i: usize, v0: f64, kappa: f64, theta: f64, xi: f64, dt: f64| {
-            let a = &job.assets[i];
-            record(a.spot, job.option.weights[i], job.rate - a.dividend, v0, kappa, theta, xi, a.rho, dt)
-        };
         let mut assets = Vec::with_capacity(n * RECORD);
-        let mut bumped = Vec::with_capacity(n * BUMPS * RECORD);
+        let mut tangents = Vec::with_capacity(n * TANGENTS * RECORD);
         for (i, a) in job.assets.iter().enumerate() {
-            assets.extend_from_slice(&rec(i, a.v0, a.kappa, a.theta, a.xi, dt));
-            let sd = a.v0.sqrt();
-            let h = |x: f64| PATHWISE_BUMP * x;
-            let bumps = [
-                (rec(i, (sd + h(sd)) * (sd + h(sd)), a.kappa, a.theta, a.xi, dt), h(sd)),
-                (rec(i, a.v0, a.kappa + h(a.kappa), a.theta, a.xi, dt), h(a.kappa)),
-                (rec(i, a.v0, a.kappa, a.theta + h(a.theta), a.xi, dt), h(a.theta)),
-                (rec(i, a.v0, a.kappa, a.theta, a.xi + h(a.xi), dt), h(a.xi)),
-                (rec(i, a.v0, a.kappa, a.theta, a.xi, dt_bumped), maturity_bump),
-            ];
-            for (mut r, size) in bumps {
-                r[slot::BUMP] = size;
-                bumped.extend_from_slice(&r);
+            let (w, drift) = (job.option.weights[i], job.rate - a.dividend);
+            assets.extend_from_slice(&record(a.spot, w, drift, a.v0, a.kappa, a.theta, a.xi, a.rho, dt));
+            let by = |p| record_tangent(a.spot, w, drift, a.v0, a.kappa, a.theta, a.xi, a.rho, dt, p);
+            // By sqrt(v0): dv0 / dsqrt(v0) = 2 sqrt(v0); by the maturity: ddt / dT = 1 / steps.
+            let by_sd = by(RecordInput::V0).map(|x| x * 2.0 * a.v0.sqrt());
+            let by_t = by(RecordInput::Dt).map(|x| x / steps);
+            for r in [by_sd, by(RecordInput::Kappa), by(RecordInput::Theta), by(RecordInput::Xi), by_t] {
+                tangents.extend_from_slice(&r);
             }
         }
 
@@ -184,7 +166,7 @@ impl Model {
                 }
             }
         }
-        Ok(Self { n, assets, bumped, factor, dfactor, dt, dt_bumped, maturity_bump })
+        Ok(Self { n, assets, tangents, factor, dfactor, dt })
     }
 }
 
