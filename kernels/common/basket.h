@@ -117,12 +117,11 @@ TENOR_DEVICE_INLINE double tenor_basket_qe_step_jet(TENOR_GLOBAL const double* _
         vn = a * (q * q);
         k0 = plain ? c[TENOR_BASKET_K0_PLAIN]
                    : -a_coef * b2 * m * d * inv + 0.5 * TENOR_MATH(log)(up * up * inv) - (k1 + 0.5 * k3) * vc;
-        if (jet) {
-            const double hg = sg > 0.0 ? 0.5 / sg : 0.0;
-            jet->is = 1.0 / s2;
+        if (jet) {  // sg and sb kept in kb and hb until sq is known (below)
+            jet->is = s2;
             jet->r = r;
-            jet->kb = 1.0 + (2.0 * r - 1.0) * hg;
-            jet->hb = sb > 0.0 ? 0.5 / sb : 0.0;
+            jet->kb = sg;
+            jet->hb = sb;
             jet->rd = up * inv;
             jet->rup = d * inv;
             jet->a = a;
@@ -174,7 +173,26 @@ TENOR_DEVICE_INLINE double tenor_basket_qe_step_jet(TENOR_GLOBAL const double* _
         jet->vc = vc;
         jet->vn = vn;
         jet->m = m;
-        jet->hs = sq > 0.0 ? 0.5 / sq : 0.0;
+        if (!exponential) {  // the four reciprocals from one division (qe_jet there)
+            const double sg = jet->kb, sb = jet->hb;
+            double hg;
+            if (sg > 0.0 && sb > 0.0 && sq > 0.0) {
+                const double p1 = s2 * sg, p2 = sb * sq;
+                const double x = 1.0 / (p1 * p2);
+                jet->is = x * (sg * p2);
+                hg = 0.5 * x * (s2 * p2);
+                jet->hb = 0.5 * x * (p1 * sq);
+                jet->hs = 0.5 * x * (p1 * sb);
+            } else {
+                jet->is = 1.0 / s2;
+                hg = sg > 0.0 ? 0.5 / sg : 0.0;
+                jet->hb = sb > 0.0 ? 0.5 / sb : 0.0;
+                jet->hs = sq > 0.0 ? 0.5 / sq : 0.0;
+            }
+            jet->kb = 1.0 + (2.0 * jet->r - 1.0) * hg;
+        } else {
+            jet->hs = sq > 0.0 ? 0.5 / sq : 0.0;
+        }
     }
     return c[TENOR_BASKET_DRIFT_DT] + k0 + k1 * vc + c[TENOR_BASKET_K2] * vn + sq * zx;
 }

@@ -9,8 +9,9 @@
 //! and `cos` differ from the CPU's by an ulp or so, and the block sums of `basket_backward` are
 //! added in the device's reduction order), `basket_backward`'s fitted coefficients too (1e-9
 //! for 600 blocks), its never-exercise `+inf` equal; `basket_sens`'s rows within
-//! [`SENS_RTOL`]: tangents (ADR 0038) through the paths' last-ulp differences, summed over the
-//! steps.
+//! [`SENS_RTOL`]: tangents (ADR 0038) carry the paths' last-ulp differences through their
+//! derivatives, summed over the steps (Intel's OpenCL CPU device is within 1e-12; the
+//! bumped copies before them needed 1e-8, their differences enlarging those ulps 1e5 times).
 //!
 //! Each check also has a reference of its own, so that on the CPU (the reference of the other
 //! backends) it still tests something (ADR 0034): the forward basket (`basket_paths`), the payoffs
@@ -32,7 +33,7 @@ use crate::reference::Estimate;
 use crate::{max_rel_diff, FP64_RTOL};
 
 /// Relative tolerance of `basket_sens`'s rows against the CPU reference (see the module).
-pub const SENS_RTOL: f64 = 1e-8;
+pub const SENS_RTOL: f64 = 1e-10;
 
 const SEED: u64 = 0x5EED_0000_2026_0027;
 const PATHS: u64 = 1001;

@@ -266,19 +266,30 @@ pub struct QeJet {
 }
 
 /// The jet of a QE step of record `c` from `vc` ([`qe_step_parts`]'s results `vn`, `branch`,
-/// `sq`, `p`), shared by every tangent of the step: four reciprocals in the quadratic branch
-/// (`1 / s2`, `1 / (2 sqrt(r (r - 1)))`, `1 / (2 b)`, `1 / (2 sq)`), two in the exponential
-/// branch (`1 / beta`, `1 / (2 sq)`) and two more there with the martingale correction.
+/// `sq`, `p`), shared by every tangent of the step. Quadratic branch: the four reciprocals
+/// `1 / s2`, `1 / (2 sqrt(r (r - 1)))`, `1 / (2 b)`, `1 / (2 sq)` from one division of their
+/// denominators' product (separately where one is 0); exponential branch: `1 / beta`,
+/// `1 / (2 sq)`, and with the martingale correction `1 / (beta - A)` and `1 / Y`.
 #[inline(always)]
 pub fn qe_jet(c: &[f64], vc: f64, vn: f64, branch: u32, sq: f64, p: &QeParts) -> QeJet {
-    let hs = if sq > 0.0 { 0.5 / sq } else { 0.0 };
-    let mut j = QeJet { branch, vc, vn, m: p.m, hs, ..QeJet::default() };
+    let mut j = QeJet { branch, vc, vn, m: p.m, ..QeJet::default() };
     if branch & 1 == 0 {
-        let hg = if p.sg > 0.0 { 0.5 / p.sg } else { 0.0 };
-        j.is = 1.0 / p.s2;
+        let hg;
+        if p.sg > 0.0 && p.sb > 0.0 && sq > 0.0 {
+            let (p1, p2) = (p.s2 * p.sg, p.sb * sq);
+            let x = 1.0 / (p1 * p2);
+            j.is = x * (p.sg * p2);
+            hg = 0.5 * x * (p.s2 * p2);
+            j.hb = 0.5 * x * (p1 * sq);
+            j.hs = 0.5 * x * (p1 * p.sb);
+        } else {
+            j.is = 1.0 / p.s2;
+            hg = if p.sg > 0.0 { 0.5 / p.sg } else { 0.0 };
+            j.hb = if p.sb > 0.0 { 0.5 / p.sb } else { 0.0 };
+            j.hs = if sq > 0.0 { 0.5 / sq } else { 0.0 };
+        }
         j.r = p.r;
         j.kb = 1.0 + (2.0 * p.r - 1.0) * hg;
-        j.hb = if p.sb > 0.0 { 0.5 / p.sb } else { 0.0 };
         j.rd = p.up * p.inv;
         j.rup = p.d * p.inv;
         j.a = p.a;
@@ -287,6 +298,7 @@ pub fn qe_jet(c: &[f64], vc: f64, vn: f64, branch: u32, sq: f64, p: &QeParts) ->
         j.pp = c[slot::A] * p.b2 * p.m * j.rup;
     } else {
         let rb = 0.5 / (p.m * p.ie);
+        j.hs = if sq > 0.0 { 0.5 / sq } else { 0.0 };
         j.is = p.ie;
         j.r = p.p0;
         j.kb = p.beta;
