@@ -23,8 +23,8 @@
 //! (`basket_moments`).
 
 use tenor_kernels::basket::{
-    lane_items, record, record_tangent, sens_rows, tri, value_rows, RecordInput, FACTOR_INV, FACTOR_RECORD,
-    FACTOR_USED, MAX_BASIS, RECORD, TANGENTS,
+    lane_items, record, sens_rows, tangent_records, tri, value_rows, FACTOR_INV, FACTOR_RECORD, FACTOR_USED, MAX_BASIS,
+    RECORD, TANGENTS,
 };
 use tenor_ports::Compute;
 
@@ -72,10 +72,7 @@ fn tangents() -> Vec<f64> {
 fn tangents_of(assets: &[[f64; 8]]) -> Vec<f64> {
     let mut out = Vec::new();
     for a in assets.iter().copied() {
-        let by = |p| record_tangent(a[0], a[1], RATE - a[2], a[3], a[4], a[5], a[6], a[7], dt(), p);
-        let by_sd = by(RecordInput::V0).map(|x| x * 2.0 * a[3].sqrt());
-        let by_t = by(RecordInput::Dt).map(|x| x / f64::from(STEPS));
-        for rec in [by_sd, by(RecordInput::Kappa), by(RecordInput::Theta), by(RecordInput::Xi), by_t] {
+        for rec in tangent_records(a[0], a[1], RATE - a[2], a[3], a[4], a[5], a[6], a[7], dt(), STEPS) {
             out.extend_from_slice(&rec);
         }
     }

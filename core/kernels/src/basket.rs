@@ -688,6 +688,33 @@ pub fn record_tangent(
     record_of(inputs).map(|x| x.dot)
 }
 
+/// An asset's [`TANGENTS`] tangent records, the layout of `basket_sens`'s `tangents` (per
+/// asset, in this order): [`record`] differentiated by `sqrt(v0)` (`2 sqrt(v0)` times its
+/// derivative by `v0`), kappa, theta, xi, and the maturity `steps dt` (its derivative by the
+/// step over `steps`). Arguments as [`record`].
+#[allow(clippy::too_many_arguments)]
+pub fn tangent_records(
+    spot: f64,
+    weight: f64,
+    drift: f64,
+    v0: f64,
+    kappa: f64,
+    theta: f64,
+    xi: f64,
+    rho: f64,
+    dt: f64,
+    steps: u32,
+) -> [[f64; RECORD]; TANGENTS] {
+    let by = |p| record_tangent(spot, weight, drift, v0, kappa, theta, xi, rho, dt, p);
+    [
+        by(RecordInput::V0).map(|x| x * 2.0 * v0.sqrt()),
+        by(RecordInput::Kappa),
+        by(RecordInput::Theta),
+        by(RecordInput::Xi),
+        by(RecordInput::Dt).map(|x| x / f64::from(steps)),
+    ]
+}
+
 /// A number and its derivative along one direction (forward-mode automatic differentiation).
 #[derive(Clone, Copy, Debug)]
 struct Dual {

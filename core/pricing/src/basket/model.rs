@@ -4,7 +4,7 @@
 //! of the factor matrix by each price correlation (`tenor_kernels::basket` describes the layout;
 //! ADR 0031 and ADR 0038 the method).
 
-use tenor_kernels::basket::{record, record_tangent, RecordInput, RECORD, TANGENTS};
+use tenor_kernels::basket::{record, tangent_records, RECORD, TANGENTS};
 
 use super::error::BasketError;
 use super::job::BasketJob;
@@ -111,11 +111,7 @@ impl Model {
         for (i, a) in job.assets.iter().enumerate() {
             let (w, drift) = (job.option.weights[i], job.rate - a.dividend);
             assets.extend_from_slice(&record(a.spot, w, drift, a.v0, a.kappa, a.theta, a.xi, a.rho, dt));
-            let by = |p| record_tangent(a.spot, w, drift, a.v0, a.kappa, a.theta, a.xi, a.rho, dt, p);
-            // By sqrt(v0): dv0 / dsqrt(v0) = 2 sqrt(v0); by the maturity: ddt / dT = 1 / steps.
-            let by_sd = by(RecordInput::V0).map(|x| x * 2.0 * a.v0.sqrt());
-            let by_t = by(RecordInput::Dt).map(|x| x / steps);
-            for r in [by_sd, by(RecordInput::Kappa), by(RecordInput::Theta), by(RecordInput::Xi), by_t] {
+            for r in tangent_records(a.spot, w, drift, a.v0, a.kappa, a.theta, a.xi, a.rho, dt, job.simulation.steps) {
                 tangents.extend_from_slice(&r);
             }
         }
