@@ -873,6 +873,30 @@ mod tests {
         }
     }
 
+    /// The tangent records' parameters as the Greeks are quoted: by sqrt(v0) and by the
+    /// maturity `steps dt`, against central differences of the record in those parameters.
+    #[test]
+    fn tangent_records_differentiate_by_sqrt_v0_and_the_maturity() {
+        let (v0, steps, maturity) = (0.04, 52u32, 1.0);
+        let rec = |sd: f64, t: f64| record(100.0, 0.3, 0.02, sd * sd, 1.5, 0.05, 0.6, -0.7, t / f64::from(steps));
+        let t = tangent_records(100.0, 0.3, 0.02, v0, 1.5, 0.05, 0.6, -0.7, maturity / f64::from(steps), steps);
+        let (sd, h) = (v0.sqrt(), 1e-6);
+        let by_sd: Vec<f64> =
+            rec(sd + h, maturity).iter().zip(rec(sd - h, maturity)).map(|(u, d)| (u - d) / (2.0 * h)).collect();
+        let by_t: Vec<f64> =
+            rec(sd, maturity + h).iter().zip(rec(sd, maturity - h)).map(|(u, d)| (u - d) / (2.0 * h)).collect();
+        for s in 0..RECORD {
+            for (q, fd) in [(0, by_sd[s]), (4, by_t[s])] {
+                assert!(
+                    (fd - t[q][s]).abs() <= 1e-6 * fd.abs().max(1e-9),
+                    "tangent {q}, slot {s}: {} against {fd}",
+                    t[q][s]
+                );
+            }
+        }
+        assert!(t[0][slot::V0] > 0.0 && t[4][slot::E] != 0.0, "the fixture moves the slots it checks");
+    }
+
     /// The tangent QE step against central differences of qe_step with its branches held, in
     /// every branch: quadratic and exponential, with and without the martingale correction,
     /// and the exponential branch's zero variance.
