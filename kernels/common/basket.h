@@ -101,13 +101,14 @@ TENOR_DEVICE_INLINE double tenor_basket_qe_step_jet(TENOR_GLOBAL const double* _
     const double k1 = c[TENOR_BASKET_K1], k3 = c[TENOR_BASKET_K3];
     const bool exponential = branch == TENOR_BASKET_FREE ? s2 > 1.5 * mm : (branch & 1u) != 0u;
     double vn, k0;
+    double sg = 0.0, sb = 0.0;  // the quadratic branch's square roots, for the jet below
     bool plain;
     if (!exponential) {
         const double r = 2.0 * mm / s2;
-        const double sg = TENOR_MATH(sqrt)(r * TENOR_MATH(fmax)(r - 1.0, 0.0));
+        sg = TENOR_MATH(sqrt)(r * TENOR_MATH(fmax)(r - 1.0, 0.0));
         const double b2 = r - 1.0 + sg;
         const double d = 1.0 + b2;
-        const double sb = TENOR_MATH(sqrt)(b2);
+        sb = TENOR_MATH(sqrt)(b2);
         const double q = sb + zv;
         const double u = d - 2.0 * a_coef * m;
         plain = branch == TENOR_BASKET_FREE ? u <= 0.0 : (branch & 2u) != 0u;
@@ -117,11 +118,8 @@ TENOR_DEVICE_INLINE double tenor_basket_qe_step_jet(TENOR_GLOBAL const double* _
         vn = a * (q * q);
         k0 = plain ? c[TENOR_BASKET_K0_PLAIN]
                    : -a_coef * b2 * m * d * inv + 0.5 * TENOR_MATH(log)(up * up * inv) - (k1 + 0.5 * k3) * vc;
-        if (jet) {  // sg and sb kept in kb and hb until sq is known (below)
-            jet->is = s2;
+        if (jet) {  // is, kb, hb once sq is known (below)
             jet->r = r;
-            jet->kb = sg;
-            jet->hb = sb;
             jet->rd = up * inv;
             jet->rup = d * inv;
             jet->a = a;
@@ -174,7 +172,6 @@ TENOR_DEVICE_INLINE double tenor_basket_qe_step_jet(TENOR_GLOBAL const double* _
         jet->vn = vn;
         jet->m = m;
         if (!exponential) {  // the four reciprocals from one division (qe_jet there)
-            const double sg = jet->kb, sb = jet->hb;
             double hg;
             if (sg > 0.0 && sb > 0.0 && sq > 0.0) {
                 const double p1 = s2 * sg, p2 = sb * sq;

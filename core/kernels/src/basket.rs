@@ -23,7 +23,7 @@
 //! **Asset records.** Each asset's constants are one record of [`RECORD`] f64 ([`slot`]),
 //! computed on the host (`tenor_pricing::basket`): the base records (`assets`), and for the
 //! Greeks, per asset, the derivatives of its record by each of [`TANGENTS`] parameters
-//! (`tangents`: sqrt(v0), kappa, theta, xi, maturity; [`record_tangent`]), which the tangent
+//! (`tangents`: sqrt(v0), kappa, theta, xi, maturity; [`tangent_records`]), which the tangent
 //! QE step ([`qe_tangent`]) takes (ADR 0038).
 //!
 //! **Exercise.** The basket `B = sum_i w_i S_i`; at exercise date `s` (time `dt (s + 1)`), an
@@ -43,7 +43,7 @@ pub const MAX_FACTORS: usize = 2 * MAX_ASSETS;
 pub const RECORD: usize = 16;
 /// Most regression basis functions.
 pub const MAX_BASIS: usize = 6;
-/// Tangent records per asset ([`record_tangent`]): by sqrt(v0), kappa, theta, xi, maturity.
+/// Tangent records per asset ([`tangent_records`]): by sqrt(v0), kappa, theta, xi, maturity.
 pub const TANGENTS: usize = 5;
 /// Andersen's switching level psi_c between the quadratic and the exponential branch.
 pub const PSI_C: f64 = 1.5;
@@ -314,7 +314,7 @@ pub fn qe_jet(c: &[f64], vc: f64, vn: f64, branch: u32, sq: f64, p: &QeParts) ->
 }
 
 /// The tangent of a QE step (its forward-mode derivative along one parameter): `t` the
-/// derivative of the record by the parameter ([`record_tangent`]), `tv` that of the variance
+/// derivative of the record by the parameter ([`tangent_records`]), `tv` that of the variance
 /// before the step; the branches are the base step's (`j`, [`qe_jet`]), the normals the same.
 /// Returns the derivatives of the next variance and of the log-price increment: the exact
 /// derivatives of [`qe_step`] with its branches held (ADR 0038), about 45 fp64 operations and
@@ -643,55 +643,30 @@ pub fn record(
     r.map(|x| x.value)
 }
 
-/// The inputs of [`record`] in its argument order, by which [`record_tangent`] differentiates.
+/// The inputs of [`record`] by which [`tangent_records`] differentiates, numbered by their
+/// position in its argument list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecordInput {
-    /// `v0` (the vega by `sqrt(v0)` is `2 sqrt(v0)` times this one).
-    V0,
-    /// `kappa`.
-    Kappa,
-    /// `theta`.
-    Theta,
-    /// `xi`.
-    Xi,
-    /// The step `dt` (the maturity's derivative is this one over the steps).
-    Dt,
+enum RecordInput {
+    V0 = 3,
+    Kappa = 4,
+    Theta = 5,
+    Xi = 6,
+    Dt = 8,
 }
 
-/// The derivative of [`record`] by one of its inputs (`by`), exact (forward-mode dual numbers
-/// through the same formulas); the tangent QE step's `t` ([`qe_tangent`]).
-#[allow(clippy::too_many_arguments)]
-pub fn record_tangent(
-    spot: f64,
-    weight: f64,
-    drift: f64,
-    v0: f64,
-    kappa: f64,
-    theta: f64,
-    xi: f64,
-    rho: f64,
-    dt: f64,
-    by: RecordInput,
-) -> [f64; RECORD] {
-    let seed = |x: f64, which: RecordInput| if which == by { Dual { value: x, dot: 1.0 } } else { Dual::constant(x) };
-    let inputs = [
-        Dual::constant(spot),
-        Dual::constant(weight),
-        Dual::constant(drift),
-        seed(v0, RecordInput::V0),
-        seed(kappa, RecordInput::Kappa),
-        seed(theta, RecordInput::Theta),
-        seed(xi, RecordInput::Xi),
-        Dual::constant(rho),
-        seed(dt, RecordInput::Dt),
-    ];
-    record_of(inputs).map(|x| x.dot)
+/// The derivative of [`record`] (its arguments in order in `inputs`) by the input `by`, exact:
+/// forward-mode dual numbers through the same formulas.
+fn record_tangent(inputs: [f64; 9], by: RecordInput) -> [f64; RECORD] {
+    let mut d = inputs.map(Dual::constant);
+    d[by as usize].dot = 1.0;
+    record_of(d).map(|x| x.dot)
 }
 
 /// An asset's [`TANGENTS`] tangent records, the layout of `basket_sens`'s `tangents` (per
 /// asset, in this order): [`record`] differentiated by `sqrt(v0)` (`2 sqrt(v0)` times its
 /// derivative by `v0`), kappa, theta, xi, and the maturity `steps dt` (its derivative by the
-/// step over `steps`). Arguments as [`record`].
+/// step over `steps`), each exact (dual numbers through [`record`]'s formulas): the tangent
+/// QE step's `t` ([`qe_tangent`]). Arguments as [`record`].
 #[allow(clippy::too_many_arguments)]
 pub fn tangent_records(
     spot: f64,
@@ -705,7 +680,7 @@ pub fn tangent_records(
     dt: f64,
     steps: u32,
 ) -> [[f64; RECORD]; TANGENTS] {
-    let by = |p| record_tangent(spot, weight, drift, v0, kappa, theta, xi, rho, dt, p);
+    let by = |p| record_tangent([spot, weight, drift, v0, kappa, theta, xi, rho, dt], p);
     [
         by(RecordInput::V0).map(|x| x * 2.0 * v0.sqrt()),
         by(RecordInput::Kappa),
@@ -860,7 +835,7 @@ mod tests {
             (RecordInput::Dt, 8),
         ];
         for (by, k) in inputs {
-            let t = record_tangent(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], by);
+            let t = record_tangent(p, by);
             let h = 1e-6 * p[k];
             let (mut up, mut dn) = (p, p);
             up[k] += h;
@@ -926,7 +901,7 @@ mod tests {
             let (vn, _, _, sq, parts) = qe_step_parts(&c, vc, zv, zx, br);
             let jet = qe_jet(&c, vc, vn, br, sq, &parts);
             for (k, by) in ins.iter().enumerate() {
-                let t = record_tangent(100.0, 1.0, 0.01, v0, kappa, theta, xi, rho, dt, *by);
+                let t = record_tangent([100.0, 1.0, 0.01, v0, kappa, theta, xi, rho, dt], *by);
                 // A tangent of the variance before the step too (the path's earlier steps).
                 let tv = 0.3 * vc * (k as f64 - 1.5);
                 let (tvn, tdx) = qe_tangent(&c, &t, &jet, tv, zx);

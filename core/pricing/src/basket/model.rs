@@ -25,7 +25,7 @@ pub struct Model {
     /// Base records, N x `RECORD`.
     pub assets: Vec<f64>,
     /// Tangent records, N x `TANGENTS` x `RECORD`: each asset's record differentiated by its
-    /// sqrt(v0), kappa, theta, xi, and by the maturity (`tenor_kernels::basket::record_tangent`).
+    /// sqrt(v0), kappa, theta, xi, and by the maturity (`tenor_kernels::basket::tangent_records`).
     pub tangents: Vec<f64>,
     /// Lower-triangular 2N x 2N factor, row-major, factor order `(W_v1..W_vN, W_S1..W_SN)`:
     /// rows `i < N` give `Z_v,i`, rows `N + i` the normal of `W_S,i` independent of `W_v,i`.
